@@ -1,0 +1,5 @@
+// Unknown API paths answer the JSON 404 (CONTRACT.md §2), whatever the method.
+import { notFound } from "@/lib/http/errors";
+
+const handler = (): Response => notFound("No such API path.");
+export { handler as GET, handler as HEAD, handler as POST, handler as PUT, handler as PATCH, handler as DELETE, handler as OPTIONS };

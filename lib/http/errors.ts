@@ -1,0 +1,136 @@
+// The one place that builds error bodies (CONTRACT.md §2) and Bearer challenges (CONTRACT.md §6, RFC 6750 §3).
+import { getConfig } from "@/lib/config";
+import { isAuthDiscoveryPublic } from "@/lib/release-mode";
+
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  unsupported_grant_type: 400,
+  invalid_target: 400,
+  invalid_grant: 400,
+  authorization_pending: 400,
+  access_denied: 400,
+  expired_token: 400,
+  slow_down: 400,
+  invalid_claim_token: 400,
+  claim_expired: 400,
+  claimed_or_in_flight: 409,
+  invalid_token: 401,
+  insufficient_scope: 403,
+  not_supported: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  rate_limited: 429,
+  server_error: 500,
+  temporarily_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorBody {
+  error: string;
+  error_description: string;
+}
+
+export interface ErrorOptions {
+  /** Overrides the code's status, e.g. 413 for an invalid_request whose body is over its limit. */
+  status?: number;
+  /** Seconds; sets Retry-After. */
+  retryAfter?: number;
+  /** Methods for the Allow header of a 405. */
+  allow?: readonly string[];
+  headers?: HeadersInit;
+  /** The WWW-Authenticate challenge, when the route is a protected resource. */
+  challenge?: string;
+}
+
+/** Bodies are one sentence; this keeps accidental multi-line or over-long text (and any secret) out. */
+function oneSentence(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > 300 ? `${flat.slice(0, 297)}...` : flat;
+}
+
+export function errorBody(code: ErrorCode | "invalid_request", description: string): ErrorBody {
+  return { error: code, error_description: oneSentence(description) };
+}
+
+export function errorResponse(code: ErrorCode, description: string, options: ErrorOptions = {}): Response {
+  const headers = new Headers(options.headers);
+  headers.set("Content-Type", "application/json");
+  headers.set("Cache-Control", "no-store");
+  if (options.retryAfter !== undefined) headers.set("Retry-After", String(Math.max(0, Math.ceil(options.retryAfter))));
+  if (options.allow) headers.set("Allow", options.allow.join(", "));
+  if (options.challenge) headers.set("WWW-Authenticate", options.challenge);
+  const status = options.status ?? ERROR_STATUS[code];
+  // not_supported keeps the bare shape CONTRACT.md §9 gives for /api/map/search.
+  const body = code === "not_supported" ? { error: code } : errorBody(code, description);
+  return new Response(JSON.stringify(body), { status, headers });
+}
+
+export const notFound = (description = "No such resource on this service."): Response =>
+  errorResponse("not_found", description, { headers: { "Access-Control-Allow-Origin": "*" } });
+
+export const methodNotAllowed = (allow: readonly string[]): Response =>
+  errorResponse("method_not_allowed", `This path supports only ${allow.join(", ")}.`, { allow });
+
+export const payloadTooLarge = (limitBytes: number): Response =>
+  errorResponse("invalid_request", `The request body is larger than ${limitBytes} bytes.`, { status: 413 });
+
+export const rateLimited = (retryAfterSeconds: number, headers?: HeadersInit): Response =>
+  errorResponse("rate_limited", "Too many requests; wait for Retry-After seconds and retry.", { retryAfter: retryAfterSeconds, headers });
+
+export const temporarilyUnavailable = (): Response =>
+  errorResponse("temporarily_unavailable", "The service cannot reach its database; retry after a delay.", { retryAfter: 5 });
+
+// ---- Bearer challenges (RFC 6750 §3, RFC 9728 §5.1) ----
+
+export type ChallengeKind =
+  | { kind: "no_credential" }
+  | { kind: "invalid_token" }
+  | { kind: "insufficient_scope"; scope: string }
+  | { kind: "invalid_request" };
+
+export function resourceMetadataUrl(): string {
+  return `${getConfig().baseUrl}/.well-known/oauth-protected-resource/api`;
+}
+
+/** Builds the WWW-Authenticate value with CONTRACT.md §6's parameter order; never an error_description or error_uri. */
+export function bearerChallenge(challenge: ChallengeKind): string {
+  const params: string[] = [`realm="${getConfig().realm}"`];
+  const withMetadata = isAuthDiscoveryPublic();
+  switch (challenge.kind) {
+    case "no_credential":
+      if (withMetadata) params.push(`resource_metadata="${resourceMetadataUrl()}"`);
+      break;
+    case "invalid_token":
+      params.push(`error="invalid_token"`);
+      if (withMetadata) params.push(`resource_metadata="${resourceMetadataUrl()}"`);
+      break;
+    case "insufficient_scope":
+      params.push(`error="insufficient_scope"`, `scope="${challenge.scope}"`);
+      break;
+    case "invalid_request":
+      params.push(`error="invalid_request"`);
+      break;
+  }
+  return `Bearer ${params.join(", ")}`;
+}
+
+const CHALLENGE_STATUS = { no_credential: 401, invalid_token: 401, insufficient_scope: 403, invalid_request: 400 } as const;
+
+const CHALLENGE_DESCRIPTION = {
+  no_credential: "This resource needs a Bearer access token in the Authorization header.",
+  invalid_token: "The access token is invalid, expired or revoked.",
+  insufficient_scope: "The access token lacks the scope this resource needs.",
+  invalid_request: "Own-account routes take no query parameters and no body, and one Bearer token in the Authorization header.",
+} as const;
+
+/** A protected-resource refusal: status, JSON body and the matching challenge. */
+export function challengeResponse(challenge: ChallengeKind): Response {
+  const code: ErrorCode = challenge.kind === "no_credential" ? "invalid_token" : challenge.kind;
+  const status = CHALLENGE_STATUS[challenge.kind];
+  const headers = new Headers({ "Content-Type": "application/json", "Cache-Control": "no-store", "WWW-Authenticate": bearerChallenge(challenge) });
+  // The challenge itself carries no error code without a credential (RFC 6750 §3.1); the JSON body keeps §2's shape.
+  const body = errorBody(code, CHALLENGE_DESCRIPTION[challenge.kind]);
+  return new Response(JSON.stringify(body), { status, headers });
+}

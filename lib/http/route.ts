@@ -1,0 +1,30 @@
+// Wraps every route handler: whatever happens, an API path answers JSON (never a stack trace or HTML);
+// an unreachable database becomes 503 temporarily_unavailable with Retry-After.
+import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { errorResponse, temporarilyUnavailable } from "./errors";
+
+export type RouteContext<P = Record<string, string | string[]>> = { params: Promise<P> };
+type Handler<P> = (request: Request, context: RouteContext<P>) => Promise<Response> | Response;
+
+export function route<P = Record<string, string | string[]>>(handler: Handler<P>): Handler<P> {
+  return async (request, context) => {
+    try {
+      return await handler(request, context);
+    } catch (error) {
+      return errorToResponse(error);
+    }
+  };
+}
+
+export function errorToResponse(error: unknown): Response {
+  if (isDatabaseUnavailable(error)) return temporarilyUnavailable();
+  // Log the kind and message only: request bodies (and so secrets) are never logged.
+  const e = error as { name?: string; message?: string };
+  console.error(`[agent-gate] unhandled ${e?.name ?? "error"}: ${String(e?.message ?? error).slice(0, 300)}`);
+  return errorResponse("server_error", "The service failed to handle this request.");
+}
+
+/** A handler for methods a path does not support: JSON 405 with Allow (CONTRACT.md §2). */
+export function notAllowed(allow: readonly string[]): () => Response {
+  return () => errorResponse("method_not_allowed", `This path supports only ${allow.join(", ")}.`, { allow });
+}

@@ -1,0 +1,63 @@
+// Ed25519 signing keys: SIGNING_KEYS (first signs, all verify) or one key generated locally and kept in
+// the database. kid is the RFC 7638 thumbprint.
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from "jose";
+import { getConfig } from "@/lib/config";
+import { getDb } from "@/lib/db";
+
+export interface SigningKey {
+  kid: string;
+  privateKey: CryptoKey;
+  publicJwk: JWK & { kid: string; alg: "EdDSA"; use: "sig" };
+}
+
+export interface KeySet {
+  /** Signs new assertions. */
+  active: SigningKey;
+  /** Every key that still verifies (rotation). */
+  all: SigningKey[];
+}
+
+function publicPart(jwk: JWK): JWK {
+  return { kty: jwk.kty, crv: jwk.crv, x: jwk.x };
+}
+
+async function toSigningKey(privateJwk: JWK): Promise<SigningKey> {
+  const pub = publicPart(privateJwk);
+  const kid = await calculateJwkThumbprint(pub, "sha256");
+  const privateKey = (await importJWK({ ...privateJwk, alg: "EdDSA" }, "EdDSA")) as CryptoKey;
+  return { kid, privateKey, publicJwk: { ...pub, kid, alg: "EdDSA", use: "sig" } };
+}
+
+async function loadLocalKey(): Promise<JWK> {
+  const db = getDb();
+  const existing = await db.signingKey.findFirst({ orderBy: { createdAt: "asc" } });
+  if (existing) return JSON.parse(existing.privateJwk) as JWK;
+  const { privateKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
+  const jwk = await exportJWK(privateKey);
+  const kid = await calculateJwkThumbprint(publicPart(jwk), "sha256");
+  await db.signingKey.createMany({ data: [{ kid, privateJwk: JSON.stringify(jwk), publicJwk: JSON.stringify(publicPart(jwk)) }] }).catch(() => undefined);
+  // Another instance may have won the race: always use the oldest stored key.
+  const stored = await db.signingKey.findFirstOrThrow({ orderBy: { createdAt: "asc" } });
+  return JSON.parse(stored.privateJwk) as JWK;
+}
+
+let keySet: Promise<KeySet> | undefined;
+
+export function getKeySet(): Promise<KeySet> {
+  keySet ??= (async () => {
+    const configured = getConfig().signingKeys;
+    const jwks: JWK[] = configured ? configured.map((k) => ({ kty: k.kty, crv: k.crv, x: k.x, d: k.d })) : [await loadLocalKey()];
+    const all = await Promise.all(jwks.map(toSigningKey));
+    return { active: all[0]!, all };
+  })().catch((error: unknown) => {
+    keySet = undefined;
+    throw error;
+  });
+  return keySet;
+}
+
+/** The public JWKS document. */
+export async function publicJwks(): Promise<{ keys: SigningKey["publicJwk"][] }> {
+  const { all } = await getKeySet();
+  return { keys: all.map((k) => k.publicJwk) };
+}

@@ -1,0 +1,101 @@
+// Starts the built app with `next start` on a free port with its own throwaway database.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { freshDatabase, ROOT } from "./databases";
+
+export interface TestServer {
+  baseUrl: string;
+  databaseUrl: string;
+  port: number;
+  /** Everything the server printed (for assertions on start-up failures). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Extra environment, e.g. { RELEASE_MODE: "private" }. */
+  env?: Record<string, string>;
+  /** Use this DATABASE_URL instead of a fresh copy of the template. */
+  databaseUrl?: string;
+  label?: string;
+  /** Resolve once the process exits instead of waiting for it to answer (start-up failure tests). */
+  expectExit?: boolean;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const address = srv.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function assertBuilt(): void {
+  if (!fs.existsSync(path.join(ROOT, ".next", "BUILD_ID"))) {
+    throw new Error("No production build found: run `npm run build` first (npm test does it for you).");
+  }
+}
+
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  assertBuilt();
+  const port = await freePort();
+  const baseUrl = `http://localhost:${port}`;
+  const databaseUrl = options.databaseUrl ?? (await freshDatabase(options.label ?? "server"));
+  let output = "";
+  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      BASE_URL: baseUrl,
+      DATABASE_URL: databaseUrl,
+      RELEASE_MODE: "public",
+      TRUSTED_PROXY: "none",
+      ...options.env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+    await exited;
+    clearTimeout(timer);
+  };
+  const server: TestServer = { baseUrl, databaseUrl, port, output: () => output, stop };
+
+  if (options.expectExit) {
+    const timeout = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    await exited;
+    clearTimeout(timeout);
+    return server;
+  }
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`next start exited early (code ${child.exitCode}):\n${output}`);
+    try {
+      const res = await fetch(`${baseUrl}/api/health-probe-not-a-route`, { signal: AbortSignal.timeout(2000) });
+      await res.arrayBuffer();
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        await stop();
+        throw new Error(`next start did not answer within 60 s:\n${output}`);
+      }
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  }
+  return server;
+}
