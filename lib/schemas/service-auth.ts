@@ -1,0 +1,131 @@
+// Request and response schemas of the service_auth delegation (SPEC.md "Resources and their fields",
+// CONTRACT.md §3–6). One schema each, used by the handlers, the simulator, the tests and /openapi.json.
+import { z } from "zod";
+
+export const SCOPES = ["agent.account.read", "agent.registrations.read"] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const CLAIM_GRANT_TYPE = "urn:vendor:agent-auth:grant-type:claim";
+export const JWT_BEARER_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
+/** ISO 8601 UTC timestamp with millisecond precision, e.g. 2026-11-21T20:00:00.000Z. */
+export const isoTimestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+
+export const errorBodySchema = z.object({ error: z.string(), error_description: z.string() }).meta({ id: "Error" });
+
+// ---- POST /agent/identity ----
+
+const noControlCharacters = (v: string) => !/[\u0000-\u001f\u007f-\u009f]/.test(v);
+
+export const clientNameSchema = z
+  .string()
+  .min(1)
+  .max(120)
+  .refine(noControlCharacters, "must not contain control characters")
+  .refine((v) => v.trim() === v, "must not have leading or trailing whitespace");
+
+export const registrationRequestSchema = z
+  .strictObject({
+    type: z.literal("service_auth"),
+    login_hint: z.string().max(254),
+    client_name: clientNameSchema.optional(),
+    scopes: z
+      .array(z.enum(SCOPES))
+      .min(1)
+      .refine((list) => new Set(list).size === list.length, "scopes must be unique")
+      .refine((list) => list.every((s, i) => i === 0 || SCOPES.indexOf(list[i - 1]!) < SCOPES.indexOf(s)), "scopes must be in canonical order")
+      .optional(),
+  })
+  .meta({ id: "RegistrationRequest" });
+export type RegistrationRequest = z.infer<typeof registrationRequestSchema>;
+
+export const claimAttemptObjectSchema = z
+  .object({
+    user_code: z.string().regex(/^\d{8}$/),
+    expires_in: z.number().int(),
+    verification_uri: z.string().url(),
+    interval: z.number().int(),
+  })
+  .meta({ id: "ClaimAttempt" });
+
+export const registrationResponseSchema = z
+  .object({
+    registration_id: z.string().uuid(),
+    registration_type: z.literal("service_auth"),
+    claim_url: z.string().url(),
+    claim_token: z.string().startsWith("clm_"),
+    claim_token_expires: isoTimestamp,
+    post_claim_scopes: z.array(z.enum(SCOPES)),
+    claim: claimAttemptObjectSchema,
+  })
+  .meta({ id: "Registration" });
+export type RegistrationResponse = z.infer<typeof registrationResponseSchema>;
+
+// ---- POST /agent/identity/claim ----
+
+export const claimRefreshRequestSchema = z.strictObject({ claim_token: z.string().max(512), email: z.string().max(254) }).meta({ id: "ClaimRefreshRequest" });
+
+export const claimRefreshResponseSchema = z
+  .object({
+    registration_id: z.string().uuid(),
+    claim_attempt_id: z.string().uuid(),
+    status: z.literal("initiated"),
+    expires_at: isoTimestamp,
+    claim_attempt: claimAttemptObjectSchema,
+  })
+  .meta({ id: "ClaimRefresh" });
+export type ClaimRefreshResponse = z.infer<typeof claimRefreshResponseSchema>;
+
+// ---- POST /oauth2/token ----
+
+export const claimGrantTokenResponseSchema = z
+  .object({
+    access_token: z.string().startsWith("aca_"),
+    token_type: z.literal("Bearer"),
+    expires_in: z.literal(3600),
+    scope: z.string(),
+    identity_assertion: z.string(),
+    assertion_expires: isoTimestamp,
+  })
+  .meta({ id: "ClaimGrantTokenResponse" });
+export type ClaimGrantTokenResponse = z.infer<typeof claimGrantTokenResponseSchema>;
+
+export const jwtBearerTokenResponseSchema = z
+  .strictObject({
+    access_token: z.string().startsWith("aca_"),
+    token_type: z.literal("Bearer"),
+    expires_in: z.literal(3600),
+    scope: z.string(),
+  })
+  .meta({ id: "JwtBearerTokenResponse" });
+export type JwtBearerTokenResponse = z.infer<typeof jwtBearerTokenResponseSchema>;
+
+// ---- Own-account routes (CONTRACT.md §6) ----
+
+export const REGISTRATION_STATUSES = ["pending", "active", "denied", "expired", "cancelled"] as const;
+
+export const ownAccountResponseSchema = z
+  .object({
+    account_id: z.string(),
+    email: z.string(),
+    email_verified: z.literal(true),
+    authorization: z.object({
+      registration_id: z.string().uuid(),
+      registration_type: z.literal("service_auth"),
+      client_name: z.string().nullable(),
+      scope: z.string(),
+      resource: z.string().url(),
+      token_expires_at: isoTimestamp,
+    }),
+  })
+  .meta({ id: "OwnAccount" });
+export type OwnAccountResponse = z.infer<typeof ownAccountResponseSchema>;
+
+export const ownRegistrationsResponseSchema = z
+  .object({
+    registrations: z
+      .array(z.object({ id: z.string().uuid(), registration_type: z.literal("service_auth"), status: z.enum(REGISTRATION_STATUSES) }))
+      .max(1),
+  })
+  .meta({ id: "OwnRegistrations" });
+export type OwnRegistrationsResponse = z.infer<typeof ownRegistrationsResponseSchema>;
