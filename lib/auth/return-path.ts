@@ -15,5 +15,7 @@ export function safeReturnPath(candidate: string | null | undefined, baseUrl: st
   if (!candidate.startsWith("/") && !candidate.startsWith(baseUrl)) return fallback;
   if (candidate.startsWith("//")) return fallback;
   const path = `${url.pathname}${url.search}${url.hash}`;
+  // Dot segments can normalize to "//host" (e.g. "/.//host"), which a browser reads as another origin.
+  if (path.startsWith("//") || path.startsWith("/\\")) return fallback;
   return path.startsWith("/login") ? fallback : path;
 }

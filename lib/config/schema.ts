@@ -4,13 +4,24 @@ import { z } from "zod";
 export const rawEnvSchema = z.object({
   BASE_URL: z
     .string()
-    .url("must be an absolute http(s) URL such as https://gate.example.com")
-    .refine((v) => /^https?:\/\//.test(v), "must start with http:// or https://")
-    .refine((v) => {
-      const u = new URL(v);
-      return u.search === "" && u.hash === "" && (u.pathname === "/" || u.pathname === "");
-    }, "must be an origin without path, query or fragment")
-    .transform((v) => new URL(v).origin)
+    .transform((value, ctx) => {
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        ctx.addIssue({ code: "custom", message: "must be an absolute http(s) URL such as https://gate.example.com" });
+        return z.NEVER;
+      }
+      if (url.protocol !== "http:" && url.protocol !== "https:") {
+        ctx.addIssue({ code: "custom", message: "must start with http:// or https://" });
+        return z.NEVER;
+      }
+      if (url.search !== "" || url.hash !== "" || url.pathname !== "/" || url.username || url.password || !url.hostname) {
+        ctx.addIssue({ code: "custom", message: "must be an origin without path, query, fragment or credentials" });
+        return z.NEVER;
+      }
+      return url.origin;
+    })
     .default("http://localhost:3000"),
   DATABASE_URL: z
     .string()

@@ -1,0 +1,91 @@
+// npm test: build, type-check, then every test on SQLite and again (database-facing tests) on PostgreSQL.
+// PostgreSQL: TEST_POSTGRES_URL, or the local Debian cluster (started here when installed).
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { ROOT } from "./lib";
+
+process.chdir(ROOT);
+const TMP = path.join(ROOT, ".tmp");
+fs.mkdirSync(TMP, { recursive: true });
+const baseEnv: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+delete baseEnv.DATABASE_URL;
+
+interface Tally {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+const tally: Tally = { passed: 0, failed: 0, skipped: 0 };
+const failures: string[] = [];
+
+function step(title: string, command: string, args: string[], env: NodeJS.ProcessEnv = baseEnv): boolean {
+  console.log(`\n=== ${title}: ${command} ${args.join(" ")}`);
+  const started = Date.now();
+  const result = spawnSync(command, args, { stdio: "inherit", env });
+  const ok = result.status === 0;
+  console.log(`=== ${title}: ${ok ? "ok" : `FAILED (exit ${result.status ?? result.signal})`} in ${Math.round((Date.now() - started) / 1000)} s`);
+  if (!ok) failures.push(title);
+  return ok;
+}
+
+function countVitest(file: string): void {
+  if (!fs.existsSync(file)) return;
+  const report = JSON.parse(fs.readFileSync(file, "utf8")) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number };
+  tally.passed += report.numPassedTests;
+  tally.failed += report.numFailedTests;
+  tally.skipped += report.numPendingTests + report.numTodoTests;
+}
+
+function countPlaywright(file: string): void {
+  if (!fs.existsSync(file)) return;
+  const report = JSON.parse(fs.readFileSync(file, "utf8")) as { stats: { expected: number; unexpected: number; flaky: number; skipped: number } };
+  tally.passed += report.stats.expected + report.stats.flaky;
+  tally.failed += report.stats.unexpected;
+  tally.skipped += report.stats.skipped;
+}
+
+function testsOn(provider: "sqlite" | "postgres", env: NodeJS.ProcessEnv): void {
+  const vitestReport = path.join(TMP, `vitest-${provider}.json`);
+  const playwrightReport = path.join(TMP, `playwright-${provider}.json`);
+  fs.rmSync(vitestReport, { force: true });
+  fs.rmSync(playwrightReport, { force: true });
+  // On PostgreSQL only the database-facing tests run again; pure logic does not depend on the database.
+  const vitestPaths = provider === "sqlite" ? [] : ["tests/unit/db", "tests/http"];
+  step(`vitest (${provider})`, "npx", ["vitest", "run", ...vitestPaths, "--reporter=default", "--reporter=json", `--outputFile.json=${vitestReport}`], env);
+  countVitest(vitestReport);
+  step(`playwright (${provider})`, "npx", ["playwright", "test", "--reporter=list,json"], { ...env, PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport });
+  countPlaywright(playwrightReport);
+}
+
+function localPostgres(): string | undefined {
+  if (process.env.TEST_POSTGRES_URL) return process.env.TEST_POSTGRES_URL;
+  const clusters = spawnSync("pg_lsclusters", ["--no-header"], { encoding: "utf8" });
+  if (clusters.status !== 0) return undefined;
+  const line = clusters.stdout.split("\n").find((l) => l.trim());
+  if (!line) return undefined;
+  const [version, name, port] = line.trim().split(/\s+/);
+  spawnSync("pg_ctlcluster", [version!, name!, "start"], { stdio: "inherit" });
+  const setPassword = spawnSync("su", ["postgres", "-c", `psql -p ${port} -qc "ALTER USER postgres PASSWORD 'postgres'"`], { stdio: "inherit" });
+  if (setPassword.status !== 0) return undefined;
+  return `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`;
+}
+
+const built = step("build", "npx", ["next", "build"]) && step("typecheck", "npx", ["tsc", "--noEmit"]);
+if (built) {
+  testsOn("sqlite", baseEnv);
+  const pgUrl = localPostgres();
+  if (pgUrl) {
+    testsOn("postgres", { ...baseEnv, TEST_DATABASE: "postgres", TEST_POSTGRES_URL: pgUrl });
+    step("schema drift (both providers)", "npx", ["tsx", "scripts/check-drift.ts"], { ...baseEnv, TEST_POSTGRES_URL: pgUrl });
+  } else if (process.env.TEST_SKIP_POSTGRES === "1") {
+    console.log("\nPostgreSQL pass not run (TEST_SKIP_POSTGRES=1).");
+  } else {
+    console.error("\nNo PostgreSQL server: install Debian's postgresql package (see README) or set TEST_POSTGRES_URL.");
+    failures.push("postgresql unavailable");
+  }
+}
+
+console.log(`\nFailed steps: ${failures.length ? failures.join(", ") : "none"}`);
+console.log(`tests: ${tally.passed} passed, ${tally.failed} failed, ${tally.skipped} skipped`);
+process.exit(failures.length || tally.failed ? 1 : 0);
