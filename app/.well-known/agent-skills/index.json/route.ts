@@ -1,0 +1,6 @@
+import { discoveryJson, headOf } from "@/lib/discovery/respond";
+import { skillsIndex } from "@/lib/discovery/skills";
+import { route } from "@/lib/http/route";
+
+export const GET = route(() => discoveryJson(skillsIndex()));
+export const HEAD = route(() => headOf(discoveryJson(skillsIndex())));
