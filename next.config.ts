@@ -28,7 +28,11 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   typedRoutes: false,
   async headers() {
-    return [{ source: "/:path*", headers: securityHeaders }];
+    return [
+      { source: "/:path*", headers: securityHeaders },
+      // RFC 9727: the home page points agents to the API catalog.
+      { source: "/", headers: [{ key: "Link", value: '</.well-known/api-catalog>; rel="api-catalog"' }] },
+    ];
   },
 };
 
