@@ -24,7 +24,8 @@ describe("/api/map/search", () => {
   });
 
   it("serves the map page's same-origin fetch: public members with a location only", async () => {
-    for (const headers of [{ "Sec-Fetch-Site": "same-origin" }, { "Sec-Fetch-Site": "same-origin", Origin: base }]) {
+    const variants: Array<Record<string, string>> = [{ "Sec-Fetch-Site": "same-origin" }, { "Sec-Fetch-Site": "same-origin", Origin: base }];
+    for (const headers of variants) {
       const res = await fetch(`${base}/api/map/search`, { headers });
       expect(res.status).toBe(200);
       expect(res.headers.get("access-control-allow-origin")).toBeNull();
