@@ -123,6 +123,16 @@ describe("/mcp over raw HTTP", () => {
     expect(Object.keys(body.result.capabilities)).toEqual(["tools"]);
   });
 
+  it("serves clients of the 2025-03-26 through 2025-11-25 revisions", async () => {
+    for (const version of ["2025-03-26", "2025-06-18", "2025-11-25"]) {
+      const res = await rawMcp({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "raw", version: "1" } } }, { "MCP-Protocol-Version": version });
+      const body = (await res.json()) as { result: { protocolVersion: string } };
+      expect(body.result.protocolVersion, version).toBe(version);
+      const list = await rawMcp({ jsonrpc: "2.0", id: 2, method: "tools/list" }, { "MCP-Protocol-Version": version });
+      expect(((await list.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(4);
+    }
+  });
+
   it("answers a preflight for cross-origin clients", async () => {
     const res = await fetch(`${base}/mcp`, { method: "OPTIONS", headers: { Origin: "https://elsewhere.example", "Access-Control-Request-Method": "POST" } });
     expect(res.status).toBe(204);
