@@ -4,7 +4,8 @@ import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { recordAudit } from "@/lib/audit";
 import { getDb, transaction } from "@/lib/db";
-import { SCOPES, type Scope } from "@/lib/schemas/service-auth";
+import type { Scope } from "@/lib/schemas/service-auth";
+import { parseScopeString } from "@/lib/tokens";
 
 export type DelegationStatus = "active" | "cancelled";
 
@@ -19,12 +20,6 @@ export interface DelegationSummary {
   cancelledAt: Date | null;
 }
 
-/** Space-separated stored scope → known scopes in canonical order (unknown words are dropped, never shown). */
-export function parseScopes(scope: string): Scope[] {
-  const words = new Set(scope.split(" "));
-  return SCOPES.filter((s) => words.has(s));
-}
-
 /** The member's delegations, newest approval first. */
 export async function listDelegations(memberId: string): Promise<DelegationSummary[]> {
   const rows = await getDb().delegation.findMany({ where: { memberId }, orderBy: [{ approvedAt: "desc" }, { id: "asc" }] });
@@ -32,7 +27,7 @@ export async function listDelegations(memberId: string): Promise<DelegationSumma
     id: row.id,
     registrationId: row.registrationId,
     clientName: row.clientName,
-    scopes: parseScopes(row.scope),
+    scopes: parseScopeString(row.scope),
     approvedAt: row.approvedAt,
     lastUsedAt: row.lastUsedAt,
     status: row.status === "cancelled" ? "cancelled" : "active",
