@@ -70,7 +70,7 @@ export default async function AccountPage({ searchParams }: { searchParams: Sear
                     <td data-label="Approved">{formatUtc(d.approvedAt)}</td>
                     <td data-label="Last used">{formatUtc(d.lastUsedAt)}</td>
                     <td data-label="Status">
-                      <span className={`status status-${d.status}`}>{d.status === "active" ? "Active" : "Revoked"}</span>
+                      <span className={`status status-${d.status}`}>{d.status === "active" ? "Active" : "Cancelled"}</span>
                       {d.cancelledAt ? <span className="muted"> {formatUtc(d.cancelledAt)}</span> : null}
                     </td>
                     <td data-label="Action">

@@ -67,11 +67,12 @@ describe("POST /agent/authorize/decision refuses cross-site requests", () => {
   it("without a form token, or with a forged one, nothing changes", async () => {
     const { token, code } = await newAttempt("ada@example.com");
     const cookie = await sessionCookie(base, "ada@example.com");
-    for (const headers of [
+    const variants: Record<string, string>[] = [
       { Cookie: cookie, "Sec-Fetch-Site": "cross-site", Origin: "https://evil.example" },
       { Cookie: cookie, ...sameOrigin },
       { Cookie: cookie },
-    ]) {
+    ];
+    for (const headers of variants) {
       for (const formToken of [undefined, "", "1700000000.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "garbage"]) {
         const fields: Record<string, string> = { claim_attempt_token: token, decision: "approve", user_code: code };
         if (formToken !== undefined) fields.form_token = formToken;
@@ -90,7 +91,8 @@ describe("POST /agent/authorize/decision refuses cross-site requests", () => {
     const { token, code } = await newAttempt("ada@example.com");
     const cookie = await sessionCookie(base, "ada@example.com");
     const formToken = await createFormToken(decisionFormBinding(await memberId("ada@example.com"), token));
-    for (const headers of [{ "Sec-Fetch-Site": "cross-site" }, { "Sec-Fetch-Site": "same-site" }, { Origin: "https://evil.example" }]) {
+    const variants: Record<string, string>[] = [{ "Sec-Fetch-Site": "cross-site" }, { "Sec-Fetch-Site": "same-site" }, { Origin: "https://evil.example" }];
+    for (const headers of variants) {
       const res = await postForm("/agent/authorize/decision", { claim_attempt_token: token, decision: "approve", user_code: code, form_token: formToken }, { Cookie: cookie, ...headers });
       expect(res.status).toBe(403);
     }
