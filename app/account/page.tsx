@@ -59,7 +59,11 @@ export default async function AccountPage({ searchParams }: { searchParams: Sear
                 const formToken = forms.get(d.id);
                 return (
                   <tr key={d.id} data-testid="delegation-row" data-registration-id={d.registrationId}>
-                    <td data-label="Agent">{d.clientName ?? <span className="muted">(no name given)</span>}</td>
+                    <td data-label="Agent">
+                      {d.clientName ?? <span className="muted">(no name given)</span>}
+                      <br />
+                      <code className="id muted">{d.registrationId}</code>
+                    </td>
                     <td data-label="It can">
                       <ul className="scopes compact">
                         {d.scopes.map((s) => (

@@ -26,7 +26,7 @@ test("the whole flow: register, sign in, type the code, approve, poll, read, exc
   await expect(page.getByText("The agent chose this name itself")).toBeVisible();
   await expect(page.getByText("See your account ID and your e-mail address (read only)")).toBeVisible();
   await expect(page.getByText("See the status of this agent's own registration (read only)")).toBeVisible();
-  await expect(page.getByTestId("time-left")).toHaveText(/^(9|10):\d\d /);
+  await expect(page.getByTestId("time-left")).toHaveText(/^(9|10) min \d\d s$/);
 
   // The browser's own POST carries Origin: null and no Referer (Referrer-Policy: no-referrer) and still works.
   const decisionRequest = page.waitForRequest((r) => r.url().endsWith("/agent/authorize/decision") && r.method() === "POST");

@@ -6,7 +6,7 @@ function format(msLeft: number): string {
   const total = Math.max(0, Math.floor(msLeft / 1000));
   const minutes = Math.floor(total / 60);
   const seconds = total % 60;
-  return `${minutes}:${String(seconds).padStart(2, "0")}`;
+  return minutes > 0 ? `${minutes} min ${String(seconds).padStart(2, "0")} s` : `${seconds} s`;
 }
 
 /** Counts down to the attempt's expiry; the server-rendered text stands until the script runs. */
@@ -16,7 +16,7 @@ export function TimeLeft({ expiresAt, serverText }: { expiresAt: string; serverT
     const end = Date.parse(expiresAt);
     const tick = () => {
       const left = end - Date.now();
-      setText(left > 0 ? `${format(left)} (minutes:seconds)` : "no time: this request has expired. Ask your agent for a new link.");
+      setText(left > 0 ? format(left) : "no time: this request has expired. Ask your agent for a new link.");
     };
     tick();
     const timer = setInterval(tick, 1000);
