@@ -71,7 +71,7 @@ const formBody: fc.Arbitrary<string | Uint8Array> = fc.oneof(
 async function send(path: string, body: string | Uint8Array, contentType: string): Promise<Response> {
   const headers: Record<string, string> = { "X-Forwarded-For": freshIp() };
   if (contentType) headers["Content-Type"] = contentType;
-  return fetch(`${base}${path}`, { method: "POST", headers, body });
+  return fetch(`${base}${path}`, { method: "POST", headers, body: typeof body === "string" ? body : new Uint8Array(body) });
 }
 
 async function checkRefusal(res: Response): Promise<void> {

@@ -46,10 +46,10 @@ describe("oauth4webapi against Agent Gate", () => {
     expect(as.grant_types_supported).toContain(JWT_BEARER_GRANT);
 
     // No credential (the library always sends one, so its fetch drops the header): realm and resource_metadata, no error code.
-    const withoutAuthorization: typeof fetch = (url, init) => {
-      const headers = new Headers(init?.headers);
+    const withoutAuthorization = (url: string, options: oauth.CustomFetchOptions<string, oauth.ProtectedResourceRequestBody>): Promise<Response> => {
+      const headers = new Headers(options.headers);
       headers.delete("authorization");
-      return fetch(url, { ...init, headers });
+      return fetch(url, { method: options.method, headers, redirect: options.redirect, signal: options.signal });
     };
     const [none] = await challengesOf(
       oauth.protectedResourceRequest("unused", "GET", new URL(`${base}/api/v1/agent/account`), undefined, undefined, { ...insecure, [oauth.customFetch]: withoutAuthorization }),
