@@ -2,9 +2,10 @@
 
 import { signOut } from "next-auth/react";
 
-export function SignOutButton() {
+/** `callbackUrl` is a same-origin path to open after signing out (default: the home page). */
+export function SignOutButton({ callbackUrl = "/" }: { callbackUrl?: string }) {
   return (
-    <button type="button" className="secondary" onClick={() => void signOut({ callbackUrl: "/" })}>
+    <button type="button" className="secondary" onClick={() => void signOut({ callbackUrl })}>
       Sign out
     </button>
   );

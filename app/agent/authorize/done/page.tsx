@@ -1,0 +1,34 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+
+export const metadata: Metadata = { title: "Decision recorded", robots: { index: false, follow: false } };
+
+type SearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+const RESULTS = {
+  approved: {
+    title: "Access approved",
+    body: "You can return to your agent now: it receives read-only access the next time it checks. You can revoke this access at any time on your account page.",
+  },
+  denied: { title: "Access denied", body: "The agent did not get access to your account. You can close this page." },
+  locked: {
+    title: "Request closed",
+    body: "The code was typed wrongly five times, so this request was closed as denied and the agent did not get access. If it was yours, ask your agent to start again.",
+  },
+} as const;
+
+export default async function DecisionDonePage({ searchParams }: { searchParams: SearchParams }) {
+  const { result } = await searchParams;
+  const content = result === "approved" || result === "denied" || result === "locked" ? RESULTS[result] : null;
+  return (
+    <div className="card narrow approval">
+      <h1>{content?.title ?? "Nothing to show"}</h1>
+      <p>{content?.body ?? "There is no decision to show here."}</p>
+      <p className="actions">
+        <Link href="/account" className="button secondary">
+          Go to your account
+        </Link>
+      </p>
+    </div>
+  );
+}

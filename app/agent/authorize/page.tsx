@@ -1,0 +1,162 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { redirect } from "next/navigation";
+import { authorizePath, DECISION_PATH, loadApprovalView, loginPathFor } from "@/lib/approval";
+import { describeScope, describeTimeLeft } from "@/lib/delegations/wording";
+import { SignOutButton } from "@/app/components/sign-out-button";
+import { TimeLeft } from "./time-left";
+
+export const metadata: Metadata = { title: "Approve an agent", robots: { index: false, follow: false } };
+
+type SearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+function Notice({ title, children }: { title: string; children: React.ReactNode }) {
+  return (
+    <div className="card narrow approval">
+      <h1>{title}</h1>
+      {children}
+      <p className="actions">
+        <Link href="/account" className="button secondary">
+          Go to your account
+        </Link>
+      </p>
+    </div>
+  );
+}
+
+function errorMessage(error: string | string[] | undefined, remaining: string | string[] | undefined): string | null {
+  if (error === "code_missing") return "Type the code your agent shows you, then press Approve.";
+  if (error !== "wrong_code") return null;
+  const tries = typeof remaining === "string" && /^[1-9]$/.test(remaining) ? Number(remaining) : null;
+  if (tries === null) return "That code is not correct.";
+  return `That code is not correct. ${tries === 1 ? "1 try is" : `${tries} tries are`} left before this request is closed as denied.`;
+}
+
+export default async function AuthorizePage({ searchParams }: { searchParams: SearchParams }) {
+  const params = await searchParams;
+  const view = await loadApprovalView(params.claim_attempt_token);
+  if (view.kind === "sign_in") redirect(view.loginPath);
+  const unknownLink = (
+    <Notice title="This link is not valid">
+      <p>We could not find a request for this link. Check that you opened the whole link your agent showed you, or ask your agent to start again.</p>
+    </Notice>
+  );
+  if (view.kind === "not_found") return unknownLink;
+  const { attempt, member, formToken, attemptToken } = view;
+  switch (attempt.state) {
+    case "not_found":
+      return unknownLink;
+    case "expired":
+      return (
+        <Notice title="This link has expired">
+          <p>Requests can be approved for ten minutes only. Nothing was approved. Ask your agent for a new link and code.</p>
+        </Notice>
+      );
+    case "closed":
+      return (
+        <Notice title="This link is no longer in use">
+          <p>Your agent asked again and received a newer link, so this one was closed. Nothing was approved here. Use the newest link your agent shows you.</p>
+        </Notice>
+      );
+    case "approved":
+      return (
+        <Notice title="This request was already approved">
+          <p>There is nothing more to do here. You can see and revoke the agent&apos;s access on your account page.</p>
+        </Notice>
+      );
+    case "denied":
+      return (
+        <Notice title="This request was already denied">
+          <p>The agent did not get access. If this was a mistake, ask your agent to start again.</p>
+        </Notice>
+      );
+  }
+
+  if (!attempt.isOwner || !formToken) {
+    // Never show whose account the request names: only that it is not the signed-in member's.
+    return (
+      <div className="card narrow approval">
+        <h1>This request is not for your account</h1>
+        <p>
+          You are signed in as <strong>{member.email}</strong>, but an agent asked for access to a different account. You cannot approve or deny
+          it, and nothing has changed.
+        </p>
+        <p>If the request is yours, sign out and sign in with the account you gave your agent.</p>
+        <div className="actions">
+          <SignOutButton callbackUrl={loginPathFor(authorizePath(attemptToken))} />
+        </div>
+      </div>
+    );
+  }
+
+  const message = errorMessage(params.error, params.remaining);
+  const serverTimeLeft = describeTimeLeft(attempt.expiresAt, new Date());
+  return (
+    <div className="card narrow approval">
+      <h1>Approve access for an agent?</h1>
+      <p>An agent asks for read-only access to your account. Approve only if you started this yourself.</p>
+
+      <section aria-labelledby="agent-name">
+        <h2 id="agent-name">Name given by the agent</h2>
+        {attempt.clientName ? (
+          <p className="client-name" data-testid="client-name">
+            {attempt.clientName}
+          </p>
+        ) : (
+          <p className="client-name muted" data-testid="client-name">
+            (no name given)
+          </p>
+        )}
+        <p className="warning">The agent chose this name itself. We have not checked it, so it may be misleading.</p>
+      </section>
+
+      <section aria-labelledby="agent-scopes">
+        <h2 id="agent-scopes">If you approve, it can</h2>
+        <ul className="scopes">
+          {attempt.scopes.map((scope) => (
+            <li key={scope}>{describeScope(scope)}</li>
+          ))}
+        </ul>
+        <p className="muted">It cannot change anything, and you can revoke its access at any time on your account page.</p>
+      </section>
+
+      <p className="time-left">
+        Time left to decide: <TimeLeft expiresAt={attempt.expiresAt.toISOString()} serverText={`about ${serverTimeLeft}`} />
+      </p>
+
+      <form method="post" action={DECISION_PATH} className="decision">
+        <input type="hidden" name="claim_attempt_token" value={attemptToken} />
+        <input type="hidden" name="form_token" value={formToken} />
+        <label htmlFor="user_code">Code</label>
+        <input
+          id="user_code"
+          name="user_code"
+          type="text"
+          inputMode="numeric"
+          autoComplete="off"
+          maxLength={20}
+          pattern="[0-9 \-]*"
+          required
+          className="code-input"
+          aria-describedby="user_code_help"
+        />
+        <p id="user_code_help" className="muted">
+          Type the 8-digit code your agent shows you.
+        </p>
+        {message ? (
+          <p role="alert" className="error">
+            {message}
+          </p>
+        ) : null}
+        <div className="actions">
+          <button type="submit" name="decision" value="approve">
+            Approve
+          </button>
+          <button type="submit" name="decision" value="deny" className="danger" formNoValidate>
+            Deny
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,89 @@
+// The browser side of a claim attempt (CONTRACT.md §8): what /agent/authorize shows and how its form POST
+// is checked before the decision reaches the claim lifecycle (lib/claim-attempts).
+import { getMemberSession, type MemberSession } from "@/lib/auth/options";
+import { decideAttempt, viewAttemptForApproval, type AttemptForApproval, type DecisionOutcome } from "@/lib/claim-attempts";
+import type { Clock } from "@/lib/clock";
+import { systemClock } from "@/lib/clock";
+import { absoluteUrl } from "@/lib/config";
+import { sha256 } from "@/lib/crypto/secrets";
+import { createFormToken, isSameOriginRequest, verifyFormToken, type FormBinding } from "@/lib/csrf";
+import { readForm } from "@/lib/http/body";
+import { formRefused, seeOther } from "@/lib/http/browser-responses";
+
+export const AUTHORIZE_PATH = "/agent/authorize";
+export const DECISION_PATH = "/agent/authorize/decision";
+export const RESULT_PATH = "/agent/authorize/done";
+const FORM_LIMIT_BYTES = 4096;
+
+/** The page's own address for an attempt token (the sign-in return path and every redirect back). */
+export function authorizePath(attemptToken: string, extra: Record<string, string> = {}): string {
+  const query = new URLSearchParams({ claim_attempt_token: attemptToken, ...extra });
+  return `${AUTHORIZE_PATH}?${query.toString()}`;
+}
+
+export function loginPathFor(returnPath: string): string {
+  return `/login?callbackUrl=${encodeURIComponent(returnPath)}`;
+}
+
+/** The decision form is bound to the member and to this one attempt (by a hash of its token). */
+export function decisionFormBinding(memberId: string, attemptToken: string): FormBinding {
+  return { purpose: "agent-authorize-decision", memberId, subject: sha256(attemptToken) };
+}
+
+export type ApprovalView =
+  | { kind: "sign_in"; loginPath: string }
+  | { kind: "not_found" }
+  | { kind: "ready"; member: MemberSession; attemptToken: string; attempt: AttemptForApproval; formToken: string | null };
+
+/** What the page renders for this request. Only the owner of an open attempt gets a form token. */
+export async function loadApprovalView(rawToken: string | string[] | undefined, clock: Clock = systemClock): Promise<ApprovalView> {
+  const attemptToken = typeof rawToken === "string" ? rawToken : "";
+  const member = await getMemberSession();
+  // Signed-out visitors learn nothing about the link; they come back here after signing in.
+  if (!member) return { kind: "sign_in", loginPath: loginPathFor(attemptToken && attemptToken.length <= 200 ? authorizePath(attemptToken) : AUTHORIZE_PATH) };
+  if (!attemptToken) return { kind: "not_found" };
+  const attempt = await viewAttemptForApproval(attemptToken, { id: member.memberId, email: member.email }, clock);
+  const formToken = attempt.state === "open" && attempt.isOwner ? await createFormToken(decisionFormBinding(member.memberId, attemptToken), clock) : null;
+  return { kind: "ready", member, attemptToken, attempt, formToken };
+}
+
+export type ResultKind = "approved" | "denied" | "locked";
+
+/** Where the browser goes after a decision: a result page, or back to the page to show what it must. */
+export function redirectAfterDecision(attemptToken: string, outcome: DecisionOutcome): string {
+  switch (outcome.outcome) {
+    case "approved":
+    case "denied":
+    case "locked":
+      return `${RESULT_PATH}?result=${outcome.outcome}`;
+    case "wrong_code":
+      return authorizePath(attemptToken, { error: "wrong_code", remaining: String(outcome.remainingTries) });
+    default:
+      // not_owner, not_found, expired, closed, already_decided: the page explains the attempt's state.
+      return authorizePath(attemptToken);
+  }
+}
+
+/**
+ * POST /agent/authorize/decision. Refused with 403 (nothing changes) unless the browser does not flag
+ * it as cross-site AND it carries this member's form token for this attempt.
+ */
+export async function handleDecisionPost(request: Request, clock: Clock = systemClock): Promise<Response> {
+  if (!isSameOriginRequest(request.headers)) return formRefused();
+  const form = await readForm(request, FORM_LIMIT_BYTES);
+  if (!form.ok) return formRefused(400);
+  const attemptToken = form.value.get("claim_attempt_token") ?? "";
+  const decision = form.value.get("decision");
+  const userCode = form.value.get("user_code") ?? "";
+  if (!attemptToken || attemptToken.length > 200 || (decision !== "approve" && decision !== "deny")) return formRefused(400);
+
+  const member = await getMemberSession();
+  if (!member) return seeOther(absoluteUrl(loginPathFor(authorizePath(attemptToken))));
+  if (!(await verifyFormToken(decisionFormBinding(member.memberId, attemptToken), form.value.get("form_token"), clock))) return formRefused();
+
+  // An empty code is a slip (Enter on an empty field), not a guess: it does not count toward the five.
+  if (decision === "approve" && userCode.trim() === "") return seeOther(absoluteUrl(authorizePath(attemptToken, { error: "code_missing" })));
+
+  const outcome = await decideAttempt({ attemptToken, member: { id: member.memberId, email: member.email }, userCode: userCode.slice(0, 40), decision }, clock);
+  return seeOther(absoluteUrl(redirectAfterDecision(attemptToken, outcome)));
+}

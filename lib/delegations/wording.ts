@@ -1,0 +1,40 @@
+// Plain-language wording shared by the approval page and /account.
+import type { AuditType } from "@/lib/audit";
+import type { Scope } from "@/lib/schemas/service-auth";
+
+const SCOPE_WORDS: Record<Scope, string> = {
+  "agent.account.read": "See your account ID and your e-mail address (read only)",
+  "agent.registrations.read": "See the status of this agent's own registration (read only)",
+};
+
+export function describeScope(scope: Scope): string {
+  return SCOPE_WORDS[scope];
+}
+
+const AUDIT_WORDS: Record<AuditType, string> = {
+  registration: "Agent asked for access",
+  approval: "Access approved",
+  denial: "Access denied",
+  token_issue: "Access token issued",
+  exchange: "Identity assertion exchanged for a token",
+  revocation: "Access token revoked",
+  cancellation: "Delegation revoked",
+};
+
+export function describeAuditType(type: AuditType): string {
+  return AUDIT_WORDS[type];
+}
+
+/** "9 minutes", "1 minute", "less than a minute": the time left before an attempt expires. */
+export function describeTimeLeft(expiresAt: Date, now: Date): string {
+  const seconds = Math.floor((expiresAt.getTime() - now.getTime()) / 1000);
+  if (seconds < 60) return "less than a minute";
+  const minutes = Math.floor(seconds / 60);
+  return minutes === 1 ? "1 minute" : `${minutes} minutes`;
+}
+
+/** Fixed, unambiguous UTC rendering so server output does not depend on the host's locale or zone. */
+export function formatUtc(date: Date | null): string {
+  if (!date) return "never";
+  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
