@@ -1,5 +1,6 @@
 // POST /api/v1/batch (CONTRACT.md §9). A dedicated server with TRUSTED_PROXY=1 lets every test use its own
 // client IP (X-Forwarded-For), so the 10-per-minute limit is tested exactly and never trips other tests.
+import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { batchResponseSchema } from "@/lib/schemas/public-read";
 import { startServer, type TestServer } from "../support/server";
@@ -70,17 +71,25 @@ describe("envelope", () => {
   });
 
   it("the size is counted while reading, without a Content-Length", async () => {
-    const chunk = new TextEncoder().encode(" ".repeat(65536));
-    let sent = 0;
-    const stream = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (sent === 0) controller.enqueue(new TextEncoder().encode('{"items":[]}'));
-        if (sent > 300_000) return controller.close();
-        controller.enqueue(chunk);
-        sent += chunk.byteLength;
-      },
+    // Raw node:http on its own connection (chunked, no Content-Length): the server answers 413 as soon as
+    // the count passes the limit, whatever the client would still send.
+    const url = new URL(`${server.baseUrl}/api/v1/batch`);
+    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(
+        { host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent: false, headers: { "Content-Type": "application/json", "X-Forwarded-For": freshIp(), "Transfer-Encoding": "chunked" } },
+        (res) => {
+          let text = "";
+          res.on("data", (d: Buffer) => (text += d.toString()));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
+      req.on("error", reject);
+      req.write('{"items":[]}');
+      for (let i = 0; i < 5; i++) req.write(" ".repeat(65536));
+      req.end();
     });
-    await expectEnvelopeError(await post(stream), 413);
+    expect(status).toBe(413);
+    expect(JSON.parse(body)).toEqual({ error: "invalid_request", error_description: expect.any(String) });
   });
 });
 
