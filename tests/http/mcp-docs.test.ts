@@ -87,4 +87,14 @@ describe("/mcp/docs transport", () => {
     expect(body.result.protocolVersion).toBe("2025-03-26");
     expect(body.result.capabilities.tools).toBeDefined();
   });
+
+  it("refuses a foreign Origin on a loopback-hosted service (DNS rebinding)", async () => {
+    const res = await fetch(`${base}/mcp/docs`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Origin: "http://evil.example.com" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
+    expect(res.status).toBe(403);
+    await res.arrayBuffer();
+  });
 });
