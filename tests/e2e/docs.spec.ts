@@ -9,7 +9,7 @@ test("the docs index lists documents by kind with summaries", async ({ page }) =
   for (const kind of ["Guides", "Reference", "Policies"]) {
     await expect(main.getByRole("heading", { level: 2, name: kind })).toBeVisible();
   }
-  await expect(main.getByRole("link", { name: "Getting started for agents" })).toBeVisible();
+  await expect(main.getByRole("listitem").filter({ hasText: "What Agent Gate is" }).getByRole("link", { name: "Getting started for agents" })).toBeVisible();
   await expect(main.getByText("What Agent Gate is, which of its surfaces to use")).toBeVisible();
 });
 
