@@ -44,7 +44,8 @@ export function credentialFreeResourceMetadata() {
     scopes_supported: [],
     bearer_methods_supported: [],
     resource_name: "Agent Gate public-read surface (no credential)",
-    resource_documentation: absoluteUrl(AUTH_DOCUMENTATION_PATH),
+    // Not authorization discovery, so it stays published in private mode: it must not point at /auth.md.
+    resource_documentation: absoluteUrl("/docs/getting-started"),
   };
 }
 

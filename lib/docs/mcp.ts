@@ -20,6 +20,21 @@ export const DOCS_SERVER_VERSION = "1.0.0";
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
+const SEARCH_DOCS = {
+  name: "search_docs",
+  title: "Search the documentation",
+  description: "Searches Agent Gate's published documentation and returns the best-matching documents, best first, each with a short matching snippet. Deterministic: the same query always gives the same results.",
+} as const;
+
+const GET_DOC = {
+  name: "get_doc",
+  title: "Read one document",
+  description: "Returns one published document, by slug, as markdown with its title and URL. An unknown slug is a tool error.",
+} as const;
+
+/** What the docs server card says about each tool: the same metadata registerTool gets. */
+export const DOCS_TOOL_SUMMARIES = [SEARCH_DOCS, GET_DOC].map((tool) => ({ ...tool, annotations: { ...READ_ONLY } }));
+
 export interface SearchDocsOutput {
   results: { slug: string; title: string; url: string; snippet: string; score: number }[];
 }
@@ -53,13 +68,13 @@ export function buildDocsMcpServer(): McpServer {
   );
 
   server.registerTool(
-    "search_docs",
+    SEARCH_DOCS.name,
     {
-      title: "Search the documentation",
-      description: "Searches Agent Gate's published documentation and returns the best-matching documents, best first, each with a short matching snippet. Deterministic: the same query always gives the same results.",
+      title: SEARCH_DOCS.title,
+      description: SEARCH_DOCS.description,
       inputSchema: searchDocsInputShape,
       outputSchema: searchDocsOutputShape,
-      annotations: { title: "Search the documentation", ...READ_ONLY },
+      annotations: { title: SEARCH_DOCS.title, ...READ_ONLY },
     },
     async ({ query, limit }) => {
       const output = searchDocsTool(query, limit ?? SEARCH_DOCS_LIMIT_DEFAULT);
@@ -68,13 +83,13 @@ export function buildDocsMcpServer(): McpServer {
   );
 
   server.registerTool(
-    "get_doc",
+    GET_DOC.name,
     {
-      title: "Read one document",
-      description: "Returns one published document, by slug, as markdown with its title and URL. An unknown slug is a tool error.",
+      title: GET_DOC.title,
+      description: GET_DOC.description,
       inputSchema: getDocInputShape,
       outputSchema: getDocOutputShape,
-      annotations: { title: "Read one document", ...READ_ONLY },
+      annotations: { title: GET_DOC.title, ...READ_ONLY },
     },
     async ({ slug }) => {
       const output = getDocTool(slug);

@@ -52,6 +52,8 @@ const escapeXml = (text: string): string => text.replace(/&/g, "&amp;").replace(
 /** Every human page and its markdown twin, absolute URLs from BASE_URL. */
 export function sitemapXml(): string {
   const urls = pagePaths().flatMap((p) => [absoluteUrl(p), absoluteUrl(markdownTwinPath(p))]);
+  // The service_auth walkthrough is authorization discovery: listed only when the release mode publishes it.
+  if (isAuthDiscoveryPublic()) urls.push(absoluteUrl("/auth.md"));
   return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.map((u) => `  <url><loc>${escapeXml(u)}</loc></url>`).join("\n")}\n</urlset>\n`;
 }
 

@@ -1,0 +1,209 @@
+// /openapi.json: OpenAPI 3.1 generated from the same zod schemas the handlers use (zod 4's JSON Schema
+// output), so the description cannot drift from the code. One entry per supported direct JSON read.
+import { z } from "zod";
+import { getConfig } from "@/lib/config";
+import { isAuthDiscoveryPublic } from "@/lib/release-mode";
+import { askResponseSchema, batchRequestSchema, batchResponseSchema, BATCH_MAX_BYTES, BATCH_MAX_ITEMS, QUESTION_MAX, QUESTION_MIN, simulateRequestSchema, simulateResponseSchema } from "@/lib/schemas/public-read";
+import { errorBodySchema, ownAccountResponseSchema, ownRegistrationsResponseSchema, SCOPES } from "@/lib/schemas/service-auth";
+
+type Schema = z.ZodType;
+
+interface ResponseSpec {
+  description: string;
+  schema?: Schema;
+  /** Extra media types with a plain string body (e.g. text/markdown). */
+  textTypes?: string[];
+  headers?: Record<string, string>;
+}
+
+export interface OperationSpec {
+  method: "get" | "post";
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  scope?: (typeof SCOPES)[number];
+  query?: { name: string; description: string; schema: Record<string, unknown> }[];
+  requestBody?: { schema: Schema; description: string };
+  responses: Record<string, ResponseSpec>;
+}
+
+const error = (description: string, headers?: Record<string, string>): ResponseSpec => ({ description, schema: errorBodySchema, headers });
+const WWW_AUTHENTICATE = { "WWW-Authenticate": "The RFC 6750 Bearer challenge (realm, error, scope or resource_metadata)." };
+const RATE_LIMIT = {
+  "RateLimit-Limit": "Requests allowed per window.",
+  "RateLimit-Remaining": "Requests left in the current window.",
+  "RateLimit-Reset": "Seconds until the window resets.",
+};
+
+function ownAccountOperation(path: string, operationId: string, summary: string, scope: (typeof SCOPES)[number], schema: Schema, description: string): OperationSpec {
+  return {
+    method: "get",
+    path,
+    operationId,
+    summary,
+    description: `${description} Needs a Bearer access token with scope \`${scope}\` in the Authorization header only; no query parameters and no body.`,
+    tags: ["own account"],
+    scope,
+    responses: {
+      "200": { description: "The member's own data.", schema },
+      "400": error("Malformed request: query parameters or a body (challenge error=\"invalid_request\").", WWW_AUTHENTICATE),
+      "401": error("No credential, or an invalid, expired or revoked token.", WWW_AUTHENTICATE),
+      "403": error("The token lacks this route's scope (challenge error=\"insufficient_scope\").", WWW_AUTHENTICATE),
+      "405": error("Only GET and HEAD are supported."),
+      "503": error("The database is unreachable; retry after Retry-After seconds.", { "Retry-After": "Seconds to wait." }),
+    },
+  };
+}
+
+/** Every supported direct JSON read. A test fails when a JSON route exists without an entry here. */
+export const OPERATIONS: OperationSpec[] = [
+  ownAccountOperation("/api/v1/agent/account", "getOwnAccount", "The approving member's own account", "agent.account.read", ownAccountResponseSchema, "The verified account id and e-mail and the current authorization envelope."),
+  ownAccountOperation("/api/v1/agent/registrations", "getOwnRegistrations", "The registration behind the token", "agent.registrations.read", ownRegistrationsResponseSchema, "Zero or one registration: the one the token belongs to."),
+  {
+    method: "get",
+    path: "/ask",
+    operationId: "ask",
+    summary: "Deterministic answers from the published documentation",
+    description: `Send exactly one of \`query\` (canonical) or \`q\` (alias), ${QUESTION_MIN} to ${QUESTION_MAX} characters after trimming. The same question always gets the same bytes. \`Accept: text/markdown\` returns markdown.`,
+    tags: ["public read"],
+    query: [
+      { name: "query", description: "The question (canonical parameter).", schema: { type: "string", minLength: QUESTION_MIN, maxLength: QUESTION_MAX } },
+      { name: "q", description: "Alias of query; send only one of them.", schema: { type: "string", minLength: QUESTION_MIN, maxLength: QUESTION_MAX } },
+    ],
+    responses: {
+      "200": { description: "Ranked answers.", schema: askResponseSchema, textTypes: ["text/markdown"] },
+      "400": error("Neither or both parameters, or a question of the wrong length."),
+      "405": error("Only GET and HEAD are supported."),
+    },
+  },
+  {
+    method: "post",
+    path: "/api/v1/batch",
+    operationId: "batch",
+    summary: "A bounded public-read batch",
+    description: `Up to ${BATCH_MAX_ITEMS} items (\`content.list\`, \`docs.ask\`) run in order; a body of at most ${BATCH_MAX_BYTES} bytes; items not started within 10 seconds are \`skipped\`. 10 requests per 60 seconds per client IP.`,
+    tags: ["public read"],
+    requestBody: { schema: batchRequestSchema, description: "The items to run." },
+    responses: {
+      "200": { description: "One result per item, in request order (mixed outcomes included).", schema: batchResponseSchema, headers: RATE_LIMIT },
+      "400": error("Envelope error: not JSON, not {items}, 0 or more than 10 items, duplicate or missing ids, unknown members; nothing ran.", RATE_LIMIT),
+      "405": error("Only POST is supported."),
+      "413": error(`The body is larger than ${BATCH_MAX_BYTES} bytes.`),
+      "429": error("Rate limited; retry after Retry-After seconds.", { ...RATE_LIMIT, "Retry-After": "Seconds to wait." }),
+    },
+  },
+  {
+    method: "post",
+    path: "/api/v1/sandbox/simulate",
+    operationId: "simulate",
+    summary: "A no-write contract simulator",
+    description: "Answers with the production response schemas filled with fixed synthetic values. It performs no reads, authorization, signing or writes; the same scenario always gets the same bytes.",
+    tags: ["public read"],
+    requestBody: { schema: simulateRequestSchema, description: "The scenario to model." },
+    responses: {
+      "200": { description: "The modelled response.", schema: simulateResponseSchema },
+      "400": error("Not strict JSON {scenario} with a known scenario."),
+      "405": error("Only POST is supported."),
+    },
+  },
+];
+
+type JsonSchemaMap = Record<string, Record<string, unknown>>;
+
+/**
+ * JSON Schemas of every registered schema, plus every schema with a global id nested inside them: zod puts
+ * those under a "__shared" entry otherwise, whose refs are not valid component references.
+ */
+function componentSchemas(registry: z.core.$ZodRegistry<{ id: string }>): JsonSchemaMap {
+  const globalIds = (z.globalRegistry as unknown as { _idmap: Map<string, Schema> })._idmap;
+  for (;;) {
+    const { schemas } = z.toJSONSchema(registry, { target: "draft-2020-12", io: "output", uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" }) as { schemas: JsonSchemaMap };
+    const shared = schemas.__shared as { $defs?: JsonSchemaMap } | undefined;
+    const missing = Object.keys(shared?.$defs ?? {}).filter((id) => globalIds.has(id));
+    if (missing.length === 0) {
+      for (const schema of Object.values(schemas)) {
+        delete schema.$schema;
+        delete schema.$id;
+      }
+      return schemas;
+    }
+    for (const id of missing) registry.add(globalIds.get(id)!, { id });
+  }
+}
+
+function schemaName(schema: Schema): string {
+  const meta = z.globalRegistry.get(schema) as { id?: string } | undefined;
+  if (!meta?.id) throw new Error("Every schema in the OpenAPI document needs .meta({ id })");
+  return meta.id;
+}
+
+/** The OpenAPI 3.1 document for this service's BASE_URL and release mode. */
+export function openApiDocument(): Record<string, unknown> {
+  const base = getConfig().baseUrl;
+  const publicAuth = isAuthDiscoveryPublic();
+  const registry = z.registry<{ id: string }>();
+  const ref = (schema: Schema) => {
+    const id = schemaName(schema);
+    if (!registry.has(schema)) registry.add(schema, { id });
+    return { $ref: `#/components/schemas/${id}` };
+  };
+
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of OPERATIONS) {
+    const responses: Record<string, unknown> = {};
+    for (const [status, spec] of Object.entries(op.responses)) {
+      const content: Record<string, unknown> = {};
+      if (spec.schema) content["application/json"] = { schema: ref(spec.schema) };
+      for (const type of spec.textTypes ?? []) content[type] = { schema: { type: "string" } };
+      responses[status] = {
+        description: spec.description,
+        ...(Object.keys(content).length ? { content } : {}),
+        ...(spec.headers ? { headers: Object.fromEntries(Object.entries(spec.headers).map(([name, description]) => [name, { description, schema: { type: "string" } }])) } : {}),
+      };
+    }
+    paths[op.path] ??= {};
+    paths[op.path]![op.method] = {
+      operationId: op.operationId,
+      summary: op.summary,
+      description: op.description,
+      tags: op.tags,
+      ...(op.scope ? { security: [{ agentBearer: [op.scope] }] } : { security: [] }),
+      ...(op.query ? { parameters: op.query.map((q) => ({ name: q.name, in: "query", required: false, description: q.description, schema: q.schema })) } : {}),
+      ...(op.requestBody ? { requestBody: { required: true, description: op.requestBody.description, content: { "application/json": { schema: ref(op.requestBody.schema) } } } } : {}),
+      responses,
+    };
+  }
+
+  const components = componentSchemas(registry);
+
+  return {
+    openapi: "3.1.1",
+    info: {
+      title: "Agent Gate REST API",
+      version: "1.0.0",
+      description: "Direct JSON reads of Agent Gate: the member's own account (delegated, read-only) and anonymous public reads built on the published documentation.",
+    },
+    servers: [{ url: base }],
+    externalDocs: { description: "Documentation", url: `${base}/docs` },
+    tags: [
+      { name: "own account", description: "Read-only routes of the protected resource {base}/api, for the member who approved the agent." },
+      { name: "public read", description: "Anonymous reads; no credential." },
+    ],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        agentBearer: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "opaque aca_ token",
+          description: publicAuth
+            ? `An access token from the service_auth delegation (${base}/auth.md); protected resource metadata at ${base}/.well-known/oauth-protected-resource/api.`
+            : "An access token from the service_auth delegation.",
+        },
+      },
+    },
+  };
+}
