@@ -48,6 +48,7 @@ export const config = {
     "/docs",
     "/docs.md",
     "/docs/:slug",
+    "/members/:slug",
     "/agent/authorize",
     "/agent/authorize.md",
   ],

@@ -1,6 +1,8 @@
 // Markdown renderings of every human page (CONTRACT.md §9, STANDARDS.md §13): documents give their
-// markdown source under a title; the other pages get a faithful plain description. Nothing here reads
-// a session or the database: the markdown of /account explains the page, it never shows an account.
+// markdown source under a title; the other pages get a faithful plain description. Nothing here reads a
+// session: the markdown of /account explains the page, it never shows an account. Only public member
+// profiles read the database, for exactly what their HTML page shows.
+import { findPublicProfile } from "@/lib/members/profile";
 import { absoluteUrl } from "@/lib/config";
 import { compareKinds, getCorpus, getDoc, kindLabel } from "./corpus";
 import { STATIC_PAGES } from "./twins";
@@ -119,6 +121,20 @@ export function docMarkdown(slug: string): string | null {
 }
 
 const NOT_FOUND = `# Page not found\n\nThere is no page at this address. Start at the [documentation index](/docs.md) or the [home page](/index.md).\n`;
+
+/** The markdown twin of a public member profile page (/members/<slug>), or null for other paths. */
+export async function memberPageMarkdown(pagePath: string): Promise<PageMarkdown | null> {
+  const match = /^\/members\/([a-z0-9-]+)$/.exec(pagePath);
+  if (!match) return null;
+  const profile = await findPublicProfile(match[1]!);
+  if (!profile) return { status: 404, markdown: NOT_FOUND };
+  const since = new Intl.DateTimeFormat("en", { month: "long", year: "numeric", timeZone: "UTC" }).format(profile.joinedAt);
+  const place = [profile.city, profile.country].filter(Boolean).join(", ");
+  return {
+    status: 200,
+    markdown: `# ${profile.displayName}\n\nMember since ${since}.${place ? ` Lives in ${place}.` : ""}\n\nA public community profile. HTML: ${absoluteUrl(pagePath)}.\n`,
+  };
+}
 
 /** The markdown rendering of a page path, or a 404 rendering for a path that is no page. */
 export function pageMarkdown(pagePath: string): PageMarkdown {

@@ -4,7 +4,7 @@ import { errorResponse, notFound } from "@/lib/http/errors";
 import { isAuthDiscoveryPublic } from "@/lib/release-mode";
 import { TOP_K_DEFAULT } from "@/lib/schemas/public-read";
 import { askDocs, askMarkdown, parseAskQuery } from "./ask";
-import { docMarkdown, pageMarkdown, pagePaths } from "./pages";
+import { docMarkdown, memberPageMarkdown, pageMarkdown, pagePaths } from "./pages";
 import { markdownTwinPath, prefersMarkdown } from "./twins";
 
 export const MARKDOWN_TYPE = "text/markdown; charset=utf-8";
@@ -20,8 +20,8 @@ function textResponse(body: string, status: number, headers: Record<string, stri
 }
 
 /** The markdown rendering of a page path (the target of proxy.ts's rewrites). */
-export function markdownPageResponse(pagePath: string, head = false): Response {
-  const page = pageMarkdown(pagePath);
+export async function markdownPageResponse(pagePath: string, head = false): Promise<Response> {
+  const page = (await memberPageMarkdown(pagePath)) ?? pageMarkdown(pagePath);
   return textResponse(page.markdown, page.status, { "Content-Type": MARKDOWN_TYPE, Vary: "Accept", "Cache-Control": "public, max-age=300", ...PUBLIC_READ }, head);
 }
 
