@@ -28,3 +28,15 @@ export function errorToResponse(error: unknown): Response {
 export function notAllowed(allow: readonly string[]): () => Response {
   return () => errorResponse("method_not_allowed", `This path supports only ${allow.join(", ")}.`, { allow });
 }
+
+export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+/**
+ * JSON 405 handlers for every method a route does not serve, so none falls to Next's empty default:
+ * `export const { PUT, PATCH, DELETE } = refuseOtherMethods(["GET", "HEAD"]);`
+ */
+export function refuseOtherMethods(allow: readonly HttpMethod[]): Record<HttpMethod, () => Response> {
+  const refuse = notAllowed(allow);
+  return Object.fromEntries(HTTP_METHODS.map((method) => [method, refuse])) as Record<HttpMethod, () => Response>;
+}

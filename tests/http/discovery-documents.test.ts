@@ -53,6 +53,18 @@ describe("every discovery path in both release modes", () => {
     });
   }
 
+  it.each(["/openapi.json", "/.well-known/api-catalog", "/.well-known/mcp", "/.well-known/agent-card.json", "/.well-known/agent-skills/index.json", "/api"])(
+    "%s refuses other methods with the JSON 405 and Allow",
+    async (p) => {
+      for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
+        const res = await fetch(`${base}${p}`, { method });
+        expect(res.status, method).toBe(405);
+        expect(res.headers.get("allow")).toBe("GET, HEAD");
+        expect((await res.json()).error).toBe("method_not_allowed");
+      }
+    },
+  );
+
   it("/.well-known/openid-configuration is the JSON 404 in both modes", async () => {
     for (const b of [base, privateServer.baseUrl]) {
       const res = await fetch(`${b}/.well-known/openid-configuration`);

@@ -1,7 +1,7 @@
 // Internal target of proxy.ts: the markdown rendering of a page (its `.md` twin or `Accept: text/markdown`).
 import { markdownPageResponse } from "@/lib/docs/responses";
 import { MARKDOWN_TWIN_HEADER } from "@/lib/docs/twins";
-import { notAllowed, route } from "@/lib/http/route";
+import { route, refuseOtherMethods } from "@/lib/http/route";
 
 type Params = { path?: string[] };
 
@@ -13,4 +13,4 @@ const handler = route<Params>(async (request, context) => {
 });
 
 export { handler as GET, handler as HEAD };
-export const POST = notAllowed(["GET", "HEAD"]);
+export const { POST, PUT, PATCH, DELETE } = refuseOtherMethods(["GET", "HEAD"]);

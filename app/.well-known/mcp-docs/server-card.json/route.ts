@@ -1,10 +1,10 @@
 // The server card of the documentation server at /mcp/docs (also at /.well-known/mcp-docs.json).
 import { docsServerCard, SERVER_CARD_CONTENT_TYPE } from "@/lib/discovery/mcp-cards";
 import { discoveryJson, headOf } from "@/lib/discovery/respond";
-import { notAllowed, route } from "@/lib/http/route";
+import { route, refuseOtherMethods } from "@/lib/http/route";
 
 const serve = () => discoveryJson(docsServerCard(), SERVER_CARD_CONTENT_TYPE);
 
 export const GET = route(serve);
 export const HEAD = route(() => headOf(serve()));
-export const POST = notAllowed(["GET", "HEAD"]);
+export const { POST, PUT, PATCH, DELETE } = refuseOtherMethods(["GET", "HEAD"]);

@@ -1,6 +1,6 @@
 import NextAuth from "next-auth";
 import { getAuthOptions } from "@/lib/auth/options";
-import { route } from "@/lib/http/route";
+import { route, refuseOtherMethods } from "@/lib/http/route";
 
 type Context = { params: Promise<{ nextauth: string[] }> };
 
@@ -10,3 +10,4 @@ const handler = route<{ nextauth: string[] }>(async (request: Request, context: 
 });
 
 export { handler as GET, handler as POST };
+export const { PUT, PATCH, DELETE } = refuseOtherMethods(["GET", "HEAD", "POST"]);

@@ -1,7 +1,7 @@
 import { discoveryText, headOf } from "@/lib/discovery/respond";
 import { findSkill } from "@/lib/discovery/skills";
 import { notFound } from "@/lib/http/errors";
-import { route } from "@/lib/http/route";
+import { route, refuseOtherMethods } from "@/lib/http/route";
 
 type Params = { name: string };
 
@@ -12,3 +12,4 @@ const serve = async (context: { params: Promise<Params> }): Promise<Response> =>
 
 export const GET = route<Params>((_request, context) => serve(context));
 export const HEAD = route<Params>((_request, context) => headOf(serve(context)));
+export const { POST, PUT, PATCH, DELETE } = refuseOtherMethods(["GET", "HEAD"]);
