@@ -30,11 +30,7 @@ const nextConfig: NextConfig = {
   // The docs corpus is read from disk at run time (lib/docs/corpus.ts); make sure deployments ship it.
   outputFileTracingIncludes: { "/*": ["./content/**/*"] },
   async headers() {
-    return [
-      { source: "/:path*", headers: securityHeaders },
-      // RFC 9727: the home page points agents to the API catalog.
-      { source: "/", headers: [{ key: "Link", value: '</.well-known/api-catalog>; rel="api-catalog"' }] },
-    ];
+    return [{ source: "/:path*", headers: securityHeaders }];
   },
 };
 

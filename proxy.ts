@@ -6,6 +6,7 @@
 // The matcher lists page paths only, so API routes, tool servers and discovery never pass through here.
 import { NextResponse, type NextRequest } from "next/server";
 import { absoluteUrl } from "@/lib/config";
+import { apiCatalogLinkHeader } from "@/lib/discovery/api-catalog";
 import { isMarkdownPagePath, MARKDOWN_TWIN_HEADER, markdownTwinPath, pagePathOfTwin, prefersMarkdown } from "@/lib/docs/twins";
 
 /** Internal prefix of the markdown route (it answers only requests marked by this proxy). */
@@ -31,7 +32,10 @@ export function proxy(request: NextRequest): NextResponse {
   if (readMethod && prefersMarkdown(request.headers.get("accept"), "text/html")) return rewriteToMarkdown(request, pathname);
   const response = NextResponse.next();
   response.headers.set("Vary", "Accept");
-  response.headers.set("Link", `<${absoluteUrl(markdownTwinPath(pathname))}>; rel="alternate"; type="text/markdown"`);
+  const links = [`<${absoluteUrl(markdownTwinPath(pathname))}>; rel="alternate"; type="text/markdown"`];
+  // RFC 9727: the home page points agents to the API catalog.
+  if (pathname === "/") links.push(apiCatalogLinkHeader());
+  response.headers.set("Link", links.join(", "));
   return response;
 }
 

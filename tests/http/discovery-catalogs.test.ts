@@ -61,6 +61,11 @@ describe("api-catalog (RFC 9727)", () => {
     expect(api["service-meta"]).toContainEqual(expect.objectContaining({ href: `${base}/.well-known/oauth-protected-resource/api` }));
   });
 
+  it("the home page's Link header points to it", async () => {
+    const res = await fetch(`${base}/`);
+    expect(res.headers.get("link")).toContain(`<${base}/.well-known/api-catalog>; rel="api-catalog"`);
+  });
+
   it("answers HEAD with the Link header and no body", async () => {
     const res = await fetch(`${base}/.well-known/api-catalog`, { method: "HEAD" });
     expect(res.status).toBe(200);
