@@ -27,7 +27,7 @@ function fromText(text: string): Invocation {
   if (command === "register_agent") {
     return { ok: false, skill: "register_agent", message: 'register_agent needs a data part {"skill": "register_agent", "input": {"agent_name": "…", "user_authorized": true}}, sent only after the user explicitly authorized it in this turn.' };
   }
-  if (!(command in TEXT_FORMS)) return { ok: false, skill: "unknown", message: `Unrecognized request. ${USAGE}` };
+  if (!Object.hasOwn(TEXT_FORMS, command)) return { ok: false, skill: "unknown", message: `Unrecognized request. ${USAGE}` };
   const field = TEXT_FORMS[command];
   if (!field) {
     if (argument) return { ok: false, skill: command, message: `${command} takes no argument.` };

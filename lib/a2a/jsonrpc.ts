@@ -126,9 +126,10 @@ export function parseA2aRequest(text: string): ParsedA2aRequest {
   }
   const { method, params } = envelope.data;
   const id = envelope.data.id ?? null;
-  const unsupported = UNSUPPORTED[method];
+  // Own keys only: a method such as "toString" or "constructor" must not find Object.prototype's members.
+  const unsupported = Object.hasOwn(UNSUPPORTED, method) ? UNSUPPORTED[method] : undefined;
   if (unsupported) return { ok: false, id, error: unsupported };
-  const schema = PARAMS[method];
+  const schema = Object.hasOwn(PARAMS, method) ? PARAMS[method] : undefined;
   if (!schema) return { ok: false, id, error: { code: JSONRPC_ERRORS.methodNotFound, message: `Method not found: ${method.slice(0, 100)}` } };
   const checked = schema.safeParse(params);
   if (!checked.success) return { ok: false, id, error: { code: JSONRPC_ERRORS.invalidParams, message: `Invalid params: ${issuesOf(checked.error)}` } };

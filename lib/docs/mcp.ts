@@ -3,7 +3,6 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { absoluteUrl } from "@/lib/config";
 import { serveMcp } from "@/lib/mcp/http";
-import { rejectDnsRebinding } from "@/lib/mcp/rebinding";
 import {
   getDocInputShape,
   getDocOutputShape,
@@ -103,7 +102,7 @@ export function buildDocsMcpServer(): McpServer {
   return server;
 }
 
-/** POST /mcp/docs: refuses DNS-rebinding attempts, then serves one stateless JSON-RPC exchange. */
+/** POST /mcp/docs: one stateless JSON-RPC exchange (serveMcp refuses DNS-rebinding attempts). */
 export async function serveDocsMcp(request: Request): Promise<Response> {
-  return rejectDnsRebinding(request) ?? serveMcp(request, buildDocsMcpServer);
+  return serveMcp(request, buildDocsMcpServer);
 }

@@ -82,6 +82,14 @@ export const rateLimited = (retryAfterSeconds: number, headers?: HeadersInit): R
 export const temporarilyUnavailable = (): Response =>
   errorResponse("temporarily_unavailable", "The service cannot reach its database; retry after a delay.", { retryAfter: 5 });
 
+/** A JSON-RPC error outside any request (MCP Streamable HTTP transport refusals): id null, code -32000. */
+export function jsonRpcTransportError(status: number, message: string, headers?: HeadersInit): Response {
+  const merged = new Headers(headers);
+  merged.set("Content-Type", "application/json");
+  merged.set("Cache-Control", "no-store");
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }), { status, headers: merged });
+}
+
 // ---- Bearer challenges (RFC 6750 §3, RFC 9728 §5.1) ----
 
 export type ChallengeKind =

@@ -4,7 +4,6 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
-import { getConfig } from "@/lib/config";
 import { clientIp } from "@/lib/http/client-ip";
 import { COMMUNITY_TOOLS, type ToolContext } from "@/lib/tools";
 import { serveMcp } from "./http";
@@ -35,35 +34,8 @@ export function buildCommunityMcpServer(context: ToolContext): McpServer {
   return server;
 }
 
-/**
- * A DNS-rebinding request: a browser page believes it talks to its own origin (Origin host equals the Host
- * header) while the name is not ours. Legitimate cross-origin callers send their own Origin with our Host,
- * so CORS * keeps working for them.
- */
-export function isDnsRebinding(headers: Headers): boolean {
-  const origin = headers.get("origin");
-  const host = headers.get("host");
-  if (!origin || !host || origin === "null") return false;
-  let originHost: string;
-  try {
-    originHost = new URL(origin).host.toLowerCase();
-  } catch {
-    return false;
-  }
-  const ourHost = new URL(getConfig().baseUrl).host.toLowerCase();
-  return originHost === host.toLowerCase() && originHost !== ourHost;
-}
-
-function rebindingRefused(): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Forbidden: the Host and Origin headers name another site." }, id: null }), {
-    status: 403,
-    headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
-  });
-}
-
 /** POST /mcp. */
 export async function serveCommunityMcp(request: Request, clock: Clock = systemClock): Promise<Response> {
-  if (isDnsRebinding(request.headers)) return rebindingRefused();
   const context: ToolContext = { clock, clientIp: clientIp(request.headers) };
   return serveMcp(request, () => buildCommunityMcpServer(context));
 }

@@ -2,10 +2,17 @@
 // (sessionIdGenerator undefined, JSON responses), so any instance answers any request.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { jsonRpcTransportError } from "@/lib/http/errors";
 import { errorToResponse } from "@/lib/http/route";
+import { rejectDnsRebinding } from "./rebinding";
 
-/** Handles a POST to an MCP endpoint. Authorization headers are ignored: these servers are anonymous. */
+/**
+ * Handles a POST to an MCP endpoint, refusing DNS-rebinding attempts first. Authorization headers are
+ * ignored: these servers are anonymous.
+ */
 export async function serveMcp(request: Request, buildServer: () => McpServer): Promise<Response> {
+  const refusal = rejectDnsRebinding(request);
+  if (refusal) return refusal;
   const server = buildServer();
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
@@ -26,8 +33,5 @@ export async function serveMcp(request: Request, buildServer: () => McpServer): 
 
 /** GET on a stateless JSON-response MCP endpoint: no SSE stream is offered (Streamable HTTP allows 405). */
 export function mcpGetNotAllowed(): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this stateless server offers no SSE stream; POST JSON-RPC messages." }, id: null }), {
-    status: 405,
-    headers: { Allow: "POST", "Content-Type": "application/json", "Access-Control-Allow-Origin": "*" },
-  });
+  return jsonRpcTransportError(405, "Method not allowed: this stateless server offers no SSE stream; POST JSON-RPC messages.", { Allow: "POST", "Access-Control-Allow-Origin": "*" });
 }

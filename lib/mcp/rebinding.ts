@@ -1,13 +1,16 @@
-// DNS-rebinding protection for the MCP endpoints (MCP 2025-11-25 transports, "Security warning"): when the
-// service itself runs on a loopback address, a request whose Host or Origin names another host can only
-// come from a web page that re-pointed its own domain at this machine, so it is refused.
+// DNS-rebinding protection for the MCP endpoints (MCP 2025-11-25 transports, "Security warning"). A page
+// that re-points its own domain at this service believes it is same-origin: its Origin names the same host
+// as the Host header, and that host is not ours. On a loopback-hosted service any foreign Host is such a
+// page. A foreign Origin with our Host is an ordinary cross-origin caller (CORS *) and passes.
 import { getConfig } from "@/lib/config";
+import { jsonRpcTransportError } from "@/lib/http/errors";
 
 function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/^\[|\]$/g, "");
   return host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
+/** The hostname of a Host header value; "" when it does not parse. */
 function hostnameOf(hostHeader: string): string {
   try {
     return new URL(`http://${hostHeader}`).hostname;
@@ -16,22 +19,27 @@ function hostnameOf(hostHeader: string): string {
   }
 }
 
-/** A JSON-RPC refusal (403) when a loopback-hosted service gets a foreign Host or Origin; null otherwise. */
-export function rejectDnsRebinding(request: Request, baseUrl: string = getConfig().baseUrl): Response | null {
-  if (!isLoopbackHost(new URL(baseUrl).hostname)) return null;
-  const host = request.headers.get("host");
-  const origin = request.headers.get("origin");
-  let foreign = host !== null && !isLoopbackHost(hostnameOf(host));
-  if (!foreign && origin !== null && origin !== "null") {
-    try {
-      foreign = !isLoopbackHost(new URL(origin).hostname);
-    } catch {
-      foreign = true;
-    }
+/** The host (with port) of an Origin header value; null when absent, "null" or unparsable. */
+function originHostOf(origin: string | null): string | null {
+  if (origin === null || origin === "null") return null;
+  try {
+    return new URL(origin).host.toLowerCase();
+  } catch {
+    return null;
   }
-  if (!foreign) return null;
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Forbidden: the Host or Origin header names another host." }, id: null }), {
-    status: 403,
-    headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
-  });
+}
+
+/** True when the request looks like a DNS-rebinding attack on a service whose base URL is `baseUrl`. */
+export function isDnsRebinding(headers: Headers, baseUrl: string = getConfig().baseUrl): boolean {
+  const ours = new URL(baseUrl);
+  const host = headers.get("host")?.toLowerCase() ?? null;
+  if (host !== null && isLoopbackHost(ours.hostname) && !isLoopbackHost(hostnameOf(host))) return true;
+  const originHost = originHostOf(headers.get("origin"));
+  return originHost !== null && originHost === host && originHost !== ours.host.toLowerCase();
+}
+
+/** The 403 JSON-RPC refusal for a DNS-rebinding request; null when the request may proceed. */
+export function rejectDnsRebinding(request: Request, baseUrl: string = getConfig().baseUrl): Response | null {
+  if (!isDnsRebinding(request.headers, baseUrl)) return null;
+  return jsonRpcTransportError(403, "Forbidden: the Host or Origin header names another host.");
 }

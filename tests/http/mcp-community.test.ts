@@ -1,17 +1,11 @@
 // /mcp against `next start`: the MCP SDK client lists and calls the four tools; raw HTTP checks; and the
 // official conformance suite in server mode, its result printed in the test output.
-import { execFile } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ROOT } from "../support/databases";
+import { conformanceProblems, runConformance, TOOLS_ONLY_SERVER } from "../support/conformance";
 
 const base = inject("baseUrl");
-const run = promisify(execFile);
 
 async function connect(headers?: Record<string, string>): Promise<Client> {
   const client = new Client({ name: "agent-gate-tests", version: "1.0.0" });
@@ -147,78 +141,9 @@ describe("/mcp over raw HTTP", () => {
   });
 });
 
-// Scenarios of the suite that need fixtures we do not serve: the suite's reference server has tools named
-// test_simple_text, test_image_content…, resources, prompts, logging, completions, sampling and elicitation.
-// Our server has exactly four tools and only the tools capability (SPEC.md), so these do not apply.
-const NOT_APPLICABLE: Record<string, string> = {
-  "logging-set-level": "no logging capability",
-  "completion-complete": "no completions capability",
-  "tools-call-simple-text": "calls the fixture tool test_simple_text",
-  "tools-call-image": "calls the fixture tool test_image_content",
-  "tools-call-audio": "calls the fixture tool test_audio_content",
-  "tools-call-embedded-resource": "calls the fixture tool test_embedded_resource",
-  "tools-call-mixed-content": "calls the fixture tool test_multiple_content_types",
-  "tools-call-with-logging": "calls the fixture tool test_tool_with_logging",
-  "tools-call-error": "calls the fixture tool test_error_handling",
-  "tools-call-with-progress": "calls the fixture tool test_tool_with_progress",
-  "tools-call-sampling": "needs sampling (a model on the client side)",
-  "tools-call-elicitation": "needs elicitation",
-  "elicitation-sep1034-defaults": "needs elicitation",
-  "elicitation-sep1330-enums": "needs elicitation",
-  "server-sse-multiple-streams": "needs SSE streams; this server answers JSON only (stateless)",
-  "server-sse-polling": "needs SSE streams; this server answers JSON only (stateless)",
-  "json-schema-2020-12": "calls a fixture tool",
-  "resources-list": "no resources capability",
-  "resources-read-text": "no resources capability",
-  "resources-read-binary": "no resources capability",
-  "resources-templates-read": "no resources capability",
-  "resources-subscribe": "no resources capability",
-  "resources-unsubscribe": "no resources capability",
-  "prompts-list": "no prompts capability",
-  "prompts-get-simple": "no prompts capability",
-  "prompts-get-with-args": "no prompts capability",
-  "prompts-get-embedded-resource": "no prompts capability",
-  "prompts-get-with-image": "no prompts capability",
-};
-const APPLICABLE = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"];
-
-interface Check {
-  id: string;
-  status: string;
-  errorMessage?: string;
-}
-
 describe("@modelcontextprotocol/conformance, server mode", () => {
   it("passes every check of the scenarios that concern what /mcp serves", { timeout: 240_000 }, async () => {
-    const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "mcp-conformance-"));
-    const cli = path.join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
-    const register = path.join(ROOT, "tests/support/conformance/register.mjs");
-    const { stdout } = await run(process.execPath, ["--import", register, cli, "server", "--url", `${base}/mcp`, "-o", outDir], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024, timeout: 220_000 }).catch(
-      (error: { stdout?: string; stderr?: string }) => ({ stdout: `${error.stdout ?? ""}${error.stderr ?? ""}` }),
-    );
-    const summary = stdout.slice(stdout.indexOf("=== SUMMARY ==="));
-    const byScenario = new Map<string, Check[]>();
-    for (const dir of fs.readdirSync(outDir)) {
-      const scenario = dir.replace(/^server-/, "").replace(/-\d{4}-\d{2}-\d{2}T.*$/, "");
-      const file = path.join(outDir, dir, "checks.json");
-      byScenario.set(scenario, fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")) as Check[]) : []);
-    }
-    const lines = ["MCP conformance (server mode) against /mcp:", summary.trim(), "", "Applicable scenarios:"];
-    for (const scenario of APPLICABLE) {
-      const checks = byScenario.get(scenario) ?? [];
-      lines.push(`  ${scenario}: ${checks.map((c) => `${c.id}=${c.status}`).join(", ") || "no checks"}`);
-    }
-    lines.push("Not applicable (features /mcp does not serve):");
-    for (const [scenario, reason] of Object.entries(NOT_APPLICABLE)) if (byScenario.has(scenario)) lines.push(`  ${scenario}: ${reason}`);
-    console.log(lines.join("\n"));
-
-    for (const scenario of APPLICABLE) {
-      const checks = byScenario.get(scenario) ?? [];
-      expect(checks.length, `${scenario} ran`).toBeGreaterThan(0);
-      expect(checks.filter((c) => c.status === "FAILURE"), scenario).toEqual([]);
-    }
-    const unknown = [...byScenario.keys()].filter((s) => !APPLICABLE.includes(s) && !(s in NOT_APPLICABLE));
-    expect(unknown, "scenarios not yet classified as applicable or not").toEqual([]);
-    fs.rmSync(outDir, { recursive: true, force: true });
+    const rows = await runConformance(`${base}/mcp`, TOOLS_ONLY_SERVER);
+    expect(conformanceProblems(rows, TOOLS_ONLY_SERVER)).toEqual([]);
   });
 });

@@ -1,7 +1,10 @@
-// /mcp/docs with the MCP SDK's own client (Streamable HTTP), plus the raw transport rules.
+// /mcp/docs with the MCP SDK's own client (Streamable HTTP), the raw transport rules, the DNS-rebinding
+// guard of both MCP endpoints, and the official conformance suite.
+import http from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { conformanceProblems, runConformance, TOOLS_ONLY_SERVER } from "../support/conformance";
 
 const base = inject("baseUrl");
 let client: Client;
@@ -87,14 +90,38 @@ describe("/mcp/docs transport", () => {
     expect(body.result.protocolVersion).toBe("2025-03-26");
     expect(body.result.capabilities.tools).toBeDefined();
   });
+});
 
-  it("refuses a foreign Origin on a loopback-hosted service (DNS rebinding)", async () => {
-    const res = await fetch(`${base}/mcp/docs`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Origin: "http://evil.example.com" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
-    });
-    expect(res.status).toBe(403);
-    await res.arrayBuffer();
+/** POSTs a ping with a chosen Host header (fetch always sends the URL's own host). */
+function pingWithHost(path: string, headers: Record<string, string>): Promise<number> {
+  const url = new URL(`${base}${path}`);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent: false, headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers } },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on("error", reject);
+    req.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }));
   });
+}
+
+describe("DNS-rebinding guard on both MCP endpoints (BASE_URL is loopback)", () => {
+  for (const path of ["/mcp", "/mcp/docs"]) {
+    it(`${path}: refuses a foreign Host, lets a cross-origin caller with our Host through`, async () => {
+      const ours = new URL(base).host;
+      expect(await pingWithHost(path, { Host: "evil.example.com", Origin: "http://evil.example.com" })).toBe(403);
+      expect(await pingWithHost(path, { Host: "evil.example.com" })).toBe(403);
+      expect(await pingWithHost(path, { Host: ours, Origin: "http://evil.example.com" })).toBe(200);
+      expect(await pingWithHost(path, { Host: ours })).toBe(200);
+    });
+  }
+});
+
+// The official MCP conformance suite (server mode); /mcp runs it in mcp-community.test.ts.
+it("/mcp/docs passes every applicable check of the MCP conformance suite", { timeout: 240_000 }, async () => {
+  const rows = await runConformance(`${base}/mcp/docs`, TOOLS_ONLY_SERVER);
+  expect(conformanceProblems(rows, TOOLS_ONLY_SERVER)).toEqual([]);
 });

@@ -56,6 +56,12 @@ describe("A2A JSON-RPC parser", () => {
     expect(parseA2aRequest('{"jsonrpc":"2.0","id":9,"method":"tasks/pushNotificationConfig/get"}')).toMatchObject({ ok: false, error: { code: -32003 } });
     expect(parseA2aRequest('{"jsonrpc":"2.0","id":"a","method":"tasks/get","params":{"id":"t1"}}')).toMatchObject({ ok: true, id: "a", method: "tasks/get" });
   });
+
+  it("does not take Object.prototype's members for methods", () => {
+    for (const method of ["toString", "constructor", "__proto__", "hasOwnProperty", "valueOf"]) {
+      expect(parseA2aRequest(JSON.stringify({ jsonrpc: "2.0", id: 1, method })), method).toMatchObject({ ok: false, error: { code: -32601 } });
+    }
+  });
 });
 
 describe("skill invocation reader", () => {
@@ -77,6 +83,7 @@ describe("skill invocation reader", () => {
     expect(readInvocation(message("verify_certificate AG-2025-0001"))).toMatchObject({ ok: true, input: { certificate_id: "AG-2025-0001" } });
     expect(readInvocation(message("lookup_member"))).toMatchObject({ ok: false });
     expect(readInvocation(message("register_agent Foo"))).toMatchObject({ ok: false, skill: "register_agent" });
+    expect(readInvocation(message("toString x"))).toMatchObject({ ok: false, skill: "unknown" });
   });
 });
 

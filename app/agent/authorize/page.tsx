@@ -1,28 +1,14 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { redirect } from "next/navigation";
 import { authorizePath, DECISION_PATH, loadApprovalView, loginPathFor } from "@/lib/approval";
 import { describeScope, describeTimeLeft } from "@/lib/delegations/wording";
 import { SignOutButton } from "@/app/components/sign-out-button";
+import { Notice } from "./notice";
 import { TimeLeft } from "./time-left";
 
 export const metadata: Metadata = { title: "Approve an agent", robots: { index: false, follow: false } };
 
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
-
-function Notice({ title, children }: { title: string; children: React.ReactNode }) {
-  return (
-    <div className="card narrow approval">
-      <h1>{title}</h1>
-      {children}
-      <p className="actions">
-        <Link href="/account" className="button secondary">
-          Go to your account
-        </Link>
-      </p>
-    </div>
-  );
-}
 
 function errorMessage(error: string | string[] | undefined, remaining: string | string[] | undefined): string | null {
   if (error === "code_missing") return "Type the code your agent shows you, then press Approve.";

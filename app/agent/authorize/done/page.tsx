@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import Link from "next/link";
+import { Notice } from "../notice";
 
 export const metadata: Metadata = { title: "Decision recorded", robots: { index: false, follow: false } };
 
@@ -21,14 +21,8 @@ export default async function DecisionDonePage({ searchParams }: { searchParams:
   const { result } = await searchParams;
   const content = result === "approved" || result === "denied" || result === "locked" ? RESULTS[result] : null;
   return (
-    <div className="card narrow approval">
-      <h1>{content?.title ?? "Nothing to show"}</h1>
+    <Notice title={content?.title ?? "Nothing to show"}>
       <p>{content?.body ?? "There is no decision to show here."}</p>
-      <p className="actions">
-        <Link href="/account" className="button secondary">
-          Go to your account
-        </Link>
-      </p>
-    </div>
+    </Notice>
   );
 }
