@@ -1,6 +1,7 @@
 // Request and response schemas of the service_auth delegation (SPEC.md "Resources and their fields",
 // CONTRACT.md §3–6). One schema each, used by the handlers, the simulator, the tests and /openapi.json.
 import { z } from "zod";
+import { emailSchema } from "@/lib/members/normalize";
 
 export const SCOPES = ["agent.account.read", "agent.registrations.read"] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -27,7 +28,7 @@ export const clientNameSchema = z
 export const registrationRequestSchema = z
   .strictObject({
     type: z.literal("service_auth"),
-    login_hint: z.string().max(254),
+    login_hint: emailSchema,
     client_name: clientNameSchema.optional(),
     scopes: z
       .array(z.enum(SCOPES))
@@ -76,7 +77,22 @@ export const claimRefreshResponseSchema = z
   .meta({ id: "ClaimRefresh" });
 export type ClaimRefreshResponse = z.infer<typeof claimRefreshResponseSchema>;
 
-// ---- POST /oauth2/token ----
+// ---- POST /oauth2/token (form-encoded; unrecognized fields are ignored, CONTRACT.md §5) ----
+
+export const claimGrantRequestSchema = z
+  .object({ grant_type: z.literal(CLAIM_GRANT_TYPE), claim_token: z.string().min(1).max(512) })
+  .meta({ id: "ClaimGrantRequest" });
+
+export const jwtBearerGrantRequestSchema = z
+  .object({ grant_type: z.literal(JWT_BEARER_GRANT_TYPE), assertion: z.string().min(1).max(8192), resource: z.string().min(1).max(2048) })
+  .meta({ id: "JwtBearerGrantRequest" });
+
+export const tokenRequestSchema = z.discriminatedUnion("grant_type", [claimGrantRequestSchema, jwtBearerGrantRequestSchema]).meta({ id: "TokenRequest" });
+export type TokenRequest = z.infer<typeof tokenRequestSchema>;
+
+// ---- POST /oauth2/revoke (form-encoded; token_type_hint accepted and ignored) ----
+
+export const revokeRequestSchema = z.object({ token: z.string().min(1).max(4096), token_type_hint: z.string().max(100).optional() }).meta({ id: "RevokeRequest" });
 
 export const claimGrantTokenResponseSchema = z
   .object({

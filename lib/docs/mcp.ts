@@ -1,0 +1,87 @@
+// The read-only documentation MCP server at /mcp/docs (CONTRACT.md §9): search_docs and get_doc over the
+// one corpus and index. Built fresh per request by lib/mcp/http.ts (stateless); it never sees a token.
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { absoluteUrl } from "@/lib/config";
+import {
+  getDocInputShape,
+  getDocOutputShape,
+  SEARCH_DOCS_LIMIT_DEFAULT,
+  searchDocsInputShape,
+  searchDocsOutputShape,
+} from "@/lib/schemas/public-read";
+import { docUrl, getDoc } from "./corpus";
+import { docMarkdown } from "./pages";
+import { excerpt, searchDocs } from "./search";
+
+export const DOCS_SERVER_NAME = "agent-gate-docs";
+export const DOCS_SERVER_VERSION = "1.0.0";
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
+export interface SearchDocsOutput {
+  results: { slug: string; title: string; url: string; snippet: string; score: number }[];
+}
+
+export function searchDocsTool(query: string, limit: number = SEARCH_DOCS_LIMIT_DEFAULT): SearchDocsOutput {
+  return {
+    results: searchDocs(query, limit).map((hit) => ({ slug: hit.doc.slug, title: hit.doc.title, url: docUrl(hit.doc.slug), snippet: excerpt(hit, 240), score: hit.score })),
+  };
+}
+
+export interface GetDocOutput {
+  slug: string;
+  title: string;
+  url: string;
+  markdown: string;
+}
+
+export function getDocTool(slug: string): GetDocOutput | null {
+  const doc = getDoc(slug);
+  const markdown = doc ? docMarkdown(doc.slug) : null;
+  return doc && markdown ? { slug: doc.slug, title: doc.title, url: docUrl(doc.slug), markdown } : null;
+}
+
+export function buildDocsMcpServer(): McpServer {
+  const server = new McpServer(
+    { name: DOCS_SERVER_NAME, title: "Agent Gate documentation", version: DOCS_SERVER_VERSION, websiteUrl: absoluteUrl("/docs") },
+    {
+      instructions:
+        "Read-only search over Agent Gate's published documentation. Call search_docs with a few words (e.g. 'slow_down polling'), then get_doc with a slug to read a whole document as markdown.",
+    },
+  );
+
+  server.registerTool(
+    "search_docs",
+    {
+      title: "Search the documentation",
+      description: "Searches Agent Gate's published documentation and returns the best-matching documents, best first, each with a short matching snippet. Deterministic: the same query always gives the same results.",
+      inputSchema: searchDocsInputShape,
+      outputSchema: searchDocsOutputShape,
+      annotations: { title: "Search the documentation", ...READ_ONLY },
+    },
+    async ({ query, limit }) => {
+      const output = searchDocsTool(query, limit ?? SEARCH_DOCS_LIMIT_DEFAULT);
+      return { structuredContent: { ...output }, content: [{ type: "text", text: JSON.stringify(output) }] };
+    },
+  );
+
+  server.registerTool(
+    "get_doc",
+    {
+      title: "Read one document",
+      description: "Returns one published document, by slug, as markdown with its title and URL. An unknown slug is a tool error.",
+      inputSchema: getDocInputShape,
+      outputSchema: getDocOutputShape,
+      annotations: { title: "Read one document", ...READ_ONLY },
+    },
+    async ({ slug }) => {
+      const output = getDocTool(slug);
+      if (!output) {
+        return { isError: true, content: [{ type: "text", text: `No published document has the slug "${slug.slice(0, 200)}". Use search_docs to find slugs.` }] };
+      }
+      return { structuredContent: { ...output }, content: [{ type: "text", text: output.markdown }] };
+    },
+  );
+
+  return server;
+}

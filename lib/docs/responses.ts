@@ -1,0 +1,60 @@
+// HTTP answers of the read-only docs surfaces: markdown twins, /ask, /auth.md and /sitemap.xml.
+import { absoluteUrl } from "@/lib/config";
+import { errorResponse, notFound } from "@/lib/http/errors";
+import { isAuthDiscoveryPublic } from "@/lib/release-mode";
+import { TOP_K_DEFAULT } from "@/lib/schemas/public-read";
+import { askDocs, askMarkdown, parseAskQuery } from "./ask";
+import { docMarkdown, pageMarkdown, pagePaths } from "./pages";
+import { markdownTwinPath, prefersMarkdown } from "./twins";
+
+export const MARKDOWN_TYPE = "text/markdown; charset=utf-8";
+
+/** The slug of the document /auth.md serves: the service_auth walkthrough. */
+export const AUTH_WALKTHROUGH_SLUG = "service-auth";
+
+const PUBLIC_READ = { "Access-Control-Allow-Origin": "*" } as const;
+
+function textResponse(body: string, status: number, headers: Record<string, string>, head: boolean): Response {
+  const bytes = new TextEncoder().encode(body);
+  return new Response(head ? null : bytes, { status, headers: { ...headers, "Content-Length": String(bytes.byteLength) } });
+}
+
+/** The markdown rendering of a page path (the target of proxy.ts's rewrites). */
+export function markdownPageResponse(pagePath: string, head = false): Response {
+  const page = pageMarkdown(pagePath);
+  return textResponse(page.markdown, page.status, { "Content-Type": MARKDOWN_TYPE, Vary: "Accept", "Cache-Control": "public, max-age=300", ...PUBLIC_READ }, head);
+}
+
+/** GET|HEAD /ask (CONTRACT.md §9): JSON by default, markdown for Accept: text/markdown; same question, same bytes. */
+export function askResponse(request: Request): Response {
+  const url = new URL(request.url);
+  const head = request.method === "HEAD";
+  const parsed = parseAskQuery(url.searchParams);
+  if (!parsed.ok) return errorResponse("invalid_request", parsed.message, { headers: { ...PUBLIC_READ, Vary: "Accept" } });
+  const result = askDocs(parsed.query, TOP_K_DEFAULT);
+  const headers = { Vary: "Accept", "Cache-Control": "public, max-age=300", ...PUBLIC_READ };
+  if (prefersMarkdown(request.headers.get("accept"), "application/json")) {
+    return textResponse(askMarkdown(result), 200, { ...headers, "Content-Type": MARKDOWN_TYPE }, head);
+  }
+  return textResponse(JSON.stringify(result), 200, { ...headers, "Content-Type": "application/json" }, head);
+}
+
+/** /auth.md: the service_auth walkthrough as markdown; the JSON 404 when discovery is private (CONTRACT.md §7). */
+export function authMarkdownResponse(head = false): Response {
+  if (!isAuthDiscoveryPublic()) return notFound("Authorization discovery is not published in this release mode.");
+  const markdown = docMarkdown(AUTH_WALKTHROUGH_SLUG);
+  if (!markdown) return notFound("The service_auth walkthrough is not published.");
+  return textResponse(markdown, 200, { "Content-Type": MARKDOWN_TYPE, "Cache-Control": "public, max-age=300", ...PUBLIC_READ }, head);
+}
+
+const escapeXml = (text: string): string => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+
+/** Every human page and its markdown twin, absolute URLs from BASE_URL. */
+export function sitemapXml(): string {
+  const urls = pagePaths().flatMap((p) => [absoluteUrl(p), absoluteUrl(markdownTwinPath(p))]);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.map((u) => `  <url><loc>${escapeXml(u)}</loc></url>`).join("\n")}\n</urlset>\n`;
+}
+
+export function sitemapResponse(head = false): Response {
+  return textResponse(sitemapXml(), 200, { "Content-Type": "application/xml; charset=utf-8", "Cache-Control": "public, max-age=300", ...PUBLIC_READ }, head);
+}

@@ -1,0 +1,120 @@
+// One MiniSearch index over the sections of every document, built once per process. Results are
+// ordered by (score rounded to 3 decimals, desc), then slug, then section position, so the same question
+// always yields the same answers and the same bytes.
+import MiniSearch from "minisearch";
+import { getCorpus, type Corpus, type Doc, type DocSection } from "./corpus";
+
+// Words that match nearly every section and so only add noise to a question like "how do I revoke".
+const STOP_WORDS = new Set(
+  "a an and are as at be but by can do does for from how i if in into is it its me my of on or so that the their then there these this to was what when where which who why will with you your".split(" "),
+);
+
+export function searchTerm(term: string): string | null {
+  const lower = term.toLowerCase();
+  return lower.length < 2 || STOP_WORDS.has(lower) ? null : lower;
+}
+
+interface IndexedSection {
+  id: number;
+  title: string;
+  heading: string;
+  text: string;
+}
+
+export interface SearchIndex {
+  corpus: Corpus;
+  miniSearch: MiniSearch<IndexedSection>;
+  /** Section id → document and section. */
+  entries: { doc: Doc; section: DocSection; position: number }[];
+}
+
+export function buildIndex(corpus: Corpus): SearchIndex {
+  const miniSearch = new MiniSearch<IndexedSection>({
+    idField: "id",
+    fields: ["title", "heading", "text"],
+    processTerm: searchTerm,
+    searchOptions: {
+      boost: { title: 3, heading: 2, text: 1 },
+      prefix: (term) => term.length >= 4,
+      fuzzy: (term) => (term.length >= 6 ? 0.15 : false),
+      combineWith: "OR",
+    },
+  });
+  const entries: SearchIndex["entries"] = [];
+  const records: IndexedSection[] = [];
+  for (const doc of corpus.docs) {
+    doc.sections.forEach((section, position) => {
+      records.push({ id: entries.length, title: doc.title, heading: section.heading, text: section.text });
+      entries.push({ doc, section, position });
+    });
+  }
+  miniSearch.addAll(records);
+  return { corpus, miniSearch, entries };
+}
+
+const globalForIndex = globalThis as unknown as { agentGateSearchIndex?: SearchIndex };
+
+/** The index of this process's corpus, built on first use. */
+export function getSearchIndex(): SearchIndex {
+  const corpus = getCorpus();
+  const cached = globalForIndex.agentGateSearchIndex;
+  if (cached && cached.corpus === corpus) return cached;
+  const index = buildIndex(corpus);
+  globalForIndex.agentGateSearchIndex = index;
+  return index;
+}
+
+export interface DocHit {
+  doc: Doc;
+  section: DocSection;
+  score: number;
+  /** The processed query terms that matched in this section (for the excerpt). */
+  terms: string[];
+}
+
+export const roundScore = (score: number): number => Math.round(score * 1000) / 1000;
+
+/** The best-matching section of each document, best first; at most `limit` documents. */
+export function searchDocs(query: string, limit: number, index: SearchIndex = getSearchIndex(), filter?: (doc: Doc) => boolean): DocHit[] {
+  const raw = index.miniSearch.search(query);
+  const hits = raw.map((r) => {
+    const entry = index.entries[r.id as number]!;
+    return { ...entry, score: roundScore(r.score), terms: [...r.terms].sort() };
+  });
+  hits.sort((a, b) => b.score - a.score || (a.doc.slug < b.doc.slug ? -1 : a.doc.slug > b.doc.slug ? 1 : 0) || a.position - b.position);
+  const seen = new Set<string>();
+  const result: DocHit[] = [];
+  for (const hit of hits) {
+    if (seen.has(hit.doc.slug) || (filter && !filter(hit.doc))) continue;
+    seen.add(hit.doc.slug);
+    result.push({ doc: hit.doc, section: hit.section, score: hit.score, terms: hit.terms });
+    if (result.length >= limit) break;
+  }
+  return result;
+}
+
+/**
+ * A passage of at most `maxLength` characters around the first matched term, cut at word boundaries.
+ * Falls back to the section's opening words, then to the document summary.
+ */
+export function excerpt(hit: Pick<DocHit, "doc" | "section" | "terms">, maxLength = 280): string {
+  const text = hit.section.text || hit.doc.summary;
+  if (text.length <= maxLength) return text;
+  const lower = text.toLowerCase();
+  let at = -1;
+  for (const term of hit.terms) {
+    const i = lower.indexOf(term);
+    if (i !== -1 && (at === -1 || i < at)) at = i;
+  }
+  let start = at <= maxLength / 3 ? 0 : at - Math.floor(maxLength / 3);
+  if (start > 0) {
+    const space = text.indexOf(" ", start);
+    start = space === -1 || space > at ? start : space + 1;
+  }
+  let end = Math.min(text.length, start + maxLength);
+  if (end < text.length) {
+    const space = text.lastIndexOf(" ", end);
+    if (space > start + maxLength / 2) end = space;
+  }
+  return `${start > 0 ? "…" : ""}${text.slice(start, end).trim()}${end < text.length ? "…" : ""}`;
+}

@@ -1,0 +1,61 @@
+// The human map page's data: members who chose a public profile and gave a location. Served only to
+// the /map page itself (same-origin browser fetches); it is not an agent or bulk API (SPEC.md 7).
+import { z } from "zod";
+import { getConfig } from "@/lib/config";
+import { getDb } from "@/lib/db";
+import { errorResponse } from "@/lib/http/errors";
+
+export const mapMemberSchema = z.object({
+  slug: z.string(),
+  display_name: z.string(),
+  city: z.string().nullable(),
+  country: z.string().nullable(),
+  latitude: z.number(),
+  longitude: z.number(),
+});
+export type MapMember = z.infer<typeof mapMemberSchema>;
+export const mapSearchResponseSchema = z.object({ members: z.array(mapMemberSchema) });
+export type MapSearchResponse = z.infer<typeof mapSearchResponseSchema>;
+
+const MAX_MAP_MEMBERS = 1000;
+
+/**
+ * A fetch made by a page of this very site: the browser says Sec-Fetch-Site: same-origin (scripts
+ * cannot forge Sec- headers) and, when it sends an Origin, that Origin is ours (from BASE_URL).
+ */
+export function isSameOriginPageRequest(headers: Headers): boolean {
+  if (headers.get("sec-fetch-site") !== "same-origin") return false;
+  const origin = headers.get("origin");
+  return origin === null || origin === getConfig().baseUrl;
+}
+
+export async function listMapMembers(): Promise<MapMember[]> {
+  const rows = await getDb().member.findMany({
+    where: { publicProfile: true, latitude: { not: null }, longitude: { not: null } },
+    select: { slug: true, displayName: true, city: true, country: true, latitude: true, longitude: true },
+    orderBy: [{ country: "asc" }, { city: "asc" }, { displayName: "asc" }],
+    take: MAX_MAP_MEMBERS,
+  });
+  return rows.flatMap((row) =>
+    row.latitude === null || row.longitude === null
+      ? []
+      : [{ slug: row.slug, display_name: row.displayName, city: row.city, country: row.country, latitude: row.latitude, longitude: row.longitude }],
+  );
+}
+
+/** GET /api/map/search. */
+export async function mapSearchResponse(request: Request): Promise<Response> {
+  if (!isSameOriginPageRequest(request.headers)) {
+    return errorResponse("not_supported", "This path serves only the map page of this site; it is not an API.");
+  }
+  const body: MapSearchResponse = { members: await listMapMembers() };
+  return new Response(JSON.stringify(body), {
+    status: 200,
+    headers: { "Content-Type": "application/json", "Cache-Control": "no-store", "X-Robots-Tag": "noindex", Vary: "Sec-Fetch-Site, Origin" },
+  });
+}
+
+/** Equirectangular projection onto a width × height box (x grows east, y grows south). */
+export function project(latitude: number, longitude: number, width: number, height: number): { x: number; y: number } {
+  return { x: ((longitude + 180) / 360) * width, y: ((90 - latitude) / 180) * height };
+}

@@ -1,0 +1,69 @@
+// The anonymous community tool server at /mcp: exactly the four registry tools, statelessly, with
+// structuredContent plus a JSON text rendering for clients that only read text.
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Clock } from "@/lib/clock";
+import { systemClock } from "@/lib/clock";
+import { getConfig } from "@/lib/config";
+import { clientIp } from "@/lib/http/client-ip";
+import { COMMUNITY_TOOLS, type ToolContext } from "@/lib/tools";
+import { serveMcp } from "./http";
+
+export const COMMUNITY_SERVER_NAME = "agent-gate-community";
+export const COMMUNITY_SERVER_VERSION = "1.0.0";
+
+const INSTRUCTIONS = [
+  "Anonymous, public tools of the Agent Gate community. No credential is needed and any token sent is ignored.",
+  "lookup_member finds one public member by exact display name or slug; get_community_stats gives the member count;",
+  "verify_certificate checks a certificate id live; register_agent pre-registers an agent name and may be called only after",
+  "the user's explicit authorization in the current turn.",
+].join(" ");
+
+export function buildCommunityMcpServer(context: ToolContext): McpServer {
+  const server = new McpServer({ name: COMMUNITY_SERVER_NAME, title: "Agent Gate community tools", version: COMMUNITY_SERVER_VERSION }, { instructions: INSTRUCTIONS });
+  for (const tool of COMMUNITY_TOOLS) {
+    server.registerTool(
+      tool.name,
+      { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: { title: tool.title, ...tool.annotations } },
+      // The SDK has validated the arguments against inputSchema; ToolError and any other throw become isError results.
+      async (args): Promise<CallToolResult> => {
+        const output = tool.outputSchema.parse(await tool.handler(args, context));
+        return { structuredContent: output, content: [{ type: "text", text: JSON.stringify(output) }] };
+      },
+    );
+  }
+  return server;
+}
+
+/**
+ * A DNS-rebinding request: a browser page believes it talks to its own origin (Origin host equals the Host
+ * header) while the name is not ours. Legitimate cross-origin callers send their own Origin with our Host,
+ * so CORS * keeps working for them.
+ */
+export function isDnsRebinding(headers: Headers): boolean {
+  const origin = headers.get("origin");
+  const host = headers.get("host");
+  if (!origin || !host || origin === "null") return false;
+  let originHost: string;
+  try {
+    originHost = new URL(origin).host.toLowerCase();
+  } catch {
+    return false;
+  }
+  const ourHost = new URL(getConfig().baseUrl).host.toLowerCase();
+  return originHost === host.toLowerCase() && originHost !== ourHost;
+}
+
+function rebindingRefused(): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Forbidden: the Host and Origin headers name another site." }, id: null }), {
+    status: 403,
+    headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
+  });
+}
+
+/** POST /mcp. */
+export async function serveCommunityMcp(request: Request, clock: Clock = systemClock): Promise<Response> {
+  if (isDnsRebinding(request.headers)) return rebindingRefused();
+  const context: ToolContext = { clock, clientIp: clientIp(request.headers) };
+  return serveMcp(request, () => buildCommunityMcpServer(context));
+}

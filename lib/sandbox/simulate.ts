@@ -1,0 +1,149 @@
+// POST /api/v1/sandbox/simulate (SPEC.md, CONTRACT.md §9): production response schemas filled with fixed
+// synthetic values. It imports no database, key or token module on purpose: nothing is read, signed or
+// written, and it answers even while the database is down.
+import { absoluteUrl, getConfig } from "@/lib/config";
+import { readJsonObject } from "@/lib/http/body";
+import { errorBody, errorResponse, payloadTooLarge } from "@/lib/http/errors";
+import {
+  batchResponseSchema,
+  simulateRequestSchema,
+  type SimulateResponse,
+  type SimulatorScenario,
+} from "@/lib/schemas/public-read";
+import { describeIssue } from "@/lib/schemas/issues";
+import { claimGrantTokenResponseSchema, errorBodySchema, registrationResponseSchema, SCOPES } from "@/lib/schemas/service-auth";
+
+const SIMULATE_MAX_BYTES = 16 * 1024;
+
+// Synthetic values: recognisably fake, never credentials (they are not stored anywhere).
+const REGISTRATION_ID = "00000000-0000-4000-8000-000000000001";
+const CLAIM_TOKEN = "clm_SIMULATED_claim_token_not_a_credential_0000000000000";
+const ATTEMPT_TOKEN = "cat_SIMULATED_attempt_token_not_a_credential_000000000000";
+const ACCESS_TOKEN = "aca_SIMULATED_access_token_not_a_credential_0000000000000";
+
+const base64url = (value: object): string => Buffer.from(JSON.stringify(value)).toString("base64url");
+
+/** A JWT-shaped string with an obviously fake signature: the simulator never signs. */
+function syntheticAssertion(): string {
+  const header = { alg: "EdDSA", typ: "agent-identity+jwt", kid: "simulated" };
+  const payload = {
+    iss: getConfig().baseUrl,
+    aud: getConfig().baseUrl,
+    sub: "simulated-account",
+    iat: 1767268800,
+    exp: 1767355200,
+    jti: "00000000-0000-4000-8000-000000000003",
+    scope: SCOPES.join(" "),
+    registration_id: REGISTRATION_ID,
+    client_name: "Example Agent",
+  };
+  return `${base64url(header)}.${base64url(payload)}.${Buffer.from("simulated-signature-not-valid").toString("base64url")}`;
+}
+
+function scenarioAnswer(scenario: SimulatorScenario): SimulateResponse {
+  switch (scenario) {
+    case "agent_auth_challenge":
+      return {
+        scenario,
+        models: { method: "POST", path: "/agent/identity", status: 200 },
+        response: registrationResponseSchema.parse({
+          registration_id: REGISTRATION_ID,
+          registration_type: "service_auth",
+          claim_url: absoluteUrl("/agent/identity/claim"),
+          claim_token: CLAIM_TOKEN,
+          claim_token_expires: "2026-01-02T12:00:00.000Z",
+          post_claim_scopes: [...SCOPES],
+          claim: {
+            user_code: "12345678",
+            expires_in: 600,
+            verification_uri: absoluteUrl(`/agent/authorize?claim_attempt_token=${ATTEMPT_TOKEN}`),
+            interval: 5,
+          },
+        }),
+      };
+    case "agent_auth_pending":
+      return {
+        scenario,
+        models: { method: "POST", path: "/oauth2/token", status: 400 },
+        response: errorBodySchema.parse(errorBody("authorization_pending", "The member has not decided yet; wait at least interval seconds, then poll again.")),
+      };
+    case "agent_auth_success":
+      return {
+        scenario,
+        models: { method: "POST", path: "/oauth2/token", status: 200 },
+        response: claimGrantTokenResponseSchema.parse({
+          access_token: ACCESS_TOKEN,
+          token_type: "Bearer",
+          expires_in: 3600,
+          scope: SCOPES.join(" "),
+          identity_assertion: syntheticAssertion(),
+          assertion_expires: "2026-01-02T12:00:00.000Z",
+        }),
+      };
+    case "batch_mixed_result":
+      return {
+        scenario,
+        models: { method: "POST", path: "/api/v1/batch", status: 200 },
+        response: batchResponseSchema.parse({
+          results: [
+            {
+              id: "list-guides",
+              operation: "content.list",
+              status: "ok",
+              result: {
+                items: [
+                  {
+                    slug: "getting-started",
+                    title: "Getting started for agents",
+                    kind: "guide",
+                    summary: "What Agent Gate is, which of its surfaces to use for which job, and where an agent should start discovering it.",
+                    url: absoluteUrl("/docs/getting-started"),
+                    markdown_url: absoluteUrl("/docs/getting-started.md"),
+                    updated: "2026-01-01",
+                  },
+                ],
+              },
+            },
+            {
+              id: "q-scopes",
+              operation: "docs.ask",
+              status: "ok",
+              result: {
+                query: "which scopes exist",
+                answers: [
+                  {
+                    slug: "scopes",
+                    title: "Scopes",
+                    url: absoluteUrl("/docs/scopes"),
+                    excerpt: "Two scopes exist: agent.account.read and agent.registrations.read.",
+                    score: 12.5,
+                  },
+                ],
+              },
+            },
+            { id: "bad-item", operation: "docs.ask", status: "error", error: errorBody("invalid_request", "arguments.query: must be 2 to 500 characters after trimming.") },
+            { id: "late-item", operation: "content.list", status: "skipped" },
+          ],
+        }),
+      };
+  }
+}
+
+/** The simulator's answer: always the same bytes for the same scenario. */
+export function simulate(scenario: SimulatorScenario): string {
+  // Key order is fixed by construction and every value is a constant: same scenario, same bytes.
+  return JSON.stringify(scenarioAnswer(scenario));
+}
+
+const HEADERS = { "Access-Control-Allow-Origin": "*", "Cache-Control": "no-store" } as const;
+
+export async function handleSimulateRequest(request: Request): Promise<Response> {
+  const body = await readJsonObject(request, SIMULATE_MAX_BYTES);
+  if (!body.ok) {
+    if (body.reason === "too_large") return payloadTooLarge(SIMULATE_MAX_BYTES);
+    return errorResponse("invalid_request", body.message, { headers: HEADERS });
+  }
+  const parsed = simulateRequestSchema.safeParse(body.value);
+  if (!parsed.success) return errorResponse("invalid_request", describeIssue(parsed.error, ""), { headers: HEADERS });
+  return new Response(simulate(parsed.data.scenario), { status: 200, headers: { ...HEADERS, "Content-Type": "application/json" } });
+}

@@ -1,0 +1,174 @@
+// HTTP side of the service_auth endpoints (SPEC.md "Endpoints", CONTRACT.md §2–5): strict parsing, rate
+// limits, exact response objects and headers. The state machine itself lives in lib/claim-attempts.
+import type { z } from "zod";
+import type { Clock } from "@/lib/clock";
+import { systemClock } from "@/lib/clock";
+import { absoluteUrl } from "@/lib/config";
+import { sha256 } from "@/lib/crypto/secrets";
+import { readForm, readJsonObject, type BodyResult } from "@/lib/http/body";
+import { clientIp } from "@/lib/http/client-ip";
+import { errorResponse, payloadTooLarge, rateLimited, type ErrorCode } from "@/lib/http/errors";
+import { normalizeEmail } from "@/lib/members/normalize";
+import { hitRateLimit, rateLimitHeaders, type RateLimitRule } from "@/lib/rate-limit";
+import { pollClaim, refreshClaim, registerClaim, verificationUri, ATTEMPT_LIFETIME_SECONDS, type NewAttempt } from "@/lib/claim-attempts";
+import { exchangeIdentityAssertion } from "@/lib/assertions";
+import { revokeAccessToken } from "@/lib/tokens";
+import {
+  CLAIM_GRANT_TYPE,
+  JWT_BEARER_GRANT_TYPE,
+  SCOPES,
+  claimRefreshRequestSchema,
+  registrationRequestSchema,
+  revokeRequestSchema,
+  tokenRequestSchema,
+  type ClaimGrantTokenResponse,
+  type ClaimRefreshResponse,
+  type JwtBearerTokenResponse,
+  type RegistrationResponse,
+} from "@/lib/schemas/service-auth";
+
+/** Bodies of these endpoints are small; 16 KiB leaves room for any assertion (CONTRACT.md §3). */
+export const AUTH_BODY_LIMIT = 16 * 1024;
+
+export const IDENTITY_IP_RULE: RateLimitRule = { name: "identity:ip", limit: 20, windowSeconds: 600 };
+export const IDENTITY_LOGIN_HINT_RULE: RateLimitRule = { name: "identity:login_hint", limit: 5, windowSeconds: 3600 };
+
+const NO_STORE = { "Cache-Control": "no-store" } as const;
+/** Token endpoint answers, errors included (RFC 6749 §5.1). */
+const TOKEN_HEADERS = { "Cache-Control": "no-store", Pragma: "no-cache" } as const;
+
+function json(body: unknown, headers: Record<string, string> = NO_STORE, status = 200): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
+}
+
+const iso = (d: Date): string => d.toISOString();
+
+function bodyError(result: Extract<BodyResult<unknown>, { ok: false }>, headers?: Record<string, string>): Response {
+  return result.reason === "too_large" ? payloadTooLarge(AUTH_BODY_LIMIT) : errorResponse("invalid_request", result.message, { headers });
+}
+
+/** One sentence naming the first problem; never echoes a submitted value. */
+function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return "The request is malformed.";
+  if (issue.code === "unrecognized_keys") return `Unknown member${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.map((k) => k.slice(0, 40)).join(", ")}.`;
+  const field = issue.path.map(String).join(".") || "body";
+  if (issue.code === "invalid_type" && issue.input === undefined) return `The member ${field} is required.`;
+  return `The member ${field} is invalid: ${issue.message}.`;
+}
+
+function attemptObject(attempt: NewAttempt) {
+  return { user_code: attempt.userCode, expires_in: ATTEMPT_LIFETIME_SECONDS, verification_uri: verificationUri(attempt.attemptToken), interval: attempt.interval };
+}
+
+async function limited(rule: RateLimitRule, subject: string, clock: Clock): Promise<Response | null> {
+  const result = await hitRateLimit(rule, subject, clock);
+  return result.allowed ? null : rateLimited(result.resetSeconds, { ...rateLimitHeaders(result), ...NO_STORE });
+}
+
+/** POST /agent/identity */
+export async function handleRegistration(request: Request, clock: Clock = systemClock): Promise<Response> {
+  const body = await readJsonObject(request, AUTH_BODY_LIMIT);
+  if (!body.ok) return bodyError(body);
+  const parsed = registrationRequestSchema.safeParse(body.value);
+  if (!parsed.success) return errorResponse("invalid_request", describeIssue(parsed.error));
+  // Only well-formed requests count; the e-mail is kept in the bucket key as a hash.
+  const loginHint = normalizeEmail(parsed.data.login_hint);
+  const refused = (await limited(IDENTITY_IP_RULE, clientIp(request.headers), clock)) ?? (await limited(IDENTITY_LOGIN_HINT_RULE, sha256(loginHint), clock));
+  if (refused) return refused;
+  const scopes = parsed.data.scopes ?? [...SCOPES];
+  const reg = await registerClaim({ loginHint, clientName: parsed.data.client_name ?? null, scopes }, clock);
+  const response: RegistrationResponse = {
+    registration_id: reg.registrationId,
+    registration_type: "service_auth",
+    claim_url: absoluteUrl("/agent/identity/claim"),
+    claim_token: reg.claimToken,
+    claim_token_expires: iso(reg.claimExpiresAt),
+    post_claim_scopes: reg.scopes,
+    claim: attemptObject(reg.attempt),
+  };
+  return json(response);
+}
+
+const REFRESH_ERRORS = {
+  invalid_claim_token: "The claim token is invalid or does not belong to this e-mail address; begin a new registration.",
+  claim_expired: "The outer claim has expired; begin a new registration.",
+  claimed_or_in_flight: "An attempt is still open or the claim was already decided; do not retry this refresh.",
+} as const;
+
+/** POST /agent/identity/claim */
+export async function handleClaimRefresh(request: Request, clock: Clock = systemClock): Promise<Response> {
+  const body = await readJsonObject(request, AUTH_BODY_LIMIT);
+  if (!body.ok) return bodyError(body);
+  const parsed = claimRefreshRequestSchema.safeParse(body.value);
+  if (!parsed.success) return errorResponse("invalid_request", describeIssue(parsed.error));
+  const outcome = await refreshClaim({ claimToken: parsed.data.claim_token, email: parsed.data.email }, clock);
+  if (!outcome.ok) return errorResponse(outcome.error, REFRESH_ERRORS[outcome.error]);
+  const response: ClaimRefreshResponse = {
+    registration_id: outcome.registrationId,
+    claim_attempt_id: outcome.attempt.attemptId,
+    status: "initiated",
+    expires_at: iso(outcome.attempt.expiresAt),
+    claim_attempt: attemptObject(outcome.attempt),
+  };
+  return json(response);
+}
+
+const TOKEN_ERRORS: Partial<Record<ErrorCode, string>> = {
+  invalid_grant: "The claim or assertion is invalid, expired, revoked or unusable; begin a new registration.",
+  authorization_pending: "The account owner has not decided yet; wait at least the interval, then poll again.",
+  access_denied: "The account owner denied the delegation; stop.",
+  expired_token: "The ten-minute claim attempt expired; refresh it via POST /agent/identity/claim with the outer claim token.",
+  invalid_target: "The resource must be exactly the protected resource of this service.",
+};
+
+function tokenError(code: ErrorCode, description = TOKEN_ERRORS[code] ?? "The token request failed.", retryAfter?: number): Response {
+  return errorResponse(code, description, { headers: TOKEN_HEADERS, retryAfter });
+}
+
+/** POST /oauth2/token: the claim grant and the JWT-bearer grant. */
+export async function handleToken(request: Request, clock: Clock = systemClock): Promise<Response> {
+  const form = await readForm(request, AUTH_BODY_LIMIT);
+  if (!form.ok) return form.reason === "too_large" ? payloadTooLarge(AUTH_BODY_LIMIT) : tokenError("invalid_request", form.message);
+  const grantType = form.value.get("grant_type");
+  if (grantType === undefined || grantType === "") return tokenError("invalid_request", "The field grant_type is required.");
+  if (grantType !== CLAIM_GRANT_TYPE && grantType !== JWT_BEARER_GRANT_TYPE) {
+    return tokenError("unsupported_grant_type", "Use the claim grant or the JWT-bearer grant only.");
+  }
+  const parsed = tokenRequestSchema.safeParse(Object.fromEntries(form.value));
+  if (!parsed.success) {
+    const field = parsed.error.issues[0]?.path.map(String).join(".") ?? "request";
+    return tokenError("invalid_request", `The field ${field} is missing or invalid.`);
+  }
+  const input = parsed.data;
+  if (input.grant_type === CLAIM_GRANT_TYPE) {
+    const outcome = await pollClaim(input.claim_token, clock);
+    if (!outcome.ok) {
+      if (outcome.error === "slow_down") return tokenError("slow_down", `Polling too fast; the interval is now ${outcome.interval} seconds.`, outcome.interval);
+      return tokenError(outcome.error);
+    }
+    const response: ClaimGrantTokenResponse = {
+      access_token: outcome.accessToken,
+      token_type: "Bearer",
+      expires_in: 3600,
+      scope: outcome.scope,
+      identity_assertion: outcome.identityAssertion,
+      assertion_expires: iso(outcome.assertionExpiresAt),
+    };
+    return json(response, TOKEN_HEADERS);
+  }
+  const outcome = await exchangeIdentityAssertion({ assertion: input.assertion, resource: input.resource }, clock);
+  if (!outcome.ok) return tokenError(outcome.error);
+  const response: JwtBearerTokenResponse = { access_token: outcome.token.accessToken, token_type: "Bearer", expires_in: 3600, scope: outcome.token.scope };
+  return json(response, TOKEN_HEADERS);
+}
+
+/** POST /oauth2/revoke (RFC 7009): 200 with an empty body whether or not the token existed. */
+export async function handleRevoke(request: Request, clock: Clock = systemClock): Promise<Response> {
+  const form = await readForm(request, AUTH_BODY_LIMIT);
+  if (!form.ok) return form.reason === "too_large" ? payloadTooLarge(AUTH_BODY_LIMIT) : errorResponse("invalid_request", form.message, { headers: TOKEN_HEADERS });
+  const parsed = revokeRequestSchema.safeParse(Object.fromEntries(form.value));
+  if (!parsed.success) return errorResponse("invalid_request", "The field token is missing or invalid.", { headers: TOKEN_HEADERS });
+  await revokeAccessToken(parsed.data.token, clock);
+  return new Response(null, { status: 200, headers: TOKEN_HEADERS });
+}

@@ -1,0 +1,129 @@
+// Opaque aca_ access tokens (CONTRACT.md §5, §6, §11): CSPRNG secrets kept only as SHA-256, 3600 s,
+// bound to one delegation; a token works only while its delegation is active.
+import type { Clock } from "@/lib/clock";
+import { systemClock } from "@/lib/clock";
+import { absoluteUrl } from "@/lib/config";
+import { newSecret, sha256 } from "@/lib/crypto/secrets";
+import type { DbTransaction } from "@/lib/db";
+import { getDb, transaction } from "@/lib/db";
+import { recordAudit } from "@/lib/audit";
+import { SCOPES, type Scope } from "@/lib/schemas/service-auth";
+
+export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
+
+/** The protected resource every access token is issued for (SPEC.md "What the service does" 4). */
+export function protectedResource(): string {
+  return absoluteUrl("/api");
+}
+
+/** Space-separated scopes in canonical order. */
+export function scopeString(scopes: readonly Scope[]): string {
+  return SCOPES.filter((s) => scopes.includes(s)).join(" ");
+}
+
+/** The known scopes of a stored space-separated scope string, in canonical order. */
+export function parseScopeString(scope: string): Scope[] {
+  const parts = scope.split(" ");
+  return SCOPES.filter((s) => parts.includes(s));
+}
+
+export interface IssuedAccessToken {
+  accessToken: string;
+  expiresAt: Date;
+  scope: string;
+}
+
+/** Mints one access token inside the caller's transaction (the transition that grants it commits with it). */
+export async function issueAccessToken(
+  tx: DbTransaction,
+  input: { registrationId: string; delegationId: string; memberId: string; scope: string; grant: "claim" | "jwt-bearer" },
+  clock: Clock = systemClock,
+): Promise<IssuedAccessToken> {
+  const accessToken = newSecret("aca_");
+  const now = clock.now();
+  const expiresAt = new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_SECONDS * 1000);
+  await tx.accessToken.create({
+    data: {
+      tokenHash: sha256(accessToken),
+      registrationId: input.registrationId,
+      delegationId: input.delegationId,
+      memberId: input.memberId,
+      scope: input.scope,
+      resource: protectedResource(),
+      grant: input.grant,
+      expiresAt,
+      createdAt: now,
+    },
+  });
+  // A claim-grant poll is a "token_issue"; a JWT-bearer exchange is an "exchange" (one event each).
+  await recordAudit(
+    { type: input.grant === "claim" ? "token_issue" : "exchange", memberId: input.memberId, registrationId: input.registrationId, detail: input.scope },
+    tx,
+    clock,
+  );
+  return { accessToken, expiresAt, scope: input.scope };
+}
+
+/** What a valid access token stands for. */
+export interface VerifiedAccessToken {
+  tokenId: string;
+  memberId: string;
+  memberEmail: string;
+  registrationId: string;
+  registrationType: string;
+  registrationStatus: string;
+  clientName: string | null;
+  scopes: Scope[];
+  scope: string;
+  resource: string;
+  expiresAt: Date;
+}
+
+/** Syntax of an aca_ token: prefix plus base64url (never query the database for garbage). */
+const ACCESS_TOKEN_SYNTAX = /^aca_[A-Za-z0-9_-]{43,200}$/;
+
+/**
+ * The token's grant, or null when it is unknown, expired, revoked, for another resource, or its
+ * delegation is no longer active. Records the use on the delegation (lastUsedAt).
+ */
+export async function verifyAccessToken(token: string, clock: Clock = systemClock): Promise<VerifiedAccessToken | null> {
+  if (!ACCESS_TOKEN_SYNTAX.test(token)) return null;
+  const now = clock.now();
+  const row = await getDb().accessToken.findUnique({
+    where: { tokenHash: sha256(token) },
+    include: { delegation: true, member: true, registration: true },
+  });
+  if (!row) return null;
+  if (row.revokedAt !== null || row.expiresAt.getTime() <= now.getTime()) return null;
+  if (row.resource !== protectedResource()) return null;
+  if (row.delegation.status !== "active" || row.registration.status !== "active") return null;
+  await getDb().delegation.updateMany({ where: { id: row.delegationId, status: "active" }, data: { lastUsedAt: now } });
+  return {
+    tokenId: row.id,
+    memberId: row.memberId,
+    memberEmail: row.member.email,
+    registrationId: row.registrationId,
+    registrationType: row.registration.registrationType,
+    registrationStatus: row.registration.status,
+    clientName: row.delegation.clientName,
+    scopes: parseScopeString(row.scope),
+    scope: row.scope,
+    resource: row.resource,
+    expiresAt: row.expiresAt,
+  };
+}
+
+/**
+ * Revokes one access token (RFC 7009): immediate and idempotent; anything that is not a stored
+ * access token (an unknown token, a registration id, a claim token) changes nothing.
+ */
+export async function revokeAccessToken(token: string, clock: Clock = systemClock): Promise<void> {
+  if (!ACCESS_TOKEN_SYNTAX.test(token)) return;
+  const now = clock.now();
+  await transaction(async (tx) => {
+    const row = await tx.accessToken.findUnique({ where: { tokenHash: sha256(token) }, select: { id: true, memberId: true, registrationId: true } });
+    if (!row) return;
+    const revoked = await tx.accessToken.updateMany({ where: { id: row.id, revokedAt: null }, data: { revokedAt: now } });
+    if (revoked.count === 1) await recordAudit({ type: "revocation", memberId: row.memberId, registrationId: row.registrationId, detail: "access token revoked by its holder" }, tx, clock);
+  });
+}
