@@ -24,6 +24,8 @@ interface Options {
   connections: number;
   only: string[] | null;
   keep: boolean;
+  /** Directory for a V8 CPU profile of the server (node --cpu-prof), written when it stops. */
+  cpuProfDir: string | null;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -43,6 +45,7 @@ function parseOptions(argv: string[]): Options {
     connections,
     only: value("--only")?.split(",") ?? null,
     keep: argv.includes("--keep"),
+    cpuProfDir: argv.includes("--cpu-prof") ? path.resolve(value("--cpu-prof-dir") ?? path.join(ROOT, "bench", "results", "profiles")) : null,
   };
 }
 
@@ -82,6 +85,14 @@ function stopAll(): void {
   }
 }
 process.on("exit", stopAll);
+
+/** Stops every started process and waits (up to 15 s) until they are gone, so a CPU profile gets written. */
+async function stopAndWait(): Promise<void> {
+  const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
+  const exited = running.map((c) => new Promise<void>((resolve) => c.once("exit", () => resolve())));
+  stopAll();
+  await Promise.race([Promise.all(exited), new Promise((r) => setTimeout(r, 15_000))]);
+}
 process.on("SIGINT", () => process.exit(130));
 process.on("SIGTERM", () => process.exit(143));
 
@@ -357,15 +368,17 @@ async function main(): Promise<number> {
     const fixtures = JSON.parse(fs.readFileSync(fixturesFile, "utf8")) as BenchFixtures;
 
     log(`next start on ${base}…`);
-    const app = await startProcess("next start", process.execPath, [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], appEnv, () =>
+    const profile = options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`] : [];
+    const app = await startProcess("next start", process.execPath, [...profile, path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], appEnv, () =>
       answers(`${base}/ask?query=ready`),
     );
     const ownPort = await freePort();
-    const ownBaseline = await startProcess("own-account baseline", TSX, [path.join("bench", "baselines", "own-account.ts")], { ...appEnv, PORT: String(ownPort) }, () =>
+    // `node --import tsx`, not the tsx CLI: one process per baseline, so its RSS is its own.
+    const ownBaseline = await startProcess("own-account baseline", process.execPath, ["--import", "tsx", path.join("bench", "baselines", "own-account.ts")], { ...appEnv, PORT: String(ownPort) }, () =>
       answers(`http://127.0.0.1:${ownPort}/`),
     );
     const mcpPort = await freePort();
-    const mcpBaseline = await startProcess("MCP baseline", TSX, [path.join("bench", "baselines", "mcp.ts")], { ...appEnv, PORT: String(mcpPort) }, () =>
+    const mcpBaseline = await startProcess("MCP baseline", process.execPath, ["--import", "tsx", path.join("bench", "baselines", "mcp.ts")], { ...appEnv, PORT: String(mcpPort) }, () =>
       answers(`http://127.0.0.1:${mcpPort}/`),
     );
     const targets: Record<Target, { origin: string; pid: number }> = {
@@ -374,9 +387,17 @@ async function main(): Promise<number> {
       "mcp-baseline": { origin: `http://127.0.0.1:${mcpPort}`, pid: mcpBaseline.pid! },
     };
 
+    // Load every route once (route chunks, the Prisma client, the key import) so no scenario pays the cold start.
+    const all = scenarios(fixtures, base);
+    for (const scenario of all) {
+      const variant = scenario.variants[scenario.variants.length - 1]!;
+      const res = await fetch(`${targets[scenario.target].origin}${variant.path}`, { method: variant.method, headers: variant.headers, body: variant.body });
+      await res.arrayBuffer();
+    }
+
     const rows: Row[] = [];
     let servicePeak = treeRss(app.pid!);
-    for (const scenario of scenarios(fixtures, base)) {
+    for (const scenario of all) {
       if (options.only && !options.only.some((o) => scenario.name.toLowerCase().includes(o.toLowerCase()))) continue;
       const target = targets[scenario.target];
       log(`${scenario.name}…`);
@@ -420,7 +441,7 @@ async function main(): Promise<number> {
     const errors = rows.reduce((n, r) => n + r.result.errors, 0);
     return errors > 0 ? 1 : 0;
   } finally {
-    stopAll();
+    await stopAndWait();
     if (!options.keep) fs.rmSync(dir, { recursive: true, force: true });
   }
 }

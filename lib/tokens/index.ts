@@ -79,6 +79,9 @@ export interface VerifiedAccessToken {
   expiresAt: Date;
 }
 
+/** How stale a delegation's lastUsedAt may get before a read refreshes it. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
 /** Syntax of an aca_ token: prefix plus base64url (never query the database for garbage). */
 const ACCESS_TOKEN_SYNTAX = /^aca_[A-Za-z0-9_-]{43,200}$/;
 
@@ -97,7 +100,11 @@ export async function verifyAccessToken(token: string, clock: Clock = systemCloc
   if (row.revokedAt !== null || row.expiresAt.getTime() <= now.getTime()) return null;
   if (row.resource !== protectedResource()) return null;
   if (row.delegation.status !== "active" || row.registration.status !== "active") return null;
-  await getDb().delegation.updateMany({ where: { id: row.delegationId, status: "active" }, data: { lastUsedAt: now } });
+  // "Last used" is shown to the member with minute precision: one write a minute per delegation, not one per read.
+  const lastUsed = row.delegation.lastUsedAt;
+  if (lastUsed === null || now.getTime() - lastUsed.getTime() >= LAST_USED_RESOLUTION_MS || lastUsed.getTime() > now.getTime()) {
+    await getDb().delegation.updateMany({ where: { id: row.delegationId, status: "active" }, data: { lastUsedAt: now } });
+  }
   return {
     tokenId: row.id,
     memberId: row.memberId,

@@ -1,0 +1,47 @@
+// The per-request work the bench removed (bench/README.md "What changed"): reads of an access token
+// write the delegation's lastUsedAt at most once a minute, and the app's SQLite connection uses the WAL.
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "@/lib/clock";
+import { getDb } from "@/lib/db";
+import { decideAttempt, pollClaim, registerClaim } from "@/lib/claim-attempts";
+import { LAST_USED_RESOLUTION_MS, verifyAccessToken } from "@/lib/tokens";
+import { SCOPES } from "@/lib/schemas/service-auth";
+import { testProvider } from "@/tests/support/databases";
+
+const ADA = "ada@example.com";
+
+async function approvedToken(clock: ManualClock): Promise<{ token: string; registrationId: string }> {
+  const reg = await registerClaim({ loginHint: ADA, clientName: "Bench Fix Agent", scopes: [...SCOPES] }, clock);
+  const member = await getDb().member.findUniqueOrThrow({ where: { email: ADA } });
+  await decideAttempt({ attemptToken: reg.attempt.attemptToken, member: { id: member.id, email: member.email }, userCode: reg.attempt.userCode, decision: "approve" }, clock);
+  const poll = await pollClaim(reg.claimToken, clock);
+  if (!poll.ok) throw new Error(poll.error);
+  return { token: poll.accessToken, registrationId: reg.registrationId };
+}
+
+const lastUsedAt = async (registrationId: string) => (await getDb().delegation.findUniqueOrThrow({ where: { registrationId } })).lastUsedAt;
+
+describe("verifyAccessToken records use at most once a minute", () => {
+  it("the first read sets lastUsedAt; reads within the minute leave it; a read a minute later moves it", async () => {
+    const clock = new ManualClock();
+    const { token, registrationId } = await approvedToken(clock);
+    const first = clock.now();
+    expect(await verifyAccessToken(token, clock)).not.toBeNull();
+    expect(await lastUsedAt(registrationId)).toEqual(first);
+
+    clock.advance(LAST_USED_RESOLUTION_MS / 1000 - 1);
+    expect(await verifyAccessToken(token, clock)).not.toBeNull();
+    expect(await lastUsedAt(registrationId)).toEqual(first);
+
+    clock.advance(1);
+    expect(await verifyAccessToken(token, clock)).not.toBeNull();
+    expect(await lastUsedAt(registrationId)).toEqual(clock.now());
+  });
+});
+
+describe.runIf(testProvider() === "sqlite")("the app's SQLite connection", () => {
+  it("runs in WAL journal mode (a commit is an append, not a journal file created, synced and deleted)", async () => {
+    const rows = await getDb().$queryRawUnsafe<{ journal_mode: string }[]>("PRAGMA journal_mode");
+    expect(rows[0]?.journal_mode).toBe("wal");
+  });
+});
