@@ -82,8 +82,9 @@ export function markdownToPlainText(markdown: string): string {
     .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1")
     .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
     .replace(/<[^>]+>/g, " ")
-    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, "")
-    .replace(/^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/gm, " ")
+    .replace(/^[ \t]{0,3}(#{1,6}|>|[-*+]|\d+\.)[ \t]+/gm, "")
+    // Table separator rows; [ \t] not \s, so the pattern never runs across lines.
+    .replace(/^[ \t|:-]*-{3,}[ \t|:-]*$/gm, " ")
     .replace(/[`*]/g, "")
     .replace(/\|/g, " ")
     .replace(/\s+/g, " ")

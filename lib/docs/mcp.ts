@@ -2,6 +2,8 @@
 // one corpus and index. Built fresh per request by lib/mcp/http.ts (stateless); it never sees a token.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { absoluteUrl } from "@/lib/config";
+import { serveMcp } from "@/lib/mcp/http";
+import { rejectDnsRebinding } from "@/lib/mcp/rebinding";
 import {
   getDocInputShape,
   getDocOutputShape,
@@ -84,4 +86,9 @@ export function buildDocsMcpServer(): McpServer {
   );
 
   return server;
+}
+
+/** POST /mcp/docs: refuses DNS-rebinding attempts, then serves one stateless JSON-RPC exchange. */
+export async function serveDocsMcp(request: Request): Promise<Response> {
+  return rejectDnsRebinding(request) ?? serveMcp(request, buildDocsMcpServer);
 }

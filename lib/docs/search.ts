@@ -35,8 +35,9 @@ export function buildIndex(corpus: Corpus): SearchIndex {
     processTerm: searchTerm,
     searchOptions: {
       boost: { title: 3, heading: 2, text: 1 },
-      prefix: (term) => term.length >= 4,
-      fuzzy: (term) => (term.length >= 6 ? 0.15 : false),
+      // Prefix and typo matching only for longer words: they cost the most on a large corpus.
+      prefix: (term) => term.length >= 5,
+      fuzzy: (term) => (term.length >= 7 ? 0.1 : false),
       combineWith: "OR",
     },
   });
@@ -74,8 +75,28 @@ export interface DocHit {
 
 export const roundScore = (score: number): number => Math.round(score * 1000) / 1000;
 
+const CACHE_SIZE = 500;
+const answerCache = new Map<string, { index: SearchIndex; hits: DocHit[] }>();
+
 /** The best-matching section of each document, best first; at most `limit` documents. */
 export function searchDocs(query: string, limit: number, index: SearchIndex = getSearchIndex(), filter?: (doc: Doc) => boolean): DocHit[] {
+  // Answers are deterministic, so repeated questions are served from a small LRU cache.
+  const key = filter ? null : `${limit}\u0000${query}`;
+  const cached = key ? answerCache.get(key) : undefined;
+  if (key && cached && cached.index === index) {
+    answerCache.delete(key);
+    answerCache.set(key, cached);
+    return cached.hits;
+  }
+  const hits = rankDocs(query, limit, index, filter);
+  if (key) {
+    answerCache.set(key, { index, hits });
+    if (answerCache.size > CACHE_SIZE) answerCache.delete(answerCache.keys().next().value!);
+  }
+  return hits;
+}
+
+function rankDocs(query: string, limit: number, index: SearchIndex, filter?: (doc: Doc) => boolean): DocHit[] {
   const raw = index.miniSearch.search(query);
   const hits = raw.map((r) => {
     const entry = index.entries[r.id as number]!;

@@ -1,6 +1,9 @@
 // Which paths are pages with a markdown twin, and content negotiation for them. Kept free of file and
 // database access: proxy.ts runs this on every page request.
 
+/** Request header proxy.ts puts on its rewrites to the internal markdown route. */
+export const MARKDOWN_TWIN_HEADER = "x-agent-gate-markdown-twin";
+
 /** The paths of human pages that are not documents, in sitemap order. */
 export const STATIC_PAGES = ["/", "/login", "/account", "/docs", "/map"] as const;
 

@@ -1,9 +1,9 @@
 // /mcp/docs: the read-only documentation MCP server (Streamable HTTP, stateless, JSON responses).
-import { buildDocsMcpServer } from "@/lib/docs/mcp";
+import { serveDocsMcp } from "@/lib/docs/mcp";
 import { route } from "@/lib/http/route";
-import { mcpGetNotAllowed, serveMcp } from "@/lib/mcp/http";
+import { mcpGetNotAllowed } from "@/lib/mcp/http";
 
-export const POST = route(async (request) => serveMcp(request, buildDocsMcpServer));
+export const POST = route(async (request) => serveDocsMcp(request));
 export const GET = route(async () => mcpGetNotAllowed());
 export const DELETE = route(async () => mcpGetNotAllowed());
 export const OPTIONS = route(

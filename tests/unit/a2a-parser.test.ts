@@ -1,0 +1,92 @@
+// Property tests over the outside-input parsers of /a2a and the community tools: no input makes them throw.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Message } from "@a2a-js/sdk";
+import { JSONRPC_ERRORS, parseA2aRequest } from "@/lib/a2a/jsonrpc";
+import { readInvocation } from "@/lib/a2a/invocation";
+import { COMMUNITY_TOOLS } from "@/lib/tools";
+
+const KNOWN_CODES = new Set<number>(Object.values(JSONRPC_ERRORS));
+const METHODS = ["message/send", "message/stream", "tasks/get", "tasks/cancel", "tasks/resubscribe", "tasks/pushNotificationConfig/set", "tasks/list", "", "agent/getAuthenticatedExtendedCard"];
+
+function expectWellFormed(text: string): void {
+  const parsed = parseA2aRequest(text);
+  if (!parsed.ok) expect(KNOWN_CODES.has(parsed.error.code)).toBe(true);
+}
+
+const partArb = fc.oneof(
+  fc.record({ kind: fc.constant("text"), text: fc.string({ maxLength: 200 }) }),
+  fc.record({ kind: fc.constant("data"), data: fc.dictionary(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 3 })) }),
+  fc.record({ kind: fc.constant("data"), data: fc.record({ skill: fc.oneof(fc.constantFrom(...COMMUNITY_TOOLS.map((t) => t.name)), fc.string()), input: fc.jsonValue({ maxDepth: 3 }) }) }),
+  fc.anything(),
+);
+
+describe("A2A JSON-RPC parser", () => {
+  it("never throws on arbitrary text", () => {
+    fc.assert(fc.property(fc.string({ maxLength: 500 }), (text) => expectWellFormed(text)), { numRuns: 500 });
+  });
+
+  it("never throws on arbitrary JSON", () => {
+    fc.assert(fc.property(fc.jsonValue({ maxDepth: 5 }), (value) => expectWellFormed(JSON.stringify(value))), { numRuns: 500 });
+  });
+
+  it("never throws on envelope-shaped JSON with random params", () => {
+    const envelope = fc.record(
+      {
+        jsonrpc: fc.oneof(fc.constant("2.0"), fc.jsonValue()),
+        id: fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.double(), fc.jsonValue()),
+        method: fc.oneof(fc.constantFrom(...METHODS), fc.string()),
+        params: fc.oneof(
+          fc.jsonValue({ maxDepth: 4 }),
+          fc.record({ message: fc.record({ kind: fc.constant("message"), role: fc.constantFrom("user", "agent", "x"), messageId: fc.string(), parts: fc.array(partArb, { maxLength: 4 }) }, { requiredKeys: [] }) }),
+          fc.record({ id: fc.oneof(fc.string(), fc.integer()), historyLength: fc.oneof(fc.integer(), fc.double()) }, { requiredKeys: [] }),
+        ),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(fc.property(envelope, (value) => expectWellFormed(JSON.stringify(value))), { numRuns: 1000 });
+  });
+
+  it("classifies the error paths", () => {
+    expect(parseA2aRequest("{")).toMatchObject({ ok: false, error: { code: -32700 } });
+    expect(parseA2aRequest("[]")).toMatchObject({ ok: false, id: null, error: { code: -32600 } });
+    expect(parseA2aRequest('{"jsonrpc":"2.0","id":9,"method":"nope"}')).toMatchObject({ ok: false, id: 9, error: { code: -32601 } });
+    expect(parseA2aRequest('{"jsonrpc":"2.0","id":9,"method":"tasks/get","params":{}}')).toMatchObject({ ok: false, error: { code: -32602 } });
+    expect(parseA2aRequest('{"jsonrpc":"2.0","id":9,"method":"message/stream"}')).toMatchObject({ ok: false, error: { code: -32004 } });
+    expect(parseA2aRequest('{"jsonrpc":"2.0","id":9,"method":"tasks/pushNotificationConfig/get"}')).toMatchObject({ ok: false, error: { code: -32003 } });
+    expect(parseA2aRequest('{"jsonrpc":"2.0","id":"a","method":"tasks/get","params":{"id":"t1"}}')).toMatchObject({ ok: true, id: "a", method: "tasks/get" });
+  });
+});
+
+describe("skill invocation reader", () => {
+  it("never throws on arbitrary validated messages", () => {
+    const parts = fc.array(fc.oneof(partArb.filter((p): p is Message["parts"][number] => typeof p === "object" && p !== null && "kind" in p && (p.kind === "text" || p.kind === "data"))), { minLength: 1, maxLength: 4 });
+    fc.assert(
+      fc.property(parts, (messageParts) => {
+        const result = readInvocation({ kind: "message", role: "user", messageId: "m", parts: messageParts });
+        expect(typeof result.ok).toBe("boolean");
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("reads the text forms", () => {
+    const message = (text: string): Message => ({ kind: "message", role: "user", messageId: "m", parts: [{ kind: "text", text }] });
+    expect(readInvocation(message("lookup_member  Ada Lovelace "))).toMatchObject({ ok: true, input: { name_or_slug: "Ada Lovelace" } });
+    expect(readInvocation(message("get_community_stats"))).toMatchObject({ ok: true, input: {} });
+    expect(readInvocation(message("verify_certificate AG-2025-0001"))).toMatchObject({ ok: true, input: { certificate_id: "AG-2025-0001" } });
+    expect(readInvocation(message("lookup_member"))).toMatchObject({ ok: false });
+    expect(readInvocation(message("register_agent Foo"))).toMatchObject({ ok: false, skill: "register_agent" });
+  });
+});
+
+describe("tool input schemas", () => {
+  it("accept or refuse any value without throwing", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...COMMUNITY_TOOLS), fc.anything(), (tool, value) => {
+        expect(typeof tool.inputSchema.safeParse(value).success).toBe("boolean");
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
