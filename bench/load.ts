@@ -17,6 +17,8 @@ export interface LoadJob {
   connections: number;
   durationSeconds: number;
   warmupSeconds: number;
+  /** Seconds after which an unanswered request counts as an error. */
+  timeoutSeconds: number;
   variants: RequestVariant[];
   /** Give every request its own X-Forwarded-For (10.x.y.z from the counter): per-IP limits must not be what we measure. */
   distinctForwardedFor?: boolean;
@@ -40,6 +42,7 @@ async function drive(job: LoadJob, seconds: number, counter: { n: number }, tall
     url: job.origin,
     connections: job.connections,
     duration: seconds,
+    timeout: job.timeoutSeconds,
     requests: [
       {
         setupRequest: (request) => {
