@@ -28,6 +28,8 @@ export interface LoadJob {
 
 export interface LoadResult {
   requests: number;
+  /** Requests answered during the warm-up (not in the figures, but they used server CPU too). */
+  warmupRequests: number;
   requestsPerSecond: number;
   p50: number;
   p99: number;
@@ -72,13 +74,14 @@ async function drive(job: LoadJob, seconds: number, counter: { n: number }, tall
 async function main(): Promise<void> {
   const job = JSON.parse(fs.readFileSync(process.argv[2]!, "utf8")) as LoadJob;
   const counter = { n: 0 };
-  if (job.warmupSeconds > 0) await drive(job, job.warmupSeconds, counter, null);
+  const warmup = job.warmupSeconds > 0 ? await drive(job, job.warmupSeconds, counter, null) : null;
   const tally = { errors: 0, samples: [] as string[] };
   const result = await drive(job, job.durationSeconds, counter, tally);
   // Connection errors and timeouts never reach onResponse: they are errors too.
   const errors = tally.errors + result.errors + result.timeouts;
   const out: LoadResult = {
     requests: result.requests.total,
+    warmupRequests: warmup?.requests.total ?? 0,
     requestsPerSecond: result.requests.total / job.durationSeconds,
     p50: result.latency.p50,
     p99: result.latency.p99,

@@ -91,7 +91,16 @@ async function stopAndWait(): Promise<void> {
   const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
   const exited = running.map((c) => new Promise<void>((resolve) => c.once("exit", () => resolve())));
   stopAll();
-  await Promise.race([Promise.all(exited), new Promise((r) => setTimeout(r, 15_000))]);
+  const done = await Promise.race([Promise.all(exited).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 15_000))]);
+  if (done) return;
+  for (const child of running) {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) continue;
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
 }
 process.on("SIGINT", () => process.exit(130));
 process.on("SIGTERM", () => process.exit(143));
@@ -141,6 +150,25 @@ function treeRss(root: number): number {
     stack.push(...(tree.get(pid) ?? []));
   }
   return total;
+}
+
+/** CPU time (user + system) used so far by a process and its descendants, in milliseconds (clock ticks of 10 ms). */
+function treeCpuMs(root: number): number {
+  const tree = childrenOf();
+  let ticks = 0;
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of proc(5))
+    } catch {
+      // exited
+    }
+    stack.push(...(tree.get(pid) ?? []));
+  }
+  return ticks * 10;
 }
 
 /** Samples the tree's RSS every 200 ms until stopped; returns the peak. */
@@ -263,6 +291,8 @@ interface Row {
   peakRss: number;
   load: string;
   ratio: number | null;
+  /** Server CPU time per answered request: unlike req/s, barely affected by other work on the machine. */
+  cpuMsPerRequest: number;
 }
 
 function budgetChecks(rows: Row[], servicePeak: number): { check: string; ok: boolean }[] {
@@ -293,7 +323,7 @@ const mb = (bytes: number): string => `${Math.round(bytes / 1024 / 1024)} MB`;
 const pct = (ratio: number | null): string => (ratio === null ? "—" : `${Math.round(ratio * 100)}%`);
 
 function table(rows: Row[]): string {
-  const header = ["scenario", "req/s", "p50 ms", "p99 ms", "errors", "vs baseline", "peak RSS", "load"];
+  const header = ["scenario", "req/s", "p50 ms", "p99 ms", "errors", "vs baseline", "CPU ms/req", "peak RSS", "load"];
   const body = rows.map((r) => [
     r.name,
     String(Math.round(r.result.requestsPerSecond)),
@@ -301,6 +331,7 @@ function table(rows: Row[]): string {
     String(r.result.p99),
     `${r.result.errors}/${r.result.requests}`,
     pct(r.ratio),
+    r.cpuMsPerRequest.toFixed(2),
     mb(r.peakRss),
     r.load,
   ]);
@@ -407,6 +438,7 @@ async function main(): Promise<number> {
       const target = targets[scenario.target];
       log(`${scenario.name}…`);
       const sampler = sampleRss(target.pid);
+      const cpuBefore = treeCpuMs(target.pid);
       const result = await runLoad(
         {
           origin: target.origin,
@@ -422,17 +454,19 @@ async function main(): Promise<number> {
         path.join(dir, "job.json"),
       );
       const peakRss = sampler.stop();
+      // Includes the warm-up: CPU per request is measured over every request the server answered.
+      const cpuMsPerRequest = (treeCpuMs(target.pid) - cpuBefore) / Math.max(1, result.requests + result.warmupRequests);
       if (scenario.target === "app") servicePeak = Math.max(servicePeak, peakRss);
       const base = scenario.baseline ? rows.find((r) => r.name === scenario.baseline) : undefined;
       const ratio = base && base.result.requestsPerSecond > 0 ? result.requestsPerSecond / base.result.requestsPerSecond : null;
-      rows.push({ name: scenario.name, result, peakRss, load: loadavg(), ratio });
+      rows.push({ name: scenario.name, result, peakRss, load: loadavg(), ratio, cpuMsPerRequest });
       for (const sample of result.errorSamples) log(`  unexpected: ${sample}`);
     }
 
     console.log(`\nAgent Gate bench — ${new Date().toISOString()}, ${os.cpus().length} CPUs, ${options.connections} connections, ${options.durationSeconds} s per scenario${options.smoke ? " (smoke)" : ""}`);
     console.log(`data: ${fixtures.counts.members} members, ${fixtures.counts.delegations} active delegations, ${fixtures.counts.pending} pending claims, ${fixtures.counts.documents} generated documents\n`);
     console.log(table(rows));
-    console.log(`\nservice peak RSS (next start process tree): ${mb(servicePeak)}; "load" = 1-minute load average when the scenario ended`);
+    console.log(`\nservice peak RSS (next start process tree): ${mb(servicePeak)}; "CPU ms/req" = server CPU time (user + system) per answered request, warm-up included; "load" = 1-minute load average when the scenario ended`);
     const checks = budgetChecks(rows, servicePeak);
     if (!options.smoke) {
       console.log("\nbudget (2 cores, 64 connections):");

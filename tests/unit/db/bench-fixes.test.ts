@@ -1,12 +1,15 @@
 // The per-request work the bench removed (bench/README.md "What changed"): reads of an access token
 // write the delegation's lastUsedAt at most once a minute, and the app's SQLite connection uses the WAL.
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
-import { getDb } from "@/lib/db";
+import { createDb, getDb } from "@/lib/db";
 import { decideAttempt, pollClaim, registerClaim } from "@/lib/claim-attempts";
 import { LAST_USED_RESOLUTION_MS, verifyAccessToken } from "@/lib/tokens";
 import { SCOPES } from "@/lib/schemas/service-auth";
-import { testProvider } from "@/tests/support/databases";
 
 const ADA = "ada@example.com";
 
@@ -39,9 +42,17 @@ describe("verifyAccessToken records use at most once a minute", () => {
   });
 });
 
-describe.runIf(testProvider() === "sqlite")("the app's SQLite connection", () => {
+describe("the app's SQLite connection", () => {
   it("runs in WAL journal mode (a commit is an append, not a journal file created, synced and deleted)", async () => {
-    const rows = await getDb().$queryRawUnsafe<{ journal_mode: string }[]>("PRAGMA journal_mode");
-    expect(rows[0]?.journal_mode).toBe("wal");
+    // Its own SQLite file, so this holds in the PostgreSQL pass too.
+    const file = path.join(os.tmpdir(), `agent-gate-wal-${randomBytes(4).toString("hex")}.db`);
+    const db = createDb(`file:${file}`);
+    try {
+      const rows = await db.$queryRawUnsafe<{ journal_mode: string }[]>("PRAGMA journal_mode");
+      expect(rows[0]?.journal_mode).toBe("wal");
+    } finally {
+      await db.$disconnect();
+      for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(`${file}${suffix}`, { force: true });
+    }
   });
 });
