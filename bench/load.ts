@@ -77,8 +77,8 @@ async function main(): Promise<void> {
   const warmup = job.warmupSeconds > 0 ? await drive(job, job.warmupSeconds, counter, null) : null;
   const tally = { errors: 0, samples: [] as string[] };
   const result = await drive(job, job.durationSeconds, counter, tally);
-  // Connection errors and timeouts never reach onResponse: they are errors too.
-  const errors = tally.errors + result.errors + result.timeouts;
+  // Connection errors and timeouts never reach onResponse: they are errors too (autocannon's errors include its timeouts).
+  const errors = tally.errors + result.errors;
   const out: LoadResult = {
     requests: result.requests.total,
     warmupRequests: warmup?.requests.total ?? 0,
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors,
-    errorSamples: tally.samples.concat(result.errors + result.timeouts > 0 ? [`${result.errors} connection errors, ${result.timeouts} timeouts`] : []),
+    errorSamples: tally.samples.concat(result.errors > 0 ? [`${result.errors} connection errors, of which ${result.timeouts} timeouts`] : []),
   };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }

@@ -26,6 +26,8 @@ interface Options {
   keep: boolean;
   /** Directory for a V8 CPU profile of the server (node --cpu-prof), written when it stops. */
   cpuProfDir: string | null;
+  /** Extra node flags for the server process (e.g. "--max-old-space-size=192"). */
+  serverNodeOptions: string[];
 }
 
 function parseOptions(argv: string[]): Options {
@@ -45,6 +47,7 @@ function parseOptions(argv: string[]): Options {
     connections,
     only: value("--only")?.split(",") ?? null,
     keep: argv.includes("--keep"),
+    serverNodeOptions: value("--server-node-options")?.split(" ").filter(Boolean) ?? [],
     cpuProfDir: argv.includes("--cpu-prof") ? path.resolve(value("--cpu-prof-dir") ?? path.join(ROOT, "bench", "results", "profiles")) : null,
   };
 }
@@ -264,6 +267,8 @@ function scenarios(fixtures: BenchFixtures, base: string): Scenario[] {
   return [
     { name: "baseline: own-account (node:http)", target: "own-account-baseline", variants: valid, expect: { status: 200, bodyIncludes: '"account_id"' } },
     { name: "baseline: own-account 401", target: "own-account-baseline", variants: invalid, expect: { status: 401 } },
+    // The framework's own cost: a route handler that answers a constant JSON 404 (no database, no parsing).
+    { name: "Next.js floor (constant JSON 404)", target: "app", variants: [{ method: "GET", path: "/.well-known/openid-configuration" }], expect: { status: 404 } },
     { name: "own-account read", target: "app", variants: valid, expect: { status: 200, bodyIncludes: '"account_id"' }, baseline: "baseline: own-account (node:http)" },
     { name: "own-account 401", target: "app", variants: invalid, expect: { status: 401, bodyIncludes: "invalid_token" }, baseline: "baseline: own-account 401" },
     { name: "claim poll (pending)", target: "app", variants: poll, expect: { status: 400, bodyIncludes: '"authorization_pending"' } },
@@ -403,7 +408,7 @@ async function main(): Promise<number> {
 
     log(`next start on ${base}…`);
     const profile = options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`] : [];
-    const app = await startProcess("next start", process.execPath, [...profile, path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], appEnv, () =>
+    const app = await startProcess("next start", process.execPath, [...profile, ...options.serverNodeOptions, path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], appEnv, () =>
       answers(`${base}/ask?query=ready`),
     );
     const ownPort = await freePort();
