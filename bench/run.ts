@@ -47,7 +47,9 @@ function parseOptions(argv: string[]): Options {
     connections,
     only: value("--only")?.split(",") ?? null,
     keep: argv.includes("--keep"),
-    serverNodeOptions: value("--server-node-options")?.split(" ").filter(Boolean) ?? [],
+    // The recommended production setting (bench/README.md "Memory"): the live heap stays near 40 MB, but
+    // without a cap V8 lets garbage grow the heap past 170 MB under load before a full collection.
+    serverNodeOptions: (value("--server-node-options") ?? "--max-old-space-size=128").split(" ").filter(Boolean),
     cpuProfDir: argv.includes("--cpu-prof") ? path.resolve(value("--cpu-prof-dir") ?? path.join(ROOT, "bench", "results", "profiles")) : null,
   };
 }
@@ -469,6 +471,7 @@ async function main(): Promise<number> {
     }
 
     console.log(`\nAgent Gate bench — ${new Date().toISOString()}, ${os.cpus().length} CPUs, ${options.connections} connections, ${options.durationSeconds} s per scenario${options.smoke ? " (smoke)" : ""}`);
+    console.log(`server: next start${options.serverNodeOptions.length ? ` with node ${options.serverNodeOptions.join(" ")}` : ""}, TRUSTED_PROXY=1, SQLite (WAL)`);
     console.log(`data: ${fixtures.counts.members} members, ${fixtures.counts.delegations} active delegations, ${fixtures.counts.pending} pending claims, ${fixtures.counts.documents} generated documents\n`);
     console.log(table(rows));
     console.log(`\nservice peak RSS (next start process tree): ${mb(servicePeak)}; "CPU ms/req" = server CPU time (user + system) per answered request, warm-up included; "load" = 1-minute load average when the scenario ended`);
