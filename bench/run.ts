@@ -73,7 +73,9 @@ async function startProcess(name: string, command: string, args: string[], env: 
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited early (code ${child.exitCode}):\n${output}`);
-    if (await ready().catch(() => false)) return child;
+    // A probe that never settles must not stall the run: each gets 5 s.
+    const probe = Promise.race([ready().catch(() => false), new Promise<boolean>((r) => setTimeout(() => r(false), 5000))]);
+    if (await probe) return child;
     if (Date.now() > deadline) throw new Error(`${name} did not answer within 90 s:\n${output}`);
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -411,7 +413,7 @@ async function main(): Promise<number> {
     log(`next start on ${base}…`);
     const profile = options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`] : [];
     const app = await startProcess("next start", process.execPath, [...profile, ...options.serverNodeOptions, path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], appEnv, () =>
-      answers(`${base}/ask?query=ready`),
+      answers(`http://127.0.0.1:${port}/ask?query=ready`),
     );
     const ownPort = await freePort();
     // `node --import tsx`, not the tsx CLI: one process per baseline, so its RSS is its own.
@@ -432,7 +434,7 @@ async function main(): Promise<number> {
     const all = scenarios(fixtures, base);
     for (const scenario of all) {
       const variant = scenario.variants[scenario.variants.length - 1]!;
-      const res = await fetch(`${targets[scenario.target].origin}${variant.path}`, { method: variant.method, headers: variant.headers, body: variant.body });
+      const res = await fetch(`${targets[scenario.target].origin}${variant.path}`, { method: variant.method, headers: variant.headers, body: variant.body, signal: AbortSignal.timeout(30_000) });
       await res.arrayBuffer();
     }
 
