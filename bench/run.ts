@@ -473,7 +473,7 @@ async function main(): Promise<number> {
     }
 
     console.log(`\nAgent Gate bench — ${new Date().toISOString()}, ${os.cpus().length} CPUs, ${options.connections} connections, ${options.durationSeconds} s per scenario${options.smoke ? " (smoke)" : ""}`);
-    console.log(`server: next start${options.serverNodeOptions.length ? ` with node ${options.serverNodeOptions.join(" ")}` : ""}, TRUSTED_PROXY=1, SQLite (WAL)`);
+    console.log(`server: next start${options.serverNodeOptions.length ? ` with node ${options.serverNodeOptions.join(" ")}` : ""}, TRUSTED_PROXY=1, SQLite`);
     console.log(`data: ${fixtures.counts.members} members, ${fixtures.counts.delegations} active delegations, ${fixtures.counts.pending} pending claims, ${fixtures.counts.documents} generated documents\n`);
     console.log(table(rows));
     console.log(`\nservice peak RSS (next start process tree): ${mb(servicePeak)}; "CPU ms/req" = server CPU time (user + system) per answered request, warm-up included; "load" = 1-minute load average when the scenario ended`);
