@@ -74,6 +74,8 @@ function localPostgres(): string | undefined {
 const built = step("build", "npx", ["next", "build"]) && step("typecheck", "npx", ["tsc", "--noEmit"]);
 if (built) {
   testsOn("sqlite", baseEnv);
+  // Proves the bench harness works (every scenario answers as expected); asserts no speed figure.
+  step("bench smoke", "npx", ["tsx", "bench/run.ts", "--smoke", "--no-build"]);
   const pgUrl = localPostgres();
   if (pgUrl) {
     testsOn("postgres", { ...baseEnv, TEST_DATABASE: "postgres", TEST_POSTGRES_URL: pgUrl });

@@ -2,7 +2,7 @@
 import { PrismaClient as SqliteClient } from "@/lib/generated/sqlite/client";
 import { PrismaClient as PostgresClient } from "@/lib/generated/postgres/client";
 import { getConfig } from "@/lib/config";
-import { postgresAdapterFactory, sqliteAdapterFactory } from "@/prisma/adapters";
+import { postgresAdapterFactory, sqliteAppAdapterFactory } from "@/prisma/adapters";
 
 /** Both generated clients have the same models (one schema); the SQLite client's type stands for both. */
 export type Db = SqliteClient;
@@ -13,7 +13,7 @@ const globalForDb = globalThis as unknown as { agentGateDb?: { url: string; clie
 
 export function createDb(url: string): Db {
   if (url.startsWith("file:")) {
-    return new SqliteClient({ adapter: sqliteAdapterFactory(url) });
+    return new SqliteClient({ adapter: sqliteAppAdapterFactory(url) });
   }
   // Structurally identical API; only the provider differs.
   return new PostgresClient({ adapter: postgresAdapterFactory(url) }) as unknown as Db;

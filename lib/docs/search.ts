@@ -97,21 +97,19 @@ export function searchDocs(query: string, limit: number, index: SearchIndex = ge
 }
 
 function rankDocs(query: string, limit: number, index: SearchIndex, filter?: (doc: Doc) => boolean): DocHit[] {
-  const raw = index.miniSearch.search(query);
-  const hits = raw.map((r) => {
+  // A common word matches most sections, so keep only each document's best section (ties: the earliest)
+  // and sort documents rather than every matching section; matched terms are copied only for the
+  // documents returned. Same order as sorting all sections by (score desc, slug, position).
+  const best = new Map<string, { entry: SearchIndex["entries"][number]; score: number; terms: string[] }>();
+  for (const r of index.miniSearch.search(query)) {
     const entry = index.entries[r.id as number]!;
-    return { ...entry, score: roundScore(r.score), terms: [...r.terms].sort() };
-  });
-  hits.sort((a, b) => b.score - a.score || (a.doc.slug < b.doc.slug ? -1 : a.doc.slug > b.doc.slug ? 1 : 0) || a.position - b.position);
-  const seen = new Set<string>();
-  const result: DocHit[] = [];
-  for (const hit of hits) {
-    if (seen.has(hit.doc.slug) || (filter && !filter(hit.doc))) continue;
-    seen.add(hit.doc.slug);
-    result.push({ doc: hit.doc, section: hit.section, score: hit.score, terms: hit.terms });
-    if (result.length >= limit) break;
+    if (filter && !filter(entry.doc)) continue;
+    const score = roundScore(r.score);
+    const current = best.get(entry.doc.slug);
+    if (!current || score > current.score || (score === current.score && entry.position < current.entry.position)) best.set(entry.doc.slug, { entry, score, terms: r.terms });
   }
-  return result;
+  const ranked = [...best.values()].sort((a, b) => b.score - a.score || (a.entry.doc.slug < b.entry.doc.slug ? -1 : a.entry.doc.slug > b.entry.doc.slug ? 1 : 0));
+  return ranked.slice(0, limit).map(({ entry, score, terms }) => ({ doc: entry.doc, section: entry.section, score, terms: [...terms].sort() }));
 }
 
 /**

@@ -33,12 +33,16 @@ const looksLikeEmail = (value: string): boolean => value.includes("@");
 export async function lookupMember(nameOrSlug: string): Promise<LookupMemberOutput> {
   const exact = nameOrSlug.trim().normalize("NFC");
   if (exact.length === 0 || looksLikeEmail(exact)) return { found: false };
-  const db = getDb();
-  const select = { displayName: true, slug: true, joinedAt: true } as const;
-  // A slug is unique, so it wins; display names may repeat, so the earliest member is the deterministic answer.
-  const member =
-    (await db.member.findFirst({ where: { slug: exact, publicProfile: true }, select })) ??
-    (await db.member.findFirst({ where: { displayNameKey: displayNameKey(exact), publicProfile: true }, select, orderBy: [{ joinedAt: "asc" }, { slug: "asc" }] }));
+  // One indexed query (slug is unique, displayNameKey indexed): a slug match wins; display names may repeat, so
+  // the earliest member is the deterministic answer. Plain SQL because the two equivalent findFirst calls cost
+  // about 3.5 ms of CPU per lookup in Prisma's query compiler, this about 0.5 ms (bench/README.md).
+  const key = displayNameKey(exact);
+  const rows = await getDb().$queryRaw<{ displayName: string; slug: string; joinedAt: Date }[]>`
+    SELECT "displayName", "slug", "joinedAt" FROM "Member"
+    WHERE "publicProfile" = ${true} AND ("slug" = ${exact} OR "displayNameKey" = ${key})
+    ORDER BY CASE WHEN "slug" = ${exact} THEN 0 ELSE 1 END, "joinedAt" ASC, "slug" ASC
+    LIMIT 1`;
+  const member = rows[0];
   if (!member) return { found: false };
   return {
     found: true,

@@ -1,0 +1,506 @@
+// npm run bench: builds, fills a throwaway SQLite database and a 500-document CONTENT_DIR, starts
+// `next start` and the two bare-Node baselines, drives every scenario with autocannon from a second
+// process (bench/load.ts), samples the server's RSS, and prints one table with ratios and the budget.
+//
+//   npm run bench [-- --no-build] [--duration 10] [--connections 64] [--only own-account,mcp] [--keep]
+//   npx tsx bench/run.ts --smoke --no-build     (CI: 2 s per scenario, 8 connections, exit 1 on any error)
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { migrate, ROOT } from "../scripts/lib";
+import { freePort } from "../tests/support/server";
+import type { LoadJob, LoadResult, RequestVariant } from "./load";
+import type { BenchFixtures } from "./seed";
+
+// ---------------------------------------------------------------- options
+
+interface Options {
+  build: boolean;
+  smoke: boolean;
+  durationSeconds: number;
+  warmupSeconds: number;
+  connections: number;
+  only: string[] | null;
+  keep: boolean;
+  /** Directory for a V8 CPU profile of the server (node --cpu-prof), written when it stops. */
+  cpuProfDir: string | null;
+  /** Extra node flags for the server process (e.g. "--max-old-space-size=192"). */
+  serverNodeOptions: string[];
+}
+
+function parseOptions(argv: string[]): Options {
+  const value = (name: string): string | undefined => {
+    const i = argv.indexOf(name);
+    return i === -1 ? undefined : argv[i + 1];
+  };
+  const smoke = argv.includes("--smoke");
+  const duration = Number(value("--duration") ?? (smoke ? 2 : 10));
+  const connections = Number(value("--connections") ?? (smoke ? 8 : 64));
+  if (!(duration > 0) || !(connections > 0)) throw new Error("--duration and --connections must be positive numbers");
+  return {
+    build: !argv.includes("--no-build"),
+    smoke,
+    durationSeconds: duration,
+    warmupSeconds: smoke ? 1 : 2,
+    connections,
+    only: value("--only")?.split(",") ?? null,
+    keep: argv.includes("--keep"),
+    // The recommended production setting (bench/README.md "Memory"): the live heap stays near 40 MB, but
+    // without a cap V8 lets garbage grow the heap past 170 MB under load before a full collection.
+    serverNodeOptions: (value("--server-node-options") ?? "--max-old-space-size=128").split(" ").filter(Boolean),
+    cpuProfDir: argv.includes("--cpu-prof") ? path.resolve(value("--cpu-prof-dir") ?? path.join(ROOT, "bench", "results", "profiles")) : null,
+  };
+}
+
+const options = parseOptions(process.argv.slice(2));
+const TSX = path.join(ROOT, "node_modules", ".bin", "tsx");
+const log = (line: string): void => void process.stderr.write(`[bench] ${line}\n`);
+const loadavg = (): string => os.loadavg()[0]!.toFixed(1);
+
+// ---------------------------------------------------------------- processes
+
+const children: ChildProcess[] = [];
+
+/** Starts a long-running process in its own process group (so the whole tree can be stopped) and waits until `ready` answers. */
+async function startProcess(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, ready: () => Promise<boolean>): Promise<ChildProcess> {
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  children.push(child);
+  let output = "";
+  child.stdout?.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
+  child.stderr?.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited early (code ${child.exitCode}):\n${output}`);
+    // A probe that never settles must not stall the run: each gets 5 s.
+    const probe = Promise.race([ready().catch(() => false), new Promise<boolean>((r) => setTimeout(() => r(false), 5000))]);
+    if (await probe) return child;
+    if (Date.now() > deadline) throw new Error(`${name} did not answer within 90 s:\n${output}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function stopAll(): void {
+  for (const child of children) {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) continue;
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
+}
+process.on("exit", stopAll);
+
+/** Stops every started process and waits (up to 15 s) until they are gone, so a CPU profile gets written. */
+async function stopAndWait(): Promise<void> {
+  const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
+  const exited = running.map((c) => new Promise<void>((resolve) => c.once("exit", () => resolve())));
+  stopAll();
+  const done = await Promise.race([Promise.all(exited).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 15_000))]);
+  if (done) return;
+  for (const child of running) {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) continue;
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}
+process.on("SIGINT", () => process.exit(130));
+process.on("SIGTERM", () => process.exit(143));
+
+async function answers(url: string): Promise<boolean> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+  await res.arrayBuffer();
+  return true;
+}
+
+// ---------------------------------------------------------------- RSS of a process tree
+
+function childrenOf(): Map<number, number[]> {
+  const map = new Map<number, number[]>();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const list = map.get(ppid) ?? [];
+      list.push(Number(entry));
+      map.set(ppid, list);
+    } catch {
+      // exited while we looked
+    }
+  }
+  return map;
+}
+
+function rssOf(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Resident memory of a process and all its descendants, in bytes. */
+function treeRss(root: number): number {
+  const tree = childrenOf();
+  let total = 0;
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    total += rssOf(pid);
+    stack.push(...(tree.get(pid) ?? []));
+  }
+  return total;
+}
+
+/** CPU time (user + system) used so far by a process and its descendants, in milliseconds (clock ticks of 10 ms). */
+function treeCpuMs(root: number): number {
+  const tree = childrenOf();
+  let ticks = 0;
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of proc(5))
+    } catch {
+      // exited
+    }
+    stack.push(...(tree.get(pid) ?? []));
+  }
+  return ticks * 10;
+}
+
+/** Samples the tree's RSS every 200 ms until stopped; returns the peak. */
+function sampleRss(root: number): { stop(): number } {
+  let peak = treeRss(root);
+  const timer = setInterval(() => (peak = Math.max(peak, treeRss(root))), 200);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, treeRss(root));
+    },
+  };
+}
+
+// ---------------------------------------------------------------- scenarios
+
+type Target = "app" | "own-account-baseline" | "mcp-baseline";
+
+interface Scenario {
+  name: string;
+  target: Target;
+  variants: RequestVariant[];
+  expect: LoadJob["expect"];
+  distinctForwardedFor?: boolean;
+  /** Name of the scenario whose requests/s this one is compared with. */
+  baseline?: string;
+}
+
+const ASK_QUESTIONS = [
+  "how do I revoke an access token",
+  "what happens when the claim attempt expires",
+  "polling interval slow_down",
+  "verify a certificate",
+  "how long is an identity assertion valid",
+  "rate limit of the batch endpoint",
+  "register an agent name",
+  "which scopes exist",
+  "signing key rotation",
+  "community member count cache",
+  "delegation approval user code",
+  "markdown version of a page",
+];
+
+function scenarios(fixtures: BenchFixtures, base: string): Scenario[] {
+  const bearer = (token: string): RequestVariant => ({ method: "GET", path: "/api/v1/agent/account", headers: { authorization: `Bearer ${token}` } });
+  const valid = fixtures.accessTokens.map(bearer);
+  // Well-formed but unknown tokens: the 401 path does the full hash-and-look-up work.
+  const invalid = fixtures.accessTokens.slice(0, 200).map((t) => bearer(`aca_${t.slice(4).split("").reverse().join("")}`));
+  const form = { "content-type": "application/x-www-form-urlencoded" };
+  const poll = fixtures.pendingClaimTokens.map<RequestVariant>((claimToken) => ({
+    method: "POST",
+    path: "/oauth2/token",
+    headers: form,
+    body: new URLSearchParams({ grant_type: "urn:vendor:agent-auth:grant-type:claim", claim_token: claimToken }).toString(),
+  }));
+  const exchange = fixtures.assertions.map<RequestVariant>((assertion) => ({
+    method: "POST",
+    path: "/oauth2/token",
+    headers: form,
+    body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion, resource: `${base}/api` }).toString(),
+  }));
+  const ask = ASK_QUESTIONS.map<RequestVariant>((q) => ({ method: "GET", path: `/ask?query=${encodeURIComponent(q)}` }));
+  // Every question different (a numbered variant), so no answer comes from the per-process answer cache.
+  const askUncached = Array.from({ length: 20_000 }, (_, n) => ({ method: "GET" as const, path: `/ask?query=${encodeURIComponent(`${ASK_QUESTIONS[n % ASK_QUESTIONS.length]} v${n}`)}` }));
+  const mcpHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" };
+  const lookups = fixtures.publicNames.slice(0, 2000).map<RequestVariant>((name, i) => ({
+    method: "POST",
+    path: "/mcp",
+    headers: mcpHeaders,
+    body: JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "lookup_member", arguments: { name_or_slug: name } } }),
+  }));
+  const a2a: RequestVariant[] = [
+    {
+      method: "POST",
+      path: "/a2a",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "message/send",
+        params: { message: { kind: "message", role: "user", messageId: "bench-stats", parts: [{ kind: "data", data: { skill: "get_community_stats", input: {} } }] } },
+      }),
+    },
+  ];
+  const batch: RequestVariant[] = [0, 1, 2].map((offset) => ({
+    method: "POST",
+    path: "/api/v1/batch",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      items: Array.from({ length: 10 }, (_, i) => ({ id: `q${i}`, operation: "docs.ask", arguments: { query: ASK_QUESTIONS[(i + offset) % ASK_QUESTIONS.length], top_k: 3 } })),
+    }),
+  }));
+  return [
+    { name: "baseline: own-account (node:http)", target: "own-account-baseline", variants: valid, expect: { status: 200, bodyIncludes: '"account_id"' } },
+    { name: "baseline: own-account 401", target: "own-account-baseline", variants: invalid, expect: { status: 401 } },
+    // The framework's own cost: a route handler that answers a constant JSON 404 (no database, no parsing).
+    { name: "Next.js floor (constant JSON 404)", target: "app", variants: [{ method: "GET", path: "/.well-known/openid-configuration" }], expect: { status: 404 } },
+    { name: "own-account read", target: "app", variants: valid, expect: { status: 200, bodyIncludes: '"account_id"' }, baseline: "baseline: own-account (node:http)" },
+    { name: "own-account 401", target: "app", variants: invalid, expect: { status: 401, bodyIncludes: "invalid_token" }, baseline: "baseline: own-account 401" },
+    { name: "claim poll (pending)", target: "app", variants: poll, expect: { status: 400, bodyIncludes: '"authorization_pending"' } },
+    { name: "JWT-bearer exchange", target: "app", variants: exchange, expect: { status: 200, bodyIncludes: '"access_token"' } },
+    { name: "GET /ask", target: "app", variants: ask, expect: { status: 200, bodyIncludes: '"answers"' } },
+    { name: "GET /ask, all questions new", target: "app", variants: askUncached, expect: { status: 200, bodyIncludes: '"answers"' } },
+    { name: "baseline: MCP SDK lookup_member", target: "mcp-baseline", variants: lookups, expect: { status: 200, bodyIncludes: '"found":true' } },
+    { name: "MCP lookup_member", target: "app", variants: lookups, expect: { status: 200, bodyIncludes: '"found":true' }, baseline: "baseline: MCP SDK lookup_member" },
+    { name: "A2A get_community_stats", target: "app", variants: a2a, expect: { status: 200, bodyIncludes: '"completed"' } },
+    {
+      name: "batch 10× docs.ask",
+      target: "app",
+      variants: batch,
+      distinctForwardedFor: true,
+      expect: { status: 200, bodyIncludes: '"status":"ok"', bodyExcludes: ['"status":"error"', '"status":"skipped"'] },
+    },
+  ];
+}
+
+// ---------------------------------------------------------------- budget (issue 7)
+
+interface Row {
+  name: string;
+  result: LoadResult;
+  peakRss: number;
+  load: string;
+  ratio: number | null;
+  /** Server CPU time per answered request: unlike req/s, barely affected by other work on the machine. */
+  cpuMsPerRequest: number;
+}
+
+function budgetChecks(rows: Row[], servicePeak: number): { check: string; ok: boolean }[] {
+  const find = (name: string) => rows.find((r) => r.name === name);
+  const checks: { check: string; ok: boolean }[] = [];
+  const own = find("own-account read");
+  if (own) {
+    checks.push({ check: `own-account read ≥ 50% of baseline req/s (${pct(own.ratio)})`, ok: (own.ratio ?? 0) >= 0.5 });
+    checks.push({ check: `own-account read p99 ≤ 20 ms (${own.result.p99} ms)`, ok: own.result.p99 <= 20 });
+  }
+  for (const name of ["claim poll (pending)", "JWT-bearer exchange"]) {
+    const row = find(name);
+    if (!row) continue;
+    checks.push({ check: `${name} ≥ 1,500 req/s (${Math.round(row.result.requestsPerSecond)})`, ok: row.result.requestsPerSecond >= 1500 });
+    checks.push({ check: `${name} p99 ≤ 50 ms (${row.result.p99} ms)`, ok: row.result.p99 <= 50 });
+  }
+  const mcp = find("MCP lookup_member");
+  if (mcp) checks.push({ check: `MCP lookup_member ≥ 70% of baseline req/s (${pct(mcp.ratio)})`, ok: (mcp.ratio ?? 0) >= 0.7 });
+  const ask = find("GET /ask");
+  if (ask) checks.push({ check: `/ask p50 ≤ 5 ms (${ask.result.p50} ms)`, ok: ask.result.p50 <= 5 });
+  checks.push({ check: `service peak RSS ≤ 300 MB (${mb(servicePeak)})`, ok: servicePeak <= 300 * 1024 * 1024 });
+  const errors = rows.reduce((n, r) => n + r.result.errors, 0);
+  checks.push({ check: `no errors (${errors})`, ok: errors === 0 });
+  return checks;
+}
+
+const mb = (bytes: number): string => `${Math.round(bytes / 1024 / 1024)} MB`;
+const pct = (ratio: number | null): string => (ratio === null ? "—" : `${Math.round(ratio * 100)}%`);
+
+function table(rows: Row[]): string {
+  const header = ["scenario", "req/s", "p50 ms", "p99 ms", "errors", "vs baseline", "CPU ms/req", "peak RSS", "load"];
+  const body = rows.map((r) => [
+    r.name,
+    String(Math.round(r.result.requestsPerSecond)),
+    String(r.result.p50),
+    String(r.result.p99),
+    `${r.result.errors}/${r.result.requests}`,
+    pct(r.ratio),
+    r.cpuMsPerRequest.toFixed(2),
+    mb(r.peakRss),
+    r.load,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`;
+  return [line(header), `|${widths.map((w, i) => (i === 0 ? `:${"-".repeat(w + 1)}` : `${"-".repeat(w + 1)}:`)).join("|")}|`, ...body.map(line)].join("\n");
+}
+
+// ---------------------------------------------------------------- main
+
+async function runLoad(job: LoadJob, file: string): Promise<LoadResult> {
+  fs.writeFileSync(file, JSON.stringify(job));
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bench", "load.ts"), file], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      if (code !== 0) return reject(new Error(`load generator exited with ${code}`));
+      try {
+        resolve(JSON.parse(out.trim().split("\n").at(-1)!) as LoadResult);
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
+}
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  log(`${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; ${options.smoke ? "smoke" : "full"} run, ${options.connections} connections, ${options.durationSeconds} s per scenario`);
+  if (options.build) {
+    log("next build…");
+    const build = spawnSync("npx", ["next", "build"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+    if (build.status !== 0) throw new Error("next build failed");
+  } else if (!fs.existsSync(path.join(ROOT, ".next", "BUILD_ID"))) {
+    throw new Error("--no-build needs an existing build: run `npx next build` first");
+  }
+
+  const dir = path.join(ROOT, ".tmp", `bench-${Date.now()}`);
+  fs.mkdirSync(dir, { recursive: true });
+  const databaseUrl = `file:${path.join(dir, "bench.db")}`;
+  const contentDir = path.join(dir, "content");
+  const fixturesFile = path.join(dir, "fixtures.json");
+  try {
+    migrate(databaseUrl, true);
+    const port = await freePort();
+    const base = `http://localhost:${port}`;
+    // One fresh Ed25519 key for the run: the seed signs the assertions with it, the server verifies with it.
+    const signingKeys = JSON.stringify([generateKeyPairSync("ed25519").privateKey.export({ format: "jwk" })]);
+    const appEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      BASE_URL: base,
+      DATABASE_URL: databaseUrl,
+      CONTENT_DIR: contentDir,
+      SIGNING_KEYS: signingKeys,
+      RELEASE_MODE: "public",
+      // The batch scenario gives each request its own X-Forwarded-For, so the 10-per-minute limit is not what it measures.
+      TRUSTED_PROXY: "1",
+    };
+
+    log("seeding 10,000 members, 1,000 delegations with tokens and assertions, pending claims, 500 documents…");
+    const pending = options.smoke ? 5_000 : 40_000;
+    const seed = spawnSync(TSX, [path.join("bench", "seed.ts"), fixturesFile, contentDir, "--pending", String(pending)], { cwd: ROOT, env: appEnv, stdio: ["ignore", "inherit", "inherit"] });
+    if (seed.status !== 0) throw new Error("seeding failed");
+    const fixtures = JSON.parse(fs.readFileSync(fixturesFile, "utf8")) as BenchFixtures;
+
+    log(`next start on ${base}…`);
+    const profile = options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`] : [];
+    const app = await startProcess("next start", process.execPath, [...profile, ...options.serverNodeOptions, path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], appEnv, () =>
+      answers(`http://127.0.0.1:${port}/ask?query=ready`),
+    );
+    const ownPort = await freePort();
+    // `node --import tsx`, not the tsx CLI: one process per baseline, so its RSS is its own.
+    const ownBaseline = await startProcess("own-account baseline", process.execPath, ["--import", "tsx", path.join("bench", "baselines", "own-account.ts")], { ...appEnv, PORT: String(ownPort) }, () =>
+      answers(`http://127.0.0.1:${ownPort}/`),
+    );
+    const mcpPort = await freePort();
+    const mcpBaseline = await startProcess("MCP baseline", process.execPath, ["--import", "tsx", path.join("bench", "baselines", "mcp.ts")], { ...appEnv, PORT: String(mcpPort) }, () =>
+      answers(`http://127.0.0.1:${mcpPort}/`),
+    );
+    const targets: Record<Target, { origin: string; pid: number }> = {
+      app: { origin: `http://127.0.0.1:${port}`, pid: app.pid! },
+      "own-account-baseline": { origin: `http://127.0.0.1:${ownPort}`, pid: ownBaseline.pid! },
+      "mcp-baseline": { origin: `http://127.0.0.1:${mcpPort}`, pid: mcpBaseline.pid! },
+    };
+
+    // Load every route once (route chunks, the Prisma client, the key import) so no scenario pays the cold start.
+    const all = scenarios(fixtures, base);
+    for (const scenario of all) {
+      const variant = scenario.variants[scenario.variants.length - 1]!;
+      const res = await fetch(`${targets[scenario.target].origin}${variant.path}`, { method: variant.method, headers: variant.headers, body: variant.body, signal: AbortSignal.timeout(30_000) });
+      await res.arrayBuffer();
+    }
+
+    const rows: Row[] = [];
+    let servicePeak = treeRss(app.pid!);
+    const selected = (name: string): boolean => !options.only || options.only.some((o) => name.toLowerCase().includes(o.toLowerCase()));
+    for (const scenario of all) {
+      // A selected scenario brings its baseline along, so its ratio is always printed.
+      if (!selected(scenario.name) && !all.some((other) => other.baseline === scenario.name && selected(other.name))) continue;
+      const target = targets[scenario.target];
+      log(`${scenario.name}…`);
+      const sampler = sampleRss(target.pid);
+      const cpuBefore = treeCpuMs(target.pid);
+      const result = await runLoad(
+        {
+          origin: target.origin,
+          connections: options.connections,
+          durationSeconds: options.durationSeconds,
+          warmupSeconds: options.warmupSeconds,
+          // The smoke run proves the harness on a busy CI machine: a slow answer is not an error there.
+          timeoutSeconds: options.smoke ? 60 : 10,
+          variants: scenario.variants,
+          distinctForwardedFor: scenario.distinctForwardedFor,
+          expect: scenario.expect,
+        },
+        path.join(dir, "job.json"),
+      );
+      const peakRss = sampler.stop();
+      // Includes the warm-up: CPU per request is measured over every request the server answered.
+      const cpuMsPerRequest = (treeCpuMs(target.pid) - cpuBefore) / Math.max(1, result.requests + result.warmupRequests);
+      if (scenario.target === "app") servicePeak = Math.max(servicePeak, peakRss);
+      const base = scenario.baseline ? rows.find((r) => r.name === scenario.baseline) : undefined;
+      const ratio = base && base.result.requestsPerSecond > 0 ? result.requestsPerSecond / base.result.requestsPerSecond : null;
+      rows.push({ name: scenario.name, result, peakRss, load: loadavg(), ratio, cpuMsPerRequest });
+      for (const sample of result.errorSamples) log(`  unexpected: ${sample}`);
+    }
+
+    console.log(`\nAgent Gate bench — ${new Date().toISOString()}, ${os.cpus().length} CPUs, ${options.connections} connections, ${options.durationSeconds} s per scenario${options.smoke ? " (smoke)" : ""}`);
+    console.log(`server: next start${options.serverNodeOptions.length ? ` with node ${options.serverNodeOptions.join(" ")}` : ""}, TRUSTED_PROXY=1, SQLite`);
+    console.log(`data: ${fixtures.counts.members} members, ${fixtures.counts.delegations} active delegations, ${fixtures.counts.pending} pending claims, ${fixtures.counts.documents} generated documents\n`);
+    console.log(table(rows));
+    console.log(`\nservice peak RSS (next start process tree): ${mb(servicePeak)}; "CPU ms/req" = server CPU time (user + system) per answered request, warm-up included; "load" = 1-minute load average when the scenario ended`);
+    const checks = budgetChecks(rows, servicePeak);
+    if (!options.smoke) {
+      console.log("\nbudget (2 cores, 64 connections):");
+      for (const c of checks) console.log(`  ${c.ok ? "ok  " : "MISS"} ${c.check}`);
+    }
+    const resultsDir = path.join(ROOT, "bench", "results");
+    fs.mkdirSync(resultsDir, { recursive: true });
+    fs.writeFileSync(
+      path.join(resultsDir, options.smoke ? "last-smoke.json" : "last.json"),
+      JSON.stringify({ at: new Date().toISOString(), options, loadavg: os.loadavg(), servicePeak, rows, checks }, null, 2),
+    );
+    log(`done in ${Math.round((Date.now() - started) / 1000)} s`);
+    const errors = rows.reduce((n, r) => n + r.result.errors, 0);
+    return errors > 0 ? 1 : 0;
+  } finally {
+    await stopAndWait();
+    if (!options.keep) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`bench failed: ${(error as Error).message}`);
+    process.exit(1);
+  },
+);

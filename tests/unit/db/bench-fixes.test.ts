@@ -1,0 +1,91 @@
+// The per-request work the bench removed (bench/README.md "What changed"): reads of an access token
+// write the delegation's lastUsedAt at most once a minute; the app's SQLite connection uses the WAL and has
+// query-planner statistics.
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "@/lib/clock";
+import { createDb, getDb } from "@/lib/db";
+import { decideAttempt, pollClaim, registerClaim } from "@/lib/claim-attempts";
+import { LAST_USED_RESOLUTION_MS, verifyAccessToken } from "@/lib/tokens";
+import { SCOPES } from "@/lib/schemas/service-auth";
+
+const ADA = "ada@example.com";
+
+async function approvedToken(clock: ManualClock): Promise<{ token: string; registrationId: string }> {
+  const reg = await registerClaim({ loginHint: ADA, clientName: "Bench Fix Agent", scopes: [...SCOPES] }, clock);
+  const member = await getDb().member.findUniqueOrThrow({ where: { email: ADA } });
+  await decideAttempt({ attemptToken: reg.attempt.attemptToken, member: { id: member.id, email: member.email }, userCode: reg.attempt.userCode, decision: "approve" }, clock);
+  const poll = await pollClaim(reg.claimToken, clock);
+  if (!poll.ok) throw new Error(poll.error);
+  return { token: poll.accessToken, registrationId: reg.registrationId };
+}
+
+const lastUsedAt = async (registrationId: string) => (await getDb().delegation.findUniqueOrThrow({ where: { registrationId } })).lastUsedAt;
+
+describe("verifyAccessToken records use at most once a minute", () => {
+  it("the first read sets lastUsedAt; reads within the minute leave it; a read a minute later moves it", async () => {
+    const clock = new ManualClock();
+    const { token, registrationId } = await approvedToken(clock);
+    const first = clock.now();
+    expect(await verifyAccessToken(token, clock)).not.toBeNull();
+    expect(await lastUsedAt(registrationId)).toEqual(first);
+
+    clock.advance(LAST_USED_RESOLUTION_MS / 1000 - 1);
+    expect(await verifyAccessToken(token, clock)).not.toBeNull();
+    expect(await lastUsedAt(registrationId)).toEqual(first);
+
+    clock.advance(1);
+    expect(await verifyAccessToken(token, clock)).not.toBeNull();
+    expect(await lastUsedAt(registrationId)).toEqual(clock.now());
+  });
+});
+
+/** A throwaway SQLite file with the checked-in schema and `members` public members (independent of TEST_DATABASE). */
+function sqliteFileWithMembers(members: number): string {
+  const file = path.join(os.tmpdir(), `agent-gate-bench-${randomBytes(4).toString("hex")}.db`);
+  const raw = new Database(file);
+  const migrations = path.join(__dirname, "../../../prisma/migrations");
+  for (const dir of fs.readdirSync(migrations).sort()) {
+    const sql = path.join(migrations, dir, "migration.sql");
+    if (fs.existsSync(sql)) raw.exec(fs.readFileSync(sql, "utf8"));
+  }
+  const insert = raw.prepare(`INSERT INTO "Member" ("id", "email", "passwordHash", "displayName", "displayNameKey", "slug", "publicProfile") VALUES (?, ?, 'x', ?, ?, ?, 1)`);
+  for (let i = 0; i < members; i++) insert.run(`m${i}`, `m${i}@example.com`, `Member ${i}`, `member ${i}`, `member-${i}`);
+  raw.close();
+  return file;
+}
+
+const removeSqlite = (file: string) => {
+  for (const suffix of ["", "-wal", "-shm", "-journal"]) fs.rmSync(`${file}${suffix}`, { force: true });
+};
+
+describe("the app's SQLite connection", () => {
+  it("has planner statistics, so a display-name lookup uses its index rather than the two-valued publicProfile index", async () => {
+    const file = sqliteFileWithMembers(50);
+    const db = createDb(`file:${file}`);
+    try {
+      const plan = await db.$queryRawUnsafe<{ detail: string }[]>(`EXPLAIN QUERY PLAN SELECT "slug" FROM "Member" WHERE "displayNameKey" = 'member 7' AND "publicProfile" = 1`);
+      expect(plan.map((row) => row.detail).join(" ")).toContain("Member_displayNameKey_idx");
+    } finally {
+      await db.$disconnect();
+      removeSqlite(file);
+    }
+  });
+
+  it("runs in WAL journal mode (a commit is an append, not a journal file created, synced and deleted)", async () => {
+    // Its own SQLite file, so this holds in the PostgreSQL pass too.
+    const file = path.join(os.tmpdir(), `agent-gate-wal-${randomBytes(4).toString("hex")}.db`);
+    const db = createDb(`file:${file}`);
+    try {
+      const rows = await db.$queryRawUnsafe<{ journal_mode: string }[]>("PRAGMA journal_mode");
+      expect(rows[0]?.journal_mode).toBe("wal");
+    } finally {
+      await db.$disconnect();
+      removeSqlite(file);
+    }
+  });
+});
