@@ -36,7 +36,8 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
  * JSON 405 handlers for every method a route does not serve, so none falls to Next's empty default:
  * `export const { PUT, PATCH, DELETE } = refuseOtherMethods(["GET", "HEAD"]);`
  */
-export function refuseOtherMethods(allow: readonly HttpMethod[]): Record<HttpMethod, () => Response> {
+export function refuseOtherMethods(allow: readonly HttpMethod[]): Record<HttpMethod | "OPTIONS", () => Response> {
   const refuse = notAllowed(allow);
-  return Object.fromEntries(HTTP_METHODS.map((method) => [method, refuse])) as Record<HttpMethod, () => Response>;
+  // OPTIONS too, for routes that offer no CORS preflight (Next would otherwise answer 204 itself).
+  return Object.fromEntries([...HTTP_METHODS, "OPTIONS"].map((method) => [method, refuse])) as Record<HttpMethod | "OPTIONS", () => Response>;
 }
