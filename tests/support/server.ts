@@ -82,20 +82,35 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     clearTimeout(timeout);
     return server;
   }
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`next start exited early (code ${child.exitCode}):\n${output}`);
-    try {
-      const res = await fetch(`${baseUrl}/api/health-probe-not-a-route`, { signal: AbortSignal.timeout(2000) });
-      await res.arrayBuffer();
-      break;
-    } catch {
-      if (Date.now() > deadline) {
-        await stop();
-        throw new Error(`next start did not answer within 60 s:\n${output}`);
+  // One overall deadline, well inside Vitest's 120 s hook timeout, so a start that never answers fails with
+  // the server's output and the last probe error instead of a bare hook timeout.
+  const started = Date.now();
+  let lastProbe = "none yet";
+  let deadlineTimer: NodeJS.Timeout | undefined;
+  const giveUp = new Promise<never>((_resolve, reject) => {
+    deadlineTimer = setTimeout(() => reject(new Error(`next start on port ${port} did not answer within 60 s (last probe: ${lastProbe}):\n${output}`)), 60_000);
+  });
+  const answering = (async () => {
+    for (;;) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`next start exited early (${child.exitCode ?? child.signalCode}):\n${output}`);
+      try {
+        const res = await fetch(`${baseUrl}/api/health-probe-not-a-route`, { signal: AbortSignal.timeout(2000) });
+        await res.arrayBuffer();
+        return;
+      } catch (error) {
+        lastProbe = `${(error as Error).message} after ${Date.now() - started} ms`;
+        await new Promise((r) => setTimeout(r, 150));
       }
-      await new Promise((r) => setTimeout(r, 150));
     }
+  })();
+  answering.catch(() => undefined); // after giving up, the loop ends by itself once the stopped child has exited
+  try {
+    await Promise.race([answering, giveUp]);
+  } catch (error) {
+    await stop();
+    throw error;
+  } finally {
+    clearTimeout(deadlineTimer);
   }
   return server;
 }
