@@ -1,6 +1,7 @@
 // Starts the built app with `next start` on a free port with its own throwaway database.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import net from "node:net";
 import path from "node:path";
 import { freshDatabase, ROOT } from "./databases";
@@ -41,6 +42,28 @@ function assertBuilt(): void {
   if (!fs.existsSync(path.join(ROOT, ".next", "BUILD_ID"))) {
     throw new Error("No production build found: run `npm run build` first (npm test does it for you).");
   }
+}
+
+/**
+ * One GET to a path that does not exist, answered in full within 2 s. node:http with its own timer:
+ * a fetch() bounded by AbortSignal.timeout(2000) was seen here to hang for a minute, never aborted.
+ */
+function probe(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: "127.0.0.1", port, path: "/api/health-probe-not-a-route", agent: false }, (res) => {
+      res.resume();
+      res.on("end", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      res.on("error", reject);
+    });
+    const timer = setTimeout(() => req.destroy(new Error("no complete answer within 2 s")), 2000);
+    req.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
@@ -94,8 +117,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) throw new Error(`next start exited early (${child.exitCode ?? child.signalCode}):\n${output}`);
       try {
-        const res = await fetch(`${baseUrl}/api/health-probe-not-a-route`, { signal: AbortSignal.timeout(2000) });
-        await res.arrayBuffer();
+        await probe(port);
         return;
       } catch (error) {
         lastProbe = `${(error as Error).message} after ${Date.now() - started} ms`;
