@@ -1,6 +1,7 @@
 // Starts the built app with `next start` on a free port with its own throwaway database.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import net from "node:net";
 import path from "node:path";
 import { freshDatabase, ROOT } from "./databases";
@@ -43,6 +44,28 @@ function assertBuilt(): void {
   }
 }
 
+/**
+ * One GET to a path that does not exist, answered in full within 2 s. node:http with its own timer:
+ * a fetch() bounded by AbortSignal.timeout(2000) was seen here to hang for a minute, never aborted.
+ */
+function probe(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: "127.0.0.1", port, path: "/api/health-probe-not-a-route", agent: false }, (res) => {
+      res.resume();
+      res.on("end", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      res.on("error", reject);
+    });
+    const timer = setTimeout(() => req.destroy(new Error("no complete answer within 2 s")), 2000);
+    req.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
+}
+
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   assertBuilt();
   const port = await freePort();
@@ -82,20 +105,34 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     clearTimeout(timeout);
     return server;
   }
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`next start exited early (code ${child.exitCode}):\n${output}`);
-    try {
-      const res = await fetch(`${baseUrl}/api/health-probe-not-a-route`, { signal: AbortSignal.timeout(2000) });
-      await res.arrayBuffer();
-      break;
-    } catch {
-      if (Date.now() > deadline) {
-        await stop();
-        throw new Error(`next start did not answer within 60 s:\n${output}`);
+  // One overall deadline, well inside Vitest's 120 s hook timeout, so a start that never answers fails with
+  // the server's output and the last probe error instead of a bare hook timeout.
+  const started = Date.now();
+  let lastProbe = "none yet";
+  let deadlineTimer: NodeJS.Timeout | undefined;
+  const giveUp = new Promise<never>((_resolve, reject) => {
+    deadlineTimer = setTimeout(() => reject(new Error(`next start on port ${port} did not answer within 60 s (last probe: ${lastProbe}):\n${output}`)), 60_000);
+  });
+  const answering = (async () => {
+    for (;;) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`next start exited early (${child.exitCode ?? child.signalCode}):\n${output}`);
+      try {
+        await probe(port);
+        return;
+      } catch (error) {
+        lastProbe = `${(error as Error).message} after ${Date.now() - started} ms`;
+        await new Promise((r) => setTimeout(r, 150));
       }
-      await new Promise((r) => setTimeout(r, 150));
     }
+  })();
+  answering.catch(() => undefined); // after giving up, the loop ends by itself once the stopped child has exited
+  try {
+    await Promise.race([answering, giveUp]);
+  } catch (error) {
+    await stop();
+    throw error;
+  } finally {
+    clearTimeout(deadlineTimer);
   }
   return server;
 }
