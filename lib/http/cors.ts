@@ -1,4 +1,4 @@
-// CORS preflight for the anonymous public-read endpoints (CONTRACT.md §10: any origin may read them).
+// CORS preflight for the anonymous public-read endpoints (CONTRACT.md §10: every origin may read them).
 export function corsPreflight(methods: readonly string[], allowHeaders: readonly string[]): Response {
   return new Response(null, {
     status: 204,

@@ -73,7 +73,7 @@ for (const path of ["/api/v1/agent/account", "/api/v1/agent/registrations"]) {
       }
     });
 
-    it("a token in the query string is never used: any query parameter → 400", async () => {
+    it("a token in the query string is never used; a query parameter gives 400", async () => {
       await expectChallenge(await fetch(`${base}${path}?access_token=${tokens.access_token}`), 400, INVALID_REQUEST);
       await expectChallenge(await fetch(`${base}${path}?x=1`, { headers: { Authorization: `Bearer ${tokens.access_token}` } }), 400, INVALID_REQUEST);
     });

@@ -1,4 +1,4 @@
-// A2A tasks live in the database for 24 hours: any instance answers tasks/get within that window.
+// A2A tasks live in the database for 24 hours, so every instance answers tasks/get within that window.
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { getDb } from "@/lib/db";
