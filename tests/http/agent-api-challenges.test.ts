@@ -1,23 +1,16 @@
 // Own-account routes: the exact RFC 6750 challenges of CONTRACT.md §6 (public release mode), tokens only
 // from the Authorization header, no query and no body, GET/HEAD only.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestServer } from "../support/server";
-import { approvedTokens, rawRequest, startAuthServer, useServerDatabase, type TokenJson } from "../support/agent-auth";
+import { describe, expect, it } from "vitest";
+import { approvedTokens, rawRequest, useAuthServer, type TokenJson } from "../support/agent-auth";
 
-let server: TestServer;
 let base = "";
 let tokens: TokenJson;
 let metadata = "";
 
-beforeAll(async () => {
-  server = await startAuthServer();
-  base = server.baseUrl;
+useAuthServer(async (url) => {
+  base = url;
   metadata = `${base}/.well-known/oauth-protected-resource/api`;
-  useServerDatabase(server.databaseUrl);
   tokens = (await approvedTokens(base)).tokens;
-});
-afterAll(async () => {
-  await server?.stop();
 });
 
 const NO_CREDENTIAL = () => `Bearer realm="localhost", resource_metadata="${metadata}"`;

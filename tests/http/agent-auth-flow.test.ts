@@ -1,9 +1,8 @@
 // The service_auth flow over HTTP against `next start`: every error code of SPEC.md's error table, exact
 // response objects and headers (CONTRACT.md §2–6). Time is moved by editing stored expiries in the
 // server's database (the 600 s / 3600 s / 24 h rows themselves are unit-tested with a ManualClock).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { decodeJwt } from "jose";
-import type { TestServer } from "../support/server";
 import {
   CLAIM_GRANT,
   JWT_BEARER_GRANT,
@@ -16,8 +15,7 @@ import {
   postForm,
   postJson,
   register,
-  startAuthServer,
-  useServerDatabase,
+  useAuthServer,
   type RegistrationJson,
 } from "../support/agent-auth";
 import {
@@ -29,16 +27,10 @@ import {
   registrationResponseSchema,
 } from "@/lib/schemas/service-auth";
 
-let server: TestServer;
 let base = "";
 
-beforeAll(async () => {
-  server = await startAuthServer();
-  base = server.baseUrl;
-  useServerDatabase(server.databaseUrl);
-});
-afterAll(async () => {
-  await server?.stop();
+useAuthServer((url) => {
+  base = url;
 });
 
 async function db() {

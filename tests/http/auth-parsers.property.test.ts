@@ -1,20 +1,13 @@
 // Property tests over both body parsers (strict JSON for /agent/identity*, forms for /oauth2/*): no input
 // gives a 500, every refusal is a CONTRACT.md §2 error body, and a refused request writes nothing.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import type { TestServer } from "../support/server";
-import { CLAIM_GRANT, JWT_BEARER_GRANT, freshIp, startAuthServer, useServerDatabase } from "../support/agent-auth";
+import { CLAIM_GRANT, JWT_BEARER_GRANT, freshIp, useAuthServer } from "../support/agent-auth";
 
-let server: TestServer;
 let base = "";
 
-beforeAll(async () => {
-  server = await startAuthServer();
-  base = server.baseUrl;
-  useServerDatabase(server.databaseUrl);
-});
-afterAll(async () => {
-  await server?.stop();
+useAuthServer((url) => {
+  base = url;
 });
 
 async function rowCounts(): Promise<Record<string, number>> {

@@ -1,23 +1,16 @@
 // Interop with an independent OAuth client library (oauth4webapi): it discovers the authorization server
 // and the protected resource, runs both grants, parses our WWW-Authenticate challenges and revokes a token.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as oauth from "oauth4webapi";
-import type { TestServer } from "../support/server";
-import { CLAIM_GRANT, JWT_BEARER_GRANT, approveAs, newMember, register, startAuthServer, useServerDatabase } from "../support/agent-auth";
+import { CLAIM_GRANT, JWT_BEARER_GRANT, approveAs, newMember, register, useAuthServer } from "../support/agent-auth";
 
-let server: TestServer;
 let base = "";
 // The test server speaks plain http on localhost; production BASE_URLs are https.
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 const client: oauth.Client = { client_id: "interop-agent" };
 
-beforeAll(async () => {
-  server = await startAuthServer();
-  base = server.baseUrl;
-  useServerDatabase(server.databaseUrl);
-});
-afterAll(async () => {
-  await server?.stop();
+useAuthServer((url) => {
+  base = url;
 });
 
 async function challengesOf(promise: Promise<Response>): Promise<oauth.WWWAuthenticateChallenge[]> {

@@ -3,6 +3,7 @@
 // call useServerDatabase(server.databaseUrl) in beforeAll, before any lib function runs.
 import http from "node:http";
 import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll } from "vitest";
 import { startServer, type TestServer } from "./server";
 
 /** A server of our own: TRUSTED_PROXY=1 lets each test choose its client IP, so rate limits never leak between tests. */
@@ -12,6 +13,22 @@ export function startAuthServer(env: Record<string, string> = {}): Promise<TestS
 
 export function useServerDatabase(databaseUrl: string): void {
   process.env.DATABASE_URL = databaseUrl;
+}
+
+/**
+ * One auth server for the calling test file: started before its tests (this process's lib functions then
+ * use the server's database), `ready` gets its base URL, and it is stopped after them.
+ */
+export function useAuthServer(ready: (base: string) => void | Promise<void>): void {
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    server = await startAuthServer();
+    useServerDatabase(server.databaseUrl);
+    await ready(server.baseUrl);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
 }
 
 /** A fresh client IP (documentation range 198.18.0.0/15) for X-Forwarded-For. */
