@@ -1,8 +1,8 @@
 // GET|HEAD /ask: deterministic answers from the published documentation (CONTRACT.md §9).
-import { askResponse } from "@/lib/docs/responses";
-import { notAllowed, route } from "@/lib/http/route";
+import { askReply } from "@/lib/docs/responses";
+import { apiRoute, notAllowed } from "@/lib/http/route";
 
-const handler = route(async (request) => askResponse(request));
+const handler = apiRoute(askReply);
 
 export { handler as GET, handler as HEAD };
 const other = notAllowed(["GET", "HEAD"]);

@@ -3,8 +3,8 @@
 // no query parameters and no body; every refusal is a challenge from lib/http/errors.ts.
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
-import { readBodyText } from "@/lib/http/body";
-import { challengeResponse } from "@/lib/http/errors";
+import { jsonReply, type ApiReply, type ApiRequest, type HeaderReader } from "@/lib/http/api";
+import { challengeReply } from "@/lib/http/errors";
 import { verifyAccessToken, type VerifiedAccessToken } from "@/lib/tokens";
 import type { OwnAccountResponse, OwnRegistrationsResponse, Scope } from "@/lib/schemas/service-auth";
 
@@ -20,7 +20,7 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 type Credential = { kind: "none" } | { kind: "malformed" } | { kind: "bearer"; token: string };
 
-function credentialOf(headers: Headers): Credential {
+function credentialOf(headers: HeaderReader): Credential {
   const value = headers.get("authorization");
   if (value === null || value.trim() === "") return { kind: "none" };
   // Another scheme (Basic, DPoP…) is an unsupported method: answered like no credential (RFC 6750 §3.1).
@@ -30,16 +30,13 @@ function credentialOf(headers: Headers): Credential {
 }
 
 /** A query string (even an empty "?") or any body byte makes the request malformed. */
-async function isMalformed(request: Request): Promise<boolean> {
-  if (request.url.includes("?")) return true;
+async function isMalformed(request: ApiRequest): Promise<boolean> {
+  if (request.target.includes("?")) return true;
   const length = request.headers.get("content-length");
   if (length !== null && length.trim() !== "0") return true;
-  if (request.headers.has("transfer-encoding")) return true;
-  if (request.body) {
-    const body = await readBodyText(request, 0);
-    if (!body.ok || body.value.length > 0) return true;
-  }
-  return false;
+  if (request.headers.get("transfer-encoding") !== null) return true;
+  const body = await request.readBody(0);
+  return !body.ok || body.value.length > 0;
 }
 
 function accountBody(grant: VerifiedAccessToken): OwnAccountResponse {
@@ -64,16 +61,15 @@ function registrationsBody(grant: VerifiedAccessToken): OwnRegistrationsResponse
 }
 
 /** GET or HEAD of an own-account route. */
-export async function serveOwnAccountRoute(request: Request, route: OwnAccountRoute, clock: Clock = systemClock): Promise<Response> {
-  if (await isMalformed(request)) return challengeResponse({ kind: "invalid_request" });
+export async function serveOwnAccountRoute(request: ApiRequest, route: OwnAccountRoute, clock: Clock = systemClock): Promise<ApiReply> {
+  if (await isMalformed(request)) return challengeReply({ kind: "invalid_request" });
   const credential = credentialOf(request.headers);
-  if (credential.kind === "none") return challengeResponse({ kind: "no_credential" });
-  if (credential.kind === "malformed") return challengeResponse({ kind: "invalid_request" });
+  if (credential.kind === "none") return challengeReply({ kind: "no_credential" });
+  if (credential.kind === "malformed") return challengeReply({ kind: "invalid_request" });
   const grant = await verifyAccessToken(credential.token, clock);
-  if (!grant) return challengeResponse({ kind: "invalid_token" });
+  if (!grant) return challengeReply({ kind: "invalid_token" });
   const scope = ROUTE_SCOPE[route];
-  if (!grant.scopes.includes(scope)) return challengeResponse({ kind: "insufficient_scope", scope });
-  const body = JSON.stringify(route === "account" ? accountBody(grant) : registrationsBody(grant));
-  const headers = { "Content-Type": "application/json", "Cache-Control": "no-store", Vary: "Authorization" };
-  return new Response(request.method === "HEAD" ? null : body, { status: 200, headers });
+  if (!grant.scopes.includes(scope)) return challengeReply({ kind: "insufficient_scope", scope });
+  const body = route === "account" ? accountBody(grant) : registrationsBody(grant);
+  return jsonReply(body, { "cache-control": "no-store", vary: "Authorization" }, 200, request.method === "HEAD");
 }

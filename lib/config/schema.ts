@@ -34,6 +34,7 @@ export const rawEnvSchema = z.object({
     .string()
     .refine((v) => v === "none" || v === "vercel" || /^[1-9][0-9]?$/.test(v), "must be none, vercel or a hop count 1-99")
     .default("none"),
+  NODE_FRONT: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
   NODE_ENV: z.string().optional(),
 });
 
@@ -50,6 +51,8 @@ export interface AppConfig {
   signingKeys: Ed25519PrivateJwk[] | undefined;
   authSecret: string | undefined;
   trustedProxy: TrustedProxy;
+  /** Serve the hottest API paths from node:http under `next start` (lib/front). */
+  nodeFront: boolean;
   production: boolean;
 }
 
@@ -115,6 +118,7 @@ export function parseConfig(env: Record<string, string | undefined>): AppConfig 
     signingKeys,
     authSecret: raw.AUTH_SECRET,
     trustedProxy,
+    nodeFront: raw.NODE_FRONT === "on",
     production,
   };
 }

@@ -1,6 +1,8 @@
 // HTTP answers of the read-only docs surfaces: markdown twins, /ask, /auth.md and /sitemap.xml.
 import { absoluteUrl } from "@/lib/config";
-import { errorResponse, notFound } from "@/lib/http/errors";
+import type { ApiReply, ApiRequest } from "@/lib/http/api";
+import { queryOf } from "@/lib/http/api";
+import { errorReply, notFound } from "@/lib/http/errors";
 import { isAuthDiscoveryPublic } from "@/lib/release-mode";
 import { TOP_K_DEFAULT } from "@/lib/schemas/public-read";
 import { askDocs, askMarkdown, parseAskQuery } from "./ask";
@@ -25,18 +27,23 @@ export async function markdownPageResponse(pagePath: string, head = false): Prom
   return textResponse(page.markdown, page.status, { "Content-Type": MARKDOWN_TYPE, Vary: "Accept", "Cache-Control": "public, max-age=300", ...PUBLIC_READ }, head);
 }
 
+/** A text reply whose Content-Length is the body's also for HEAD (which sends no body). */
+function textReply(body: string, status: number, headers: Record<string, string>, head: boolean): ApiReply {
+  return { status, headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }, body: head ? null : body };
+}
+
+const ASK_HEADERS = { vary: "Accept", "cache-control": "public, max-age=300", "access-control-allow-origin": "*" } as const;
+
 /** GET|HEAD /ask (CONTRACT.md §9): JSON by default, markdown for Accept: text/markdown; same question, same bytes. */
-export function askResponse(request: Request): Response {
-  const url = new URL(request.url);
+export async function askReply(request: ApiRequest): Promise<ApiReply> {
   const head = request.method === "HEAD";
-  const parsed = parseAskQuery(url.searchParams);
-  if (!parsed.ok) return errorResponse("invalid_request", parsed.message, { headers: { ...PUBLIC_READ, Vary: "Accept" } });
+  const parsed = parseAskQuery(new URLSearchParams(queryOf(request.target)));
+  if (!parsed.ok) return errorReply("invalid_request", parsed.message, { headers: { ...PUBLIC_READ, Vary: "Accept" } });
   const result = askDocs(parsed.query, TOP_K_DEFAULT);
-  const headers = { Vary: "Accept", "Cache-Control": "public, max-age=300", ...PUBLIC_READ };
   if (prefersMarkdown(request.headers.get("accept"), "application/json")) {
-    return textResponse(askMarkdown(result), 200, { ...headers, "Content-Type": MARKDOWN_TYPE }, head);
+    return textReply(askMarkdown(result), 200, { ...ASK_HEADERS, "content-type": MARKDOWN_TYPE }, head);
   }
-  return textResponse(JSON.stringify(result), 200, { ...headers, "Content-Type": "application/json" }, head);
+  return textReply(JSON.stringify(result), 200, { ...ASK_HEADERS, "content-type": "application/json" }, head);
 }
 
 /** /auth.md: the service_auth walkthrough as markdown; the JSON 404 when discovery is private (CONTRACT.md §7). */

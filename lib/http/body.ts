@@ -1,5 +1,6 @@
 // Request body readers shared by every endpoint: the byte limit is counted while reading (never trusted
 // from Content-Length), media types are checked, JSON must be one object, forms refuse repeated fields.
+import type { ApiRequest, HeaderReader } from "./api";
 
 export type BodyResult<T> = { ok: true; value: T } | { ok: false; reason: "too_large" | "invalid"; message: string };
 
@@ -15,7 +16,7 @@ export async function readBodyText(request: Request, limit: number): Promise<Bod
     total += value.byteLength;
     if (total > limit) {
       await reader.cancel().catch(() => undefined);
-      return { ok: false, reason: "too_large", message: `The request body is larger than ${limit} bytes.` };
+      return bodyTooLarge(limit);
     }
     chunks.push(value);
   }
@@ -25,6 +26,13 @@ export async function readBodyText(request: Request, limit: number): Promise<Bod
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
+  return decodeUtf8(bytes);
+}
+
+export const bodyTooLarge = (limit: number): BodyResult<never> => ({ ok: false, reason: "too_large", message: `The request body is larger than ${limit} bytes.` });
+
+/** Strict UTF-8 (a leading BOM is dropped, as TextDecoder does). */
+export function decodeUtf8(bytes: Uint8Array): BodyResult<string> {
   try {
     return { ok: true, value: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
   } catch {
@@ -32,15 +40,22 @@ export async function readBodyText(request: Request, limit: number): Promise<Bod
   }
 }
 
+/** A web Request (route handlers) or an ApiRequest (lib/http/api.ts). */
+export type BodySource = Request | ApiRequest;
+
+function readSourceText(source: BodySource, limit: number): Promise<BodyResult<string>> {
+  return "readBody" in source ? source.readBody(limit) : readBodyText(source, limit);
+}
+
 /** The media type of the request without parameters, lower-cased ("" when absent). */
-export function mediaType(request: Request): string {
+export function mediaType(request: { headers: HeaderReader }): string {
   return (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
 /** A JSON body that must be one object. */
-export async function readJsonObject(request: Request, limit: number): Promise<BodyResult<Record<string, unknown>>> {
+export async function readJsonObject(request: BodySource, limit: number): Promise<BodyResult<Record<string, unknown>>> {
   if (mediaType(request) !== "application/json") return { ok: false, reason: "invalid", message: "The body must be JSON with Content-Type: application/json." };
-  const text = await readBodyText(request, limit);
+  const text = await readSourceText(request, limit);
   if (!text.ok) return text;
   let parsed: unknown;
   try {
@@ -53,11 +68,11 @@ export async function readJsonObject(request: Request, limit: number): Promise<B
 }
 
 /** An application/x-www-form-urlencoded body; a repeated field is refused (RFC 6749 §3.2). */
-export async function readForm(request: Request, limit: number): Promise<BodyResult<Map<string, string>>> {
+export async function readForm(request: BodySource, limit: number): Promise<BodyResult<Map<string, string>>> {
   if (mediaType(request) !== "application/x-www-form-urlencoded") {
     return { ok: false, reason: "invalid", message: "The body must be form-encoded (application/x-www-form-urlencoded)." };
   }
-  const text = await readBodyText(request, limit);
+  const text = await readSourceText(request, limit);
   if (!text.ok) return text;
   const fields = new Map<string, string>();
   for (const [key, value] of new URLSearchParams(text.value)) {

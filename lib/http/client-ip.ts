@@ -2,6 +2,7 @@
 // client must never be able to choose its own bucket by sending X-Forwarded-For.
 import type { TrustedProxy } from "@/lib/config";
 import { getConfig } from "@/lib/config";
+import type { HeaderReader } from "./api";
 
 /** Header stamped from the socket by instrumentation (lib/http/peer-stamp.ts); any client-sent copy is replaced. */
 export const PEER_HEADER = "x-agent-gate-peer";
@@ -11,7 +12,7 @@ function normalizeIp(ip: string): string {
   return trimmed.startsWith("::ffff:") && trimmed.includes(".") ? trimmed.slice(7) : trimmed;
 }
 
-function forwardedChain(headers: Headers): string[] {
+function forwardedChain(headers: HeaderReader): string[] {
   const raw = headers.get("x-forwarded-for");
   if (!raw) return [];
   return raw
@@ -21,7 +22,7 @@ function forwardedChain(headers: Headers): string[] {
 }
 
 /** The client IP of a request: the socket (none), Vercel's header (vercel) or the Nth hop from the right (hops). */
-export function clientIp(headers: Headers, policy: TrustedProxy = getConfig().trustedProxy): string {
+export function clientIp(headers: HeaderReader, policy: TrustedProxy = getConfig().trustedProxy): string {
   const peer = headers.get(PEER_HEADER);
   const socketIp = peer ? normalizeIp(peer) : undefined;
   switch (policy.kind) {

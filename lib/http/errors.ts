@@ -1,6 +1,7 @@
 // The one place that builds error bodies (CONTRACT.md §2) and Bearer challenges (CONTRACT.md §6, RFC 6750 §3).
 import { getConfig } from "@/lib/config";
 import { isAuthDiscoveryPublic } from "@/lib/release-mode";
+import { toWebResponse, type ApiReply } from "./api";
 
 export const ERROR_STATUS = {
   invalid_request: 400,
@@ -54,17 +55,31 @@ export function errorBody(code: ErrorCode | "invalid_request", description: stri
   return { error: code, error_description: oneSentence(description) };
 }
 
-export function errorResponse(code: ErrorCode, description: string, options: ErrorOptions = {}): Response {
-  const headers = new Headers(options.headers);
-  headers.set("Content-Type", "application/json");
-  headers.set("Cache-Control", "no-store");
-  if (options.retryAfter !== undefined) headers.set("Retry-After", String(Math.max(0, Math.ceil(options.retryAfter))));
-  if (options.allow) headers.set("Allow", options.allow.join(", "));
-  if (options.challenge) headers.set("WWW-Authenticate", options.challenge);
+/** Header names lower-cased, so a reply never carries one header twice under two spellings. */
+export function lowerCaseHeaders(init: HeadersInit | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (init === undefined) return out;
+  const entries = init instanceof Headers || Array.isArray(init) ? init : Object.entries(init);
+  for (const [name, value] of entries) out[name.toLowerCase()] = value;
+  return out;
+}
+
+/** An error answer as plain data (lib/http/api.ts): the body of CONTRACT.md §2 and its headers. */
+export function errorReply(code: ErrorCode, description: string, options: ErrorOptions = {}): ApiReply {
+  const headers = lowerCaseHeaders(options.headers);
+  headers["content-type"] = "application/json";
+  headers["cache-control"] = "no-store";
+  if (options.retryAfter !== undefined) headers["retry-after"] = String(Math.max(0, Math.ceil(options.retryAfter)));
+  if (options.allow) headers.allow = options.allow.join(", ");
+  if (options.challenge) headers["www-authenticate"] = options.challenge;
   const status = options.status ?? ERROR_STATUS[code];
   // not_supported keeps the bare shape CONTRACT.md §9 gives for /api/map/search.
   const body = code === "not_supported" ? { error: code } : errorBody(code, description);
-  return new Response(JSON.stringify(body), { status, headers });
+  return { status, headers, body: JSON.stringify(body) };
+}
+
+export function errorResponse(code: ErrorCode, description: string, options: ErrorOptions = {}): Response {
+  return toWebResponse(errorReply(code, description, options));
 }
 
 export const notFound = (description = "No such resource on this service."): Response =>
@@ -73,14 +88,20 @@ export const notFound = (description = "No such resource on this service."): Res
 export const methodNotAllowed = (allow: readonly string[]): Response =>
   errorResponse("method_not_allowed", `This path supports only ${allow.join(", ")}.`, { allow });
 
-export const payloadTooLarge = (limitBytes: number): Response =>
-  errorResponse("invalid_request", `The request body is larger than ${limitBytes} bytes.`, { status: 413 });
+export const payloadTooLargeReply = (limitBytes: number): ApiReply =>
+  errorReply("invalid_request", `The request body is larger than ${limitBytes} bytes.`, { status: 413 });
 
-export const rateLimited = (retryAfterSeconds: number, headers?: HeadersInit): Response =>
-  errorResponse("rate_limited", "Too many requests; wait for Retry-After seconds and retry.", { retryAfter: retryAfterSeconds, headers });
+export const payloadTooLarge = (limitBytes: number): Response => toWebResponse(payloadTooLargeReply(limitBytes));
 
-export const temporarilyUnavailable = (): Response =>
-  errorResponse("temporarily_unavailable", "The service cannot reach its database; retry after a delay.", { retryAfter: 5 });
+export const rateLimitedReply = (retryAfterSeconds: number, headers?: HeadersInit): ApiReply =>
+  errorReply("rate_limited", "Too many requests; wait for Retry-After seconds and retry.", { retryAfter: retryAfterSeconds, headers });
+
+export const rateLimited = (retryAfterSeconds: number, headers?: HeadersInit): Response => toWebResponse(rateLimitedReply(retryAfterSeconds, headers));
+
+export const temporarilyUnavailableReply = (): ApiReply =>
+  errorReply("temporarily_unavailable", "The service cannot reach its database; retry after a delay.", { retryAfter: 5 });
+
+export const temporarilyUnavailable = (): Response => toWebResponse(temporarilyUnavailableReply());
 
 /** A JSON-RPC error outside any request (MCP Streamable HTTP transport refusals): id null, code -32000. */
 export function jsonRpcTransportError(status: number, message: string, headers?: HeadersInit): Response {
@@ -134,11 +155,16 @@ const CHALLENGE_DESCRIPTION = {
 } as const;
 
 /** A protected-resource refusal: status, JSON body and the matching challenge. */
-export function challengeResponse(challenge: ChallengeKind): Response {
+export function challengeReply(challenge: ChallengeKind): ApiReply {
   const code: ErrorCode = challenge.kind === "no_credential" ? "invalid_token" : challenge.kind;
-  const status = CHALLENGE_STATUS[challenge.kind];
-  const headers = new Headers({ "Content-Type": "application/json", "Cache-Control": "no-store", "WWW-Authenticate": bearerChallenge(challenge) });
   // The challenge itself carries no error code without a credential (RFC 6750 §3.1); the JSON body keeps §2's shape.
-  const body = errorBody(code, CHALLENGE_DESCRIPTION[challenge.kind]);
-  return new Response(JSON.stringify(body), { status, headers });
+  return {
+    status: CHALLENGE_STATUS[challenge.kind],
+    headers: { "content-type": "application/json", "cache-control": "no-store", "www-authenticate": bearerChallenge(challenge) },
+    body: JSON.stringify(errorBody(code, CHALLENGE_DESCRIPTION[challenge.kind])),
+  };
+}
+
+export function challengeResponse(challenge: ChallengeKind): Response {
+  return toWebResponse(challengeReply(challenge));
 }

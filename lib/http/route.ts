@@ -1,7 +1,8 @@
 // Wraps every route handler: whatever happens, an API path answers JSON (never a stack trace or HTML);
 // an unreachable database becomes 503 temporarily_unavailable with Retry-After.
 import { isDatabaseUnavailable } from "@/lib/db/errors";
-import { errorResponse, temporarilyUnavailable } from "./errors";
+import { fromWebRequest, toWebResponse, type ApiHandler, type ApiReply } from "./api";
+import { errorReply, methodNotAllowed, temporarilyUnavailableReply } from "./errors";
 
 export type RouteContext<P = Record<string, string | string[]>> = { params: Promise<P> };
 type Handler<P> = (request: Request, context: RouteContext<P>) => Promise<Response> | Response;
@@ -16,17 +17,38 @@ export function route<P = Record<string, string | string[]>>(handler: Handler<P>
   };
 }
 
-export function errorToResponse(error: unknown): Response {
-  if (isDatabaseUnavailable(error)) return temporarilyUnavailable();
+export function errorToReply(error: unknown): ApiReply {
+  if (isDatabaseUnavailable(error)) return temporarilyUnavailableReply();
   // Log the kind and message only: request bodies (and so secrets) are never logged.
   const e = error as { name?: string; message?: string };
   console.error(`[agent-gate] unhandled ${e?.name ?? "error"}: ${String(e?.message ?? error).slice(0, 300)}`);
-  return errorResponse("server_error", "The service failed to handle this request.");
+  return errorReply("server_error", "The service failed to handle this request.");
+}
+
+export function errorToResponse(error: unknown): Response {
+  return toWebResponse(errorToReply(error));
+}
+
+/** An ApiHandler that never throws: a failure becomes the same JSON answer route() gives. */
+export function guarded(handler: ApiHandler): ApiHandler {
+  return async (request) => {
+    try {
+      return await handler(request);
+    } catch (error) {
+      return errorToReply(error);
+    }
+  };
+}
+
+/** A route handler serving an ApiHandler (lib/http/api.ts), which the node:http front serves too. */
+export function apiRoute(handler: ApiHandler): (request: Request) => Promise<Response> {
+  const safe = guarded(handler);
+  return async (request) => toWebResponse(await safe(fromWebRequest(request)));
 }
 
 /** A handler for methods a path does not support: JSON 405 with Allow (CONTRACT.md §2). */
 export function notAllowed(allow: readonly string[]): () => Response {
-  return () => errorResponse("method_not_allowed", `This path supports only ${allow.join(", ")}.`, { allow });
+  return () => methodNotAllowed(allow);
 }
 
 export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;

@@ -5,9 +5,10 @@ import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { absoluteUrl } from "@/lib/config";
 import { sha256 } from "@/lib/crypto/secrets";
+import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { readForm, readJsonObject, type BodyResult } from "@/lib/http/body";
 import { clientIp } from "@/lib/http/client-ip";
-import { errorResponse, payloadTooLarge, rateLimited, type ErrorCode } from "@/lib/http/errors";
+import { errorReply, payloadTooLargeReply, rateLimitedReply, type ErrorCode } from "@/lib/http/errors";
 import { normalizeEmail } from "@/lib/members/normalize";
 import { hitRateLimit, rateLimitHeaders, type RateLimitRule } from "@/lib/rate-limit";
 import { pollClaim, refreshClaim, registerClaim, verificationUri, ATTEMPT_LIFETIME_SECONDS, type NewAttempt } from "@/lib/claim-attempts";
@@ -33,18 +34,16 @@ export const AUTH_BODY_LIMIT = 16 * 1024;
 export const IDENTITY_IP_RULE: RateLimitRule = { name: "identity:ip", limit: 20, windowSeconds: 600 };
 export const IDENTITY_LOGIN_HINT_RULE: RateLimitRule = { name: "identity:login_hint", limit: 5, windowSeconds: 3600 };
 
-const NO_STORE = { "Cache-Control": "no-store" } as const;
+const NO_STORE = { "cache-control": "no-store" } as const;
 /** Token endpoint answers, errors included (RFC 6749 §5.1). */
-const TOKEN_HEADERS = { "Cache-Control": "no-store", Pragma: "no-cache" } as const;
+const TOKEN_HEADERS = { "cache-control": "no-store", pragma: "no-cache" } as const;
 
-function json(body: unknown, headers: Record<string, string> = NO_STORE, status = 200): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
-}
+const json = (body: unknown, headers: Record<string, string> = NO_STORE): ApiReply => jsonReply(body, headers);
 
 const iso = (d: Date): string => d.toISOString();
 
-function bodyError(result: Extract<BodyResult<unknown>, { ok: false }>, headers?: Record<string, string>): Response {
-  return result.reason === "too_large" ? payloadTooLarge(AUTH_BODY_LIMIT) : errorResponse("invalid_request", result.message, { headers });
+function bodyError(result: Extract<BodyResult<unknown>, { ok: false }>, headers?: Record<string, string>): ApiReply {
+  return result.reason === "too_large" ? payloadTooLargeReply(AUTH_BODY_LIMIT) : errorReply("invalid_request", result.message, { headers });
 }
 
 /** One sentence naming the first problem; never echoes a submitted value. */
@@ -61,17 +60,17 @@ function attemptObject(attempt: NewAttempt) {
   return { user_code: attempt.userCode, expires_in: ATTEMPT_LIFETIME_SECONDS, verification_uri: verificationUri(attempt.attemptToken), interval: attempt.interval };
 }
 
-async function limited(rule: RateLimitRule, subject: string, clock: Clock): Promise<Response | null> {
+async function limited(rule: RateLimitRule, subject: string, clock: Clock): Promise<ApiReply | null> {
   const result = await hitRateLimit(rule, subject, clock);
-  return result.allowed ? null : rateLimited(result.resetSeconds, { ...rateLimitHeaders(result), ...NO_STORE });
+  return result.allowed ? null : rateLimitedReply(result.resetSeconds, { ...rateLimitHeaders(result), ...NO_STORE });
 }
 
 /** POST /agent/identity */
-export async function handleRegistration(request: Request, clock: Clock = systemClock): Promise<Response> {
+export async function handleRegistration(request: ApiRequest, clock: Clock = systemClock): Promise<ApiReply> {
   const body = await readJsonObject(request, AUTH_BODY_LIMIT);
   if (!body.ok) return bodyError(body);
   const parsed = registrationRequestSchema.safeParse(body.value);
-  if (!parsed.success) return errorResponse("invalid_request", describeIssue(parsed.error));
+  if (!parsed.success) return errorReply("invalid_request", describeIssue(parsed.error));
   // Only well-formed requests count; the e-mail is kept in the bucket key as a hash.
   const loginHint = normalizeEmail(parsed.data.login_hint);
   const refused = (await limited(IDENTITY_IP_RULE, clientIp(request.headers), clock)) ?? (await limited(IDENTITY_LOGIN_HINT_RULE, sha256(loginHint), clock));
@@ -97,13 +96,13 @@ const REFRESH_ERRORS = {
 } as const;
 
 /** POST /agent/identity/claim */
-export async function handleClaimRefresh(request: Request, clock: Clock = systemClock): Promise<Response> {
+export async function handleClaimRefresh(request: ApiRequest, clock: Clock = systemClock): Promise<ApiReply> {
   const body = await readJsonObject(request, AUTH_BODY_LIMIT);
   if (!body.ok) return bodyError(body);
   const parsed = claimRefreshRequestSchema.safeParse(body.value);
-  if (!parsed.success) return errorResponse("invalid_request", describeIssue(parsed.error));
+  if (!parsed.success) return errorReply("invalid_request", describeIssue(parsed.error));
   const outcome = await refreshClaim({ claimToken: parsed.data.claim_token, email: parsed.data.email }, clock);
-  if (!outcome.ok) return errorResponse(outcome.error, REFRESH_ERRORS[outcome.error]);
+  if (!outcome.ok) return errorReply(outcome.error, REFRESH_ERRORS[outcome.error]);
   const response: ClaimRefreshResponse = {
     registration_id: outcome.registrationId,
     claim_attempt_id: outcome.attempt.attemptId,
@@ -122,14 +121,14 @@ const TOKEN_ERRORS: Partial<Record<ErrorCode, string>> = {
   invalid_target: "The resource must be exactly the protected resource of this service.",
 };
 
-function tokenError(code: ErrorCode, description = TOKEN_ERRORS[code] ?? "The token request failed.", retryAfter?: number): Response {
-  return errorResponse(code, description, { headers: TOKEN_HEADERS, retryAfter });
+function tokenError(code: ErrorCode, description = TOKEN_ERRORS[code] ?? "The token request failed.", retryAfter?: number): ApiReply {
+  return errorReply(code, description, { headers: TOKEN_HEADERS, retryAfter });
 }
 
 /** POST /oauth2/token: the claim grant and the JWT-bearer grant. */
-export async function handleToken(request: Request, clock: Clock = systemClock): Promise<Response> {
+export async function handleToken(request: ApiRequest, clock: Clock = systemClock): Promise<ApiReply> {
   const form = await readForm(request, AUTH_BODY_LIMIT);
-  if (!form.ok) return form.reason === "too_large" ? payloadTooLarge(AUTH_BODY_LIMIT) : tokenError("invalid_request", form.message);
+  if (!form.ok) return form.reason === "too_large" ? payloadTooLargeReply(AUTH_BODY_LIMIT) : tokenError("invalid_request", form.message);
   const grantType = form.value.get("grant_type");
   if (grantType === undefined || grantType === "") return tokenError("invalid_request", "The field grant_type is required.");
   if (grantType !== CLAIM_GRANT_TYPE && grantType !== JWT_BEARER_GRANT_TYPE) {
@@ -164,11 +163,11 @@ export async function handleToken(request: Request, clock: Clock = systemClock):
 }
 
 /** POST /oauth2/revoke (RFC 7009): 200 with an empty body whether or not the token existed. */
-export async function handleRevoke(request: Request, clock: Clock = systemClock): Promise<Response> {
+export async function handleRevoke(request: ApiRequest, clock: Clock = systemClock): Promise<ApiReply> {
   const form = await readForm(request, AUTH_BODY_LIMIT);
-  if (!form.ok) return form.reason === "too_large" ? payloadTooLarge(AUTH_BODY_LIMIT) : errorResponse("invalid_request", form.message, { headers: TOKEN_HEADERS });
+  if (!form.ok) return form.reason === "too_large" ? payloadTooLargeReply(AUTH_BODY_LIMIT) : errorReply("invalid_request", form.message, { headers: TOKEN_HEADERS });
   const parsed = revokeRequestSchema.safeParse(Object.fromEntries(form.value));
-  if (!parsed.success) return errorResponse("invalid_request", "The field token is missing or invalid.", { headers: TOKEN_HEADERS });
+  if (!parsed.success) return errorReply("invalid_request", "The field token is missing or invalid.", { headers: TOKEN_HEADERS });
   await revokeAccessToken(parsed.data.token, clock);
-  return new Response(null, { status: 200, headers: TOKEN_HEADERS });
+  return { status: 200, headers: { ...TOKEN_HEADERS }, body: null };
 }

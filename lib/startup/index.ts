@@ -1,10 +1,12 @@
 // Node.js-only start-up work, loaded by instrumentation.ts.
 import { ConfigError, getConfig } from "@/lib/config";
+import { serveFront } from "@/lib/front";
 import { installPeerStamp } from "@/lib/http/peer-stamp";
 
 export function startNodeServer(): void {
+  let front: boolean;
   try {
-    getConfig();
+    front = getConfig().nodeFront;
   } catch (error) {
     if (error instanceof ConfigError) {
       // One clear line naming the variable, then stop.
@@ -13,5 +15,6 @@ export function startNodeServer(): void {
     }
     throw error;
   }
-  installPeerStamp();
+  // The front only under `next start`: `next dev` keeps recompiling route files, the front would not.
+  installPeerStamp(front && process.env.NODE_ENV === "production" ? serveFront : undefined);
 }

@@ -1,7 +1,7 @@
 // POST /agent/identity: a service_auth registration (SPEC.md "Endpoints", CONTRACT.md §3).
-import { refuseOtherMethods, route } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
 import { handleRegistration } from "@/lib/service-auth/http";
 
 export const dynamic = "force-dynamic";
-export const POST = route((request) => handleRegistration(request));
+export const POST = apiRoute((request) => handleRegistration(request));
 export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = refuseOtherMethods(["POST"]);

@@ -1,7 +1,7 @@
 // POST /oauth2/revoke: revoke one access token (RFC 7009, CONTRACT.md §5).
-import { refuseOtherMethods, route } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
 import { handleRevoke } from "@/lib/service-auth/http";
 
 export const dynamic = "force-dynamic";
-export const POST = route((request) => handleRevoke(request));
+export const POST = apiRoute((request) => handleRevoke(request));
 export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = refuseOtherMethods(["POST"]);

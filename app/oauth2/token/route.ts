@@ -1,7 +1,7 @@
 // POST /oauth2/token: the claim grant and the JWT-bearer grant (CONTRACT.md §5).
-import { refuseOtherMethods, route } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
 import { handleToken } from "@/lib/service-auth/http";
 
 export const dynamic = "force-dynamic";
-export const POST = route((request) => handleToken(request));
+export const POST = apiRoute((request) => handleToken(request));
 export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = refuseOtherMethods(["POST"]);

@@ -1,7 +1,7 @@
 // POST /agent/identity/claim: refresh an expired claim attempt (CONTRACT.md §4).
-import { refuseOtherMethods, route } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
 import { handleClaimRefresh } from "@/lib/service-auth/http";
 
 export const dynamic = "force-dynamic";
-export const POST = route((request) => handleClaimRefresh(request));
+export const POST = apiRoute((request) => handleClaimRefresh(request));
 export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = refuseOtherMethods(["POST"]);

@@ -1,8 +1,8 @@
 // GET/HEAD /api/v1/agent/registrations: own-account read with scope (CONTRACT.md §6).
-import { refuseOtherMethods, route } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
 import { serveOwnAccountRoute } from "@/lib/agent-api";
 
 export const dynamic = "force-dynamic";
-export const GET = route((request) => serveOwnAccountRoute(request, "registrations"));
+export const GET = apiRoute((request) => serveOwnAccountRoute(request, "registrations"));
 export const HEAD = GET;
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = refuseOtherMethods(["GET", "HEAD"]);

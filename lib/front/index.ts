@@ -1,0 +1,66 @@
+// The node:http front (issue 7, bench/README.md). Under `next start`, Next's request pipeline costs 2–3 ms of
+// CPU per request before a route handler runs (web-stream conversion, router server, tracing, module
+// template): that alone caps a route at a few hundred requests per second on two cores. The hottest API
+// paths are therefore answered straight from node:http, by the very handlers their route files use
+// (lib/http/api.ts), with the same security headers. Every other path, and every other method of these
+// paths (405s, CORS preflights…), goes to Next unchanged; on hosts without `next start` (Vercel) the route
+// files answer these paths themselves.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { serveOwnAccountRoute } from "@/lib/agent-api";
+import { askReply } from "@/lib/docs/responses";
+import type { ApiReply, ApiRequest } from "@/lib/http/api";
+import { jsonRpcTransportError } from "@/lib/http/errors";
+import { errorToReply } from "@/lib/http/route";
+import { serveCommunityMcp } from "@/lib/mcp/community";
+import { handleToken } from "@/lib/service-auth/http";
+import { apiRequestOf, readRawBody, replyOfWebResponse, webRequestOf, writeReply } from "./node";
+
+/** The largest JSON-RPC message the front reads (the MCP SDK's own limit for node:http). */
+export const MCP_BODY_LIMIT = 4 * 1024 * 1024;
+
+type FrontHandler = (request: ApiRequest, raw: IncomingMessage) => Promise<ApiReply>;
+
+/** A fetch-API handler served through the front: the body is read (bounded) and handed over in one piece. */
+function viaFetchApi(handler: (request: Request) => Promise<Response>, bodyLimit: number): FrontHandler {
+  return async (_request, raw) => {
+    const body = await readRawBody(raw, bodyLimit);
+    if (!body.ok) {
+      const tooLarge = body.reason === "too_large";
+      return replyOfWebResponse(jsonRpcTransportError(tooLarge ? 413 : 400, tooLarge ? "Request body too large." : "The request body could not be read."));
+    }
+    return replyOfWebResponse(await handler(webRequestOf(raw, body.bytes.length > 0 ? body.bytes : null)));
+  };
+}
+
+const ownAccount = (route: "account" | "registrations"): FrontHandler => (request) => serveOwnAccountRoute(request, route);
+
+/** Path → method → handler, the same handlers the route files use. Exact paths only: Next normalises anything else. */
+export const FRONT_ROUTES: Readonly<Record<string, Readonly<Partial<Record<string, FrontHandler>>>>> = {
+  "/oauth2/token": { POST: (request) => handleToken(request) },
+  "/api/v1/agent/account": { GET: ownAccount("account"), HEAD: ownAccount("account") },
+  "/api/v1/agent/registrations": { GET: ownAccount("registrations"), HEAD: ownAccount("registrations") },
+  "/ask": { GET: askReply, HEAD: askReply },
+  "/mcp": { POST: viaFetchApi((request) => serveCommunityMcp(request), MCP_BODY_LIMIT) },
+};
+
+function frontHandler(url: string, method: string): FrontHandler | undefined {
+  const mark = url.indexOf("?");
+  const path = mark < 0 ? url : url.slice(0, mark);
+  const route = Object.hasOwn(FRONT_ROUTES, path) ? FRONT_ROUTES[path] : undefined;
+  return route && Object.hasOwn(route, method) ? route[method] : undefined;
+}
+
+/**
+ * Answers the request when it is one of the front's and returns true; false leaves it to Next. Called for
+ * every request the server receives, so a miss costs one lookup.
+ */
+export function serveFront(req: IncomingMessage, res: ServerResponse): boolean {
+  const handler = req.url !== undefined && req.method !== undefined ? frontHandler(req.url, req.method) : undefined;
+  if (handler === undefined) return false;
+  const request = apiRequestOf(req);
+  void handler(request, req)
+    .catch(errorToReply)
+    .then((reply) => writeReply(req, res, reply))
+    .catch(() => res.destroy());
+  return true;
+}

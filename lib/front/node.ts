@@ -1,0 +1,103 @@
+// node:http ⇄ ApiRequest/ApiReply and web Request/Response, for the front (lib/front/index.ts).
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ApiReply, ApiRequest, HeaderReader } from "@/lib/http/api";
+import { bodyTooLarge, decodeUtf8, type BodyResult } from "@/lib/http/body";
+import { SECURITY_HEADERS } from "@/lib/http/security-headers";
+
+const SECURITY = Object.fromEntries(SECURITY_HEADERS.map(([name, value]) => [name.toLowerCase(), value]));
+
+function headerReader(req: IncomingMessage): HeaderReader {
+  return {
+    get(name) {
+      const value = req.headers[name.toLowerCase()];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(", ") : value;
+    },
+  };
+}
+
+/** HTTP/1.1 framing: without Content-Length or Transfer-Encoding a request has no body. */
+export function hasBodyFraming(req: IncomingMessage): boolean {
+  return req.headers["content-length"] !== undefined || req.headers["transfer-encoding"] !== undefined;
+}
+
+export type RawBody = { ok: true; bytes: Buffer } | { ok: false; reason: "too_large" | "invalid" };
+
+/** Reads at most `limit` bytes, counted while reading; stops at once when the body is larger. */
+export function readRawBody(req: IncomingMessage, limit: number): Promise<RawBody> {
+  if (!hasBodyFraming(req)) return Promise.resolve({ ok: true, bytes: Buffer.alloc(0) });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let settled = false;
+    const settle = (result: RawBody): void => {
+      if (settled) return;
+      settled = true;
+      req.off("data", onData).off("end", onEnd).off("error", onFailure).off("close", onClose);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer): void => {
+      total += chunk.length;
+      if (total > limit) {
+        // The rest is never read: the answer closes the connection (see writeReply).
+        req.pause();
+        settle({ ok: false, reason: "too_large" });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => settle({ ok: true, bytes: Buffer.concat(chunks, total) });
+    const onFailure = (): void => settle({ ok: false, reason: "invalid" });
+    const onClose = (): void => {
+      if (!req.complete) onFailure();
+    };
+    req.on("data", onData).on("end", onEnd).on("error", onFailure).on("close", onClose);
+  });
+}
+
+async function readTextBody(req: IncomingMessage, limit: number): Promise<BodyResult<string>> {
+  const raw = await readRawBody(req, limit);
+  if (raw.ok) return decodeUtf8(raw.bytes);
+  return raw.reason === "too_large" ? bodyTooLarge(limit) : { ok: false, reason: "invalid", message: "The request body could not be read." };
+}
+
+export function apiRequestOf(req: IncomingMessage): ApiRequest {
+  return {
+    method: req.method ?? "GET",
+    target: req.url ?? "/",
+    headers: headerReader(req),
+    readBody: (limit) => readTextBody(req, limit),
+  };
+}
+
+/** Writes an answer with the security headers Next adds to everything it serves (next.config.ts). */
+export function writeReply(req: IncomingMessage, res: ServerResponse, reply: ApiReply): void {
+  const body = reply.body === null ? undefined : Buffer.from(reply.body);
+  const headers: Record<string, string> = { ...SECURITY, ...reply.headers };
+  headers["content-length"] ??= String(body?.length ?? 0);
+  // An unread request body (too large, or a refused request) must not be taken for the next request.
+  if (!req.complete) headers.connection = "close";
+  res.writeHead(reply.status, headers);
+  res.end(body);
+}
+
+/** A web Request for handlers written against the fetch API (the MCP SDK's transport). */
+export function webRequestOf(req: IncomingMessage, body: Buffer | null): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+  }
+  // Only the path matters to the handlers; absolute URLs always come from BASE_URL, never from Host.
+  const bytes = body === null ? null : new Uint8Array(body);
+  return new Request(`http://localhost${req.url ?? "/"}`, { method: req.method, headers, body: bytes });
+}
+
+export async function replyOfWebResponse(response: Response): Promise<ApiReply> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  const body = response.body === null ? null : await response.text();
+  return { status: response.status, headers, body };
+}

@@ -1,0 +1,58 @@
+// One API request and its answer as plain data. The hottest API handlers take an ApiRequest and return an
+// ApiReply, so the same code answers behind Next's route handlers (web Request/Response, e.g. on Vercel)
+// and in the node:http front (lib/front), which skips Next's per-request pipeline under `next start`.
+import type { BodyResult } from "./body";
+import { readBodyText } from "./body";
+
+/** Header lookup by case-insensitive name (a web Headers object fits). */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
+export interface ApiRequest {
+  readonly method: string;
+  /** Path and query exactly as received, e.g. "/ask?query=x" (a bare trailing "?" is kept). */
+  readonly target: string;
+  readonly headers: HeaderReader;
+  /** The body as UTF-8 text, at most `limit` bytes (counted while reading). */
+  readBody(limit: number): Promise<BodyResult<string>>;
+}
+
+/** Header names are lower case; `body` null means none (HEAD, or an empty 200 such as revocation). */
+export interface ApiReply {
+  status: number;
+  headers: Record<string, string>;
+  body: string | null;
+}
+
+export type ApiHandler = (request: ApiRequest) => Promise<ApiReply>;
+
+/** The path-and-query part of an absolute URL string, without parsing (URL would drop a bare "?"). */
+export function targetOf(url: string): string {
+  const slash = url.indexOf("/", url.indexOf("//") + 2);
+  return slash < 0 ? "/" : url.slice(slash);
+}
+
+export function fromWebRequest(request: Request): ApiRequest {
+  return {
+    method: request.method,
+    target: targetOf(request.url),
+    headers: request.headers,
+    readBody: (limit) => readBodyText(request, limit),
+  };
+}
+
+export function toWebResponse(reply: ApiReply): Response {
+  return new Response(reply.body, { status: reply.status, headers: reply.headers });
+}
+
+/** The query string of a target without its "?" ("" when there is none). */
+export function queryOf(target: string): string {
+  const mark = target.indexOf("?");
+  return mark < 0 ? "" : target.slice(mark + 1);
+}
+
+/** A JSON reply; HEAD requests get the headers without the body. */
+export function jsonReply(value: unknown, headers: Record<string, string>, status = 200, head = false): ApiReply {
+  return { status, headers: { "content-type": "application/json", ...headers }, body: head ? null : JSON.stringify(value) };
+}

@@ -1,0 +1,256 @@
+// The node:http front (lib/front) answers the hottest API paths under `next start`. It must answer exactly as
+// the route files do through Next: the same requests go to a server with the front (NODE_FRONT on, the
+// default) and to one without it (NODE_FRONT=off) on the same database, and every answer is compared —
+// status, body and every header a client acts on. Next marks what it serves with its own Vary tokens
+// (rsc, next-router-…); the front does not, which shows who answered.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../support/server";
+import {
+  approvedTokens,
+  CLAIM_GRANT,
+  freshIp,
+  JWT_BEARER_GRANT,
+  newMember,
+  rawRequest,
+  register,
+  startAuthServer,
+  useServerDatabase,
+  type RawResponse,
+  type TokenJson,
+} from "../support/agent-auth";
+
+let front: TestServer;
+let next: TestServer;
+const servers = (): { name: "front" | "next"; base: string }[] => [
+  { name: "front", base: front.baseUrl },
+  { name: "next", base: next.baseUrl },
+];
+
+beforeAll(async () => {
+  front = await startAuthServer();
+  useServerDatabase(front.databaseUrl);
+  next = await startServer({ label: "auth-next", databaseUrl: front.databaseUrl, env: { TRUSTED_PROXY: "1", NODE_FRONT: "off" } });
+});
+
+afterAll(async () => {
+  await Promise.all([front?.stop(), next?.stop()]);
+});
+
+/** Headers a client acts on; Date, Connection and framing are the transport's business. */
+const COMPARED = [
+  "content-type",
+  "cache-control",
+  "pragma",
+  "www-authenticate",
+  "allow",
+  "retry-after",
+  "access-control-allow-origin",
+  "x-content-type-options",
+  "referrer-policy",
+  "x-frame-options",
+  "content-security-policy",
+] as const;
+
+/** Next's own Vary tokens (RSC routing and its compression) say nothing about our answer. */
+const NEXT_VARY = new Set(["rsc", "next-router-state-tree", "next-router-prefetch", "next-router-segment-prefetch", "accept-encoding"]);
+
+function varyTokens(res: RawResponse): string[] {
+  const raw = res.headers.vary;
+  const value = Array.isArray(raw) ? raw.join(",") : (raw ?? "");
+  return value
+    .split(",")
+    .map((t) => t.trim().toLowerCase())
+    .filter((t) => t !== "");
+}
+
+/** Secrets, ids, members and instants differ between two answers by design; the base URL differs by server. */
+function mask(text: string, base: string): string {
+  return text
+    .split(base)
+    .join("{base}")
+    .replace(/aca_[A-Za-z0-9_-]+/g, "aca_…")
+    .replace(/eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g, "jwt…")
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "uuid")
+    .replace(/agent-test-[0-9a-f]+@example\.com/g, "member@example.com")
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "instant");
+}
+
+interface Comparable {
+  status: number;
+  headers: Record<string, string | undefined>;
+  vary: string[];
+  body: string;
+}
+
+function comparable(res: RawResponse, base: string): Comparable {
+  const headers: Record<string, string | undefined> = {};
+  for (const name of COMPARED) {
+    const value = res.headers[name];
+    headers[name] = value === undefined ? undefined : mask(Array.isArray(value) ? value.join(", ") : value, base);
+  }
+  return { status: res.status, headers, vary: varyTokens(res).filter((t) => !NEXT_VARY.has(t)), body: mask(res.body, base) };
+}
+
+interface Case {
+  name: string;
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  /** The body, or a function of the server (for per-server secrets such as a claim token). */
+  body?: string | ((server: "front" | "next") => string);
+  /** Per-server request headers (e.g. a token minted on that server). */
+  headersFor?: (server: "front" | "next") => Record<string, string>;
+}
+
+async function send(c: Case, server: "front" | "next", base: string): Promise<RawResponse> {
+  const body = typeof c.body === "function" ? c.body(server) : c.body;
+  const headers: Record<string, string> = { "X-Forwarded-For": freshIp(), ...c.headers, ...c.headersFor?.(server) };
+  if (body !== undefined && headers["Content-Length"] === undefined) headers["Content-Length"] = String(Buffer.byteLength(body));
+  return rawRequest(`${base}${c.path}`, { method: c.method, headers, body });
+}
+
+/** Sends the case to both servers and expects the same answer; returns the front's. */
+async function expectSameAnswer(c: Case): Promise<RawResponse> {
+  // One after the other: two processes writing one SQLite file at the same instant would see SQLITE_BUSY.
+  const viaFront = { res: await send(c, "front", front.baseUrl), base: front.baseUrl };
+  const viaNext = { res: await send(c, "next", next.baseUrl), base: next.baseUrl };
+  expect(comparable(viaFront.res, viaFront.base), c.name).toEqual(comparable(viaNext.res, viaNext.base));
+  // Who answered: Next's RSC Vary tokens on one side only.
+  expect(varyTokens(viaFront.res), `${c.name}: served by the front`).not.toContain("rsc");
+  expect(varyTokens(viaNext.res), `${c.name}: served by Next`).toContain("rsc");
+  return viaFront.res;
+}
+
+const form = { "Content-Type": "application/x-www-form-urlencoded" };
+
+describe("own-account routes", () => {
+  const tokens: Partial<Record<"front" | "next", TokenJson>> = {};
+  const narrow: Partial<Record<"front" | "next", TokenJson>> = {};
+
+  beforeAll(async () => {
+    for (const s of servers()) {
+      tokens[s.name] = (await approvedTokens(s.base)).tokens;
+      narrow[s.name] = (await approvedTokens(s.base, { scopes: ["agent.account.read"] })).tokens;
+    }
+  });
+
+  const bearer = (set: typeof tokens) => (server: "front" | "next") => ({ Authorization: `Bearer ${set[server]!.access_token}` });
+
+  for (const path of ["/api/v1/agent/account", "/api/v1/agent/registrations"]) {
+    const cases: Case[] = [
+      { name: "valid token", method: "GET", path, headersFor: bearer(tokens) },
+      { name: "HEAD with a valid token", method: "HEAD", path, headersFor: bearer(tokens) },
+      { name: "no credential", method: "GET", path },
+      { name: "another scheme", method: "GET", path, headers: { Authorization: "Basic dXNlcjpwYXNz" } },
+      { name: "malformed Bearer", method: "GET", path, headers: { Authorization: "Bearer a b" } },
+      { name: "unknown token", method: "GET", path, headers: { Authorization: `Bearer aca_${"x".repeat(43)}` } },
+      { name: "not a token at all", method: "GET", path, headers: { Authorization: "Bearer zzz" } },
+      { name: "a query", method: "GET", path: `${path}?access_token=x`, headersFor: bearer(tokens) },
+      { name: "a body on GET", method: "GET", path, headersFor: bearer(tokens), body: "x" },
+      { name: "narrower scope", method: "GET", path, headersFor: bearer(narrow) },
+    ];
+    for (const c of cases) {
+      it(`${path}: ${c.name}`, async () => {
+        await expectSameAnswer(c);
+      });
+    }
+  }
+
+  it("the front's 200 is the member's own account", async () => {
+    const res = await expectSameAnswer({ name: "account", method: "GET", path: "/api/v1/agent/account", headersFor: bearer(tokens) });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toMatchObject({ email_verified: true, authorization: { registration_type: "service_auth" } });
+  });
+});
+
+describe("POST /oauth2/token", () => {
+  const claimTokens: Partial<Record<"front" | "next", string>> = {};
+  const assertions: Partial<Record<"front" | "next", string>> = {};
+
+  beforeAll(async () => {
+    for (const s of servers()) {
+      claimTokens[s.name] = (await register(s.base, await newMember())).claim_token;
+      assertions[s.name] = (await approvedTokens(s.base)).tokens.identity_assertion;
+    }
+  });
+
+  const cases: Case[] = [
+    { name: "no grant_type", method: "POST", path: "/oauth2/token", headers: form, body: "claim_token=x" },
+    { name: "unsupported grant", method: "POST", path: "/oauth2/token", headers: form, body: "grant_type=password" },
+    { name: "JSON instead of a form", method: "POST", path: "/oauth2/token", headers: { "Content-Type": "application/json" }, body: '{"grant_type":"x"}' },
+    { name: "a repeated field", method: "POST", path: "/oauth2/token", headers: form, body: `grant_type=${encodeURIComponent(CLAIM_GRANT)}&grant_type=x` },
+    { name: "a body over 16 KiB", method: "POST", path: "/oauth2/token", headers: form, body: `grant_type=x&pad=${"a".repeat(17 * 1024)}` },
+    { name: "claim grant without claim_token", method: "POST", path: "/oauth2/token", headers: form, body: `grant_type=${encodeURIComponent(CLAIM_GRANT)}` },
+    { name: "unknown claim token", method: "POST", path: "/oauth2/token", headers: form, body: `grant_type=${encodeURIComponent(CLAIM_GRANT)}&claim_token=clm_${"x".repeat(43)}` },
+    {
+      name: "pending claim",
+      method: "POST",
+      path: "/oauth2/token",
+      headers: form,
+      body: (server) => new URLSearchParams({ grant_type: CLAIM_GRANT, claim_token: claimTokens[server]! }).toString(),
+    },
+    {
+      name: "polled again at once: slow_down",
+      method: "POST",
+      path: "/oauth2/token",
+      headers: form,
+      body: (server) => new URLSearchParams({ grant_type: CLAIM_GRANT, claim_token: claimTokens[server]! }).toString(),
+    },
+    {
+      name: "exchange for another resource",
+      method: "POST",
+      path: "/oauth2/token",
+      headers: form,
+      body: (server) => new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion: assertions[server]!, resource: "https://elsewhere.example/api" }).toString(),
+    },
+    {
+      name: "exchange of a forged assertion",
+      method: "POST",
+      path: "/oauth2/token",
+      headers: form,
+      body: (server) => new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion: `${assertions[server]!}x`, resource: `${server === "front" ? front.baseUrl : next.baseUrl}/api` }).toString(),
+    },
+    {
+      name: "exchange",
+      method: "POST",
+      path: "/oauth2/token",
+      headers: form,
+      body: (server) => new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion: assertions[server]!, resource: `${server === "front" ? front.baseUrl : next.baseUrl}/api` }).toString(),
+    },
+  ];
+  // In order: the second poll depends on the first.
+  it("answers every case as Next does", async () => {
+    for (const c of cases) await expectSameAnswer(c);
+  });
+
+  it("methods the front does not serve still reach Next (405 with Allow)", async () => {
+    const res = await rawRequest(`${front.baseUrl}/oauth2/token`, { method: "GET" });
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe("POST");
+    expect(varyTokens(res)).toContain("rsc");
+  });
+});
+
+describe("GET /ask and POST /mcp", () => {
+  const mcpHeaders = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+  const rpc = (method: string, params: unknown, id = 1) => JSON.stringify({ jsonrpc: "2.0", id, method, params });
+  const cases: Case[] = [
+    { name: "a question", method: "GET", path: "/ask?query=how%20do%20I%20poll%20for%20a%20token" },
+    { name: "a question as markdown", method: "GET", path: "/ask?query=revocation", headers: { Accept: "text/markdown" } },
+    { name: "HEAD of a question", method: "HEAD", path: "/ask?query=revocation" },
+    { name: "no question", method: "GET", path: "/ask" },
+    { name: "a repeated question", method: "GET", path: "/ask?query=a&query=b" },
+    { name: "initialize", method: "POST", path: "/mcp", headers: mcpHeaders, body: rpc("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } }) },
+    { name: "tools/list", method: "POST", path: "/mcp", headers: mcpHeaders, body: rpc("tools/list", {}) },
+    { name: "lookup_member", method: "POST", path: "/mcp", headers: mcpHeaders, body: rpc("tools/call", { name: "lookup_member", arguments: { name_or_slug: "ada-lovelace" } }) },
+    { name: "stats", method: "POST", path: "/mcp", headers: mcpHeaders, body: rpc("tools/call", { name: "get_community_stats", arguments: {} }) },
+    { name: "not JSON", method: "POST", path: "/mcp", headers: mcpHeaders, body: "{" },
+    { name: "without the Accept the transport needs", method: "POST", path: "/mcp", headers: { "Content-Type": "application/json" }, body: rpc("tools/list", {}) },
+    { name: "a DNS-rebinding Host", method: "POST", path: "/mcp", headers: { ...mcpHeaders, Host: "attacker.example", Origin: "http://attacker.example" }, body: rpc("tools/list", {}) },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      await expectSameAnswer(c);
+    });
+  }
+});
