@@ -4,6 +4,8 @@ import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { randomUUID } from "node:crypto";
 import { Pool } from "pg";
+import type BetterSqlite3 from "better-sqlite3";
+import type { ConnectionGate } from "../lib/db/sql/gate";
 
 export const DEFAULT_SQLITE_URL = "file:./data/app.db";
 
@@ -23,7 +25,7 @@ export function sqliteAdapterFactory(url: string | undefined = DEFAULT_SQLITE_UR
  * the single Node thread is blocked); in WAL mode a commit is one append (about 0.05 ms) and readers never
  * block the writer. The mode is stored in the file, so later connections (the CLI too) keep it.
  */
-export function sqliteAppAdapterFactory(url: string | undefined = DEFAULT_SQLITE_URL) {
+export function sqliteAppAdapterFactory(url: string | undefined = DEFAULT_SQLITE_URL, share?: SqliteConnectionSharing) {
   const factory = sqliteAdapterFactory(url);
   const connect = factory.connect.bind(factory);
   factory.connect = async () => {
@@ -33,9 +35,66 @@ export function sqliteAppAdapterFactory(url: string | undefined = DEFAULT_SQLITE
     // name lookup and scan most members. SQLite's advice for new connections: a bounded PRAGMA optimize,
     // which analyzes tables that have no (or stale) statistics (~20 ms on the bench's 75,000 rows).
     await adapter.executeScript("PRAGMA analysis_limit = 400; PRAGMA optimize = 0x10002;");
+    if (share) shareConnection(adapter as unknown as GatedSqliteAdapter, share);
     return adapter;
   };
   return factory;
+}
+
+/** How lib/db/sql shares the app's SQLite connection with Prisma (see lib/db/sql/gate.ts). */
+export interface SqliteConnectionSharing {
+  gate: ConnectionGate;
+  onConnect(database: BetterSqlite3.Database): void;
+}
+
+type AdapterQuery = { sql: string; args: unknown[] };
+interface GatedSqliteTransaction {
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+}
+/** The parts of adapter-better-sqlite3's adapter the gate wraps (its `client` is the better-sqlite3 connection). */
+interface GatedSqliteAdapter {
+  client: BetterSqlite3.Database;
+  queryRaw(query: AdapterQuery): Promise<unknown>;
+  executeRaw(query: AdapterQuery): Promise<number>;
+  executeScript(script: string): Promise<void>;
+  startTransaction(isolationLevel?: string): Promise<GatedSqliteTransaction>;
+}
+
+/**
+ * Prisma's interactive transaction holds the gate from BEGIN to COMMIT/ROLLBACK (it runs its COMMIT through
+ * the transaction's executeRaw, then calls commit()); Prisma's single statements wait while a raw
+ * transaction of lib/db/sql holds it, so they never land inside that transaction.
+ */
+function shareConnection(adapter: GatedSqliteAdapter, share: SqliteConnectionSharing): void {
+  const { gate } = share;
+  const afterRawTransactions = async <T>(run: () => Promise<T>): Promise<T> => {
+    while (gate.holder === "raw") await gate.released();
+    return run();
+  };
+  const queryRaw = adapter.queryRaw.bind(adapter);
+  const executeRaw = adapter.executeRaw.bind(adapter);
+  const executeScript = adapter.executeScript.bind(adapter);
+  const startTransaction = adapter.startTransaction.bind(adapter);
+  adapter.queryRaw = (query) => (gate.holder === "raw" ? afterRawTransactions(() => queryRaw(query)) : queryRaw(query));
+  adapter.executeRaw = (query) => (gate.holder === "raw" ? afterRawTransactions(() => executeRaw(query)) : executeRaw(query));
+  adapter.executeScript = (script) => (gate.holder === "raw" ? afterRawTransactions(() => executeScript(script)) : executeScript(script));
+  adapter.startTransaction = async (isolationLevel) => {
+    const release = await gate.acquire("prisma");
+    let transaction: GatedSqliteTransaction;
+    try {
+      transaction = await startTransaction(isolationLevel);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    const commit = transaction.commit.bind(transaction);
+    const rollback = transaction.rollback.bind(transaction);
+    transaction.commit = () => commit().finally(release);
+    transaction.rollback = () => rollback().finally(release);
+    return transaction;
+  };
+  share.onConnect(adapter.client);
 }
 
 type ScriptRunner = { executeRaw(query: { sql: string; args: unknown[] }): Promise<number>; executeScript(script: string): Promise<void> };
@@ -68,6 +127,15 @@ export function sqliteCliAdapterFactory(url: string | undefined) {
 export function postgresAdapterFactory(url: string | undefined) {
   if (!url) throw new Error("DATABASE_URL must be a postgresql:// URL for the PostgreSQL config");
   return new PrismaPg({ connectionString: url });
+}
+
+/**
+ * For the app (lib/db): Prisma and lib/db/sql share one pool. Its idle connections do not keep a finished
+ * script alive (Prisma's $disconnect leaves a pool it was given open).
+ */
+export function postgresAppAdapterFactory(url: string): { factory: PrismaPg; pool: Pool } {
+  const pool = new Pool({ connectionString: url, allowExitOnIdle: true });
+  return { factory: new PrismaPg(pool), pool };
 }
 
 // Schema introspection by the migrate CLI returns columns of type `name` (OID 19), `"char"` (18) and their

@@ -14,12 +14,13 @@ import { absoluteUrl } from "@/lib/config";
 import { constantTimeEqual, newSecret, randomDigits, sha256 } from "@/lib/crypto/secrets";
 import type { DbTransaction } from "@/lib/db";
 import { getDb, transaction } from "@/lib/db";
+import { readDate, readOptionalDate, transaction as sqlTransaction, type SqlExecutor } from "@/lib/db/sql";
 import { recordAudit } from "@/lib/audit";
 import { getKeySet } from "@/lib/keys";
 import { normalizeEmail } from "@/lib/members/normalize";
 import type { Scope } from "@/lib/schemas/service-auth";
-import { signIdentityAssertion } from "@/lib/assertions";
-import { issueAccessToken, parseScopeString, scopeString } from "@/lib/tokens";
+import { signIdentityAssertion, type AssertionClaims } from "@/lib/assertions";
+import { issueAccessToken, parseScopeString, scopeString, type IssuedAccessToken } from "@/lib/tokens";
 
 export const ATTEMPT_LIFETIME_SECONDS = 600;
 export const OUTER_CLAIM_LIFETIME_SECONDS = 24 * 3600;
@@ -154,73 +155,107 @@ export type PollOutcome =
 
 const POLL_ROUNDS = 3;
 
+/** The registration's one live attempt, as the poll needs it (raw SQL: the poll is a hot path, bench/README.md). */
+interface PollAttempt {
+  id: string;
+  status: string;
+  expiresAt: Date;
+  interval: number;
+  lastPolledAt: Date | null;
+}
+
+async function currentPollAttempt(q: SqlExecutor, registrationId: string): Promise<PollAttempt | null> {
+  const rows = await q.query<{ id: string; status: string; expiresAt: unknown; interval: number; lastPolledAt: unknown }>(
+    `SELECT "id", "status", "expiresAt", "interval", "lastPolledAt" FROM "ClaimAttempt"
+     WHERE "registrationId" = $1 AND "status" <> 'closed' ORDER BY "createdAt" DESC LIMIT 1`,
+    [registrationId],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return { id: row.id, status: row.status, expiresAt: readDate(row.expiresAt), interval: Number(row.interval), lastPolledAt: readOptionalDate(row.lastPolledAt) };
+}
+
+/** What the poll's transaction decided; an approval's assertion is signed after the commit (CPU work, no lock needed). */
+type PollDecision = Exclude<PollOutcome, { ok: true }> | { ok: true; token: IssuedAccessToken; claims: AssertionClaims };
+
+async function decidePoll(q: SqlExecutor, claimTokenHash: string, now: Date, clock: Clock): Promise<PollDecision> {
+  const registrations = await q.query<{ id: string; claimExpiresAt: unknown }>(`SELECT "id", "claimExpiresAt" FROM "Registration" WHERE "claimTokenHash" = $1`, [claimTokenHash]);
+  const registration = registrations[0];
+  if (!registration) return { ok: false, error: "invalid_grant" };
+  if (isPast(readDate(registration.claimExpiresAt), now)) {
+    await q.execute(`UPDATE "Registration" SET "status" = 'expired', "updatedAt" = $1 WHERE "id" = $2 AND "status" = 'pending'`, [now, registration.id]);
+    return { ok: false, error: "invalid_grant" };
+  }
+  for (let round = 0; round < POLL_ROUNDS; round++) {
+    const attempt = await currentPollAttempt(q, registration.id);
+    if (!attempt) return { ok: false, error: "invalid_grant" };
+    // Pace (RFC 8628 §3.5), also after approval: too soon → the interval grows by 5 and is remembered.
+    if (attempt.lastPolledAt && now.getTime() - attempt.lastPolledAt.getTime() < attempt.interval * 1000) {
+      const interval = attempt.interval + SLOW_DOWN_STEP_SECONDS;
+      const slowed = await q.execute(
+        `UPDATE "ClaimAttempt" SET "interval" = $1, "lastPolledAt" = $2 WHERE "id" = $3 AND "interval" = $4 AND "lastPolledAt" = $5`,
+        [interval, now, attempt.id, attempt.interval, attempt.lastPolledAt],
+      );
+      if (slowed === 1) return { ok: false, error: "slow_down", interval };
+      continue;
+    }
+    // Claim this poll slot; a parallel poll that saw the same lastPolledAt matches nothing and goes round again.
+    const claimed =
+      attempt.lastPolledAt === null
+        ? await q.execute(`UPDATE "ClaimAttempt" SET "lastPolledAt" = $1 WHERE "id" = $2 AND "status" = $3 AND "lastPolledAt" IS NULL`, [now, attempt.id, attempt.status])
+        : await q.execute(`UPDATE "ClaimAttempt" SET "lastPolledAt" = $1 WHERE "id" = $2 AND "status" = $3 AND "lastPolledAt" = $4`, [
+            now,
+            attempt.id,
+            attempt.status,
+            attempt.lastPolledAt,
+          ]);
+    if (claimed !== 1) continue;
+    switch (attempt.status) {
+      case "denied":
+        return { ok: false, error: "access_denied" };
+      case "initiated":
+        return { ok: false, error: isPast(attempt.expiresAt, now) ? "expired_token" : "authorization_pending" };
+      case "approved": {
+        const delegations = await q.query<{ id: string; memberId: string; scope: string; status: string; clientName: string | null }>(
+          `SELECT "id", "memberId", "scope", "status", "clientName" FROM "Delegation" WHERE "registrationId" = $1`,
+          [registration.id],
+        );
+        const delegation = delegations[0];
+        // Cancelled by the member (lib/delegations) → the claim is unusable.
+        if (!delegation || delegation.status !== "active") return { ok: false, error: "invalid_grant" };
+        const token = await issueAccessToken(
+          q,
+          { registrationId: registration.id, delegationId: delegation.id, memberId: delegation.memberId, scope: delegation.scope, grant: "claim" },
+          clock,
+        );
+        return { ok: true, token, claims: { memberId: delegation.memberId, registrationId: registration.id, scope: delegation.scope, clientName: delegation.clientName } };
+      }
+      default:
+        return { ok: false, error: "invalid_grant" };
+    }
+  }
+  // Lost every round to parallel polls: they were all too fast for this one.
+  const latest = await currentPollAttempt(q, registration.id);
+  return { ok: false, error: "slow_down", interval: latest?.interval ?? INITIAL_POLL_INTERVAL_SECONDS };
+}
+
 /** POST /oauth2/token with the claim grant. */
 export async function pollClaim(claimToken: string, clock: Clock = systemClock): Promise<PollOutcome> {
   if (!CLAIM_TOKEN_SYNTAX.test(claimToken)) return { ok: false, error: "invalid_grant" };
   // Load signing keys outside the transaction: the first load may itself use the database.
   await getKeySet();
   const now = clock.now();
-  return transaction(async (tx): Promise<PollOutcome> => {
-    const registration = await tx.registration.findUnique({ where: { claimTokenHash: sha256(claimToken) } });
-    if (!registration) return { ok: false, error: "invalid_grant" };
-    if (isPast(registration.claimExpiresAt, now)) {
-      await markExpiredIfPending(tx, registration.id, now);
-      return { ok: false, error: "invalid_grant" };
-    }
-    for (let round = 0; round < POLL_ROUNDS; round++) {
-      const attempt = await currentAttempt(tx, registration.id);
-      if (!attempt) return { ok: false, error: "invalid_grant" };
-      // Pace (RFC 8628 §3.5), also after approval: too soon → the interval grows by 5 and is remembered.
-      if (attempt.lastPolledAt && now.getTime() - attempt.lastPolledAt.getTime() < attempt.interval * 1000) {
-        const interval = attempt.interval + SLOW_DOWN_STEP_SECONDS;
-        const slowed = await tx.claimAttempt.updateMany({
-          where: { id: attempt.id, interval: attempt.interval, lastPolledAt: attempt.lastPolledAt },
-          data: { interval, lastPolledAt: now },
-        });
-        if (slowed.count === 1) return { ok: false, error: "slow_down", interval };
-        continue;
-      }
-      // Claim this poll slot; a parallel poll that saw the same lastPolledAt matches nothing and goes round again.
-      const claimed = await tx.claimAttempt.updateMany({
-        where: { id: attempt.id, status: attempt.status, lastPolledAt: attempt.lastPolledAt },
-        data: { lastPolledAt: now },
-      });
-      if (claimed.count !== 1) continue;
-      switch (attempt.status) {
-        case "denied":
-          return { ok: false, error: "access_denied" };
-        case "initiated":
-          return { ok: false, error: isPast(attempt.expiresAt, now) ? "expired_token" : "authorization_pending" };
-        case "approved": {
-          const delegation = await tx.delegation.findUnique({ where: { registrationId: registration.id } });
-          // Cancelled by the member (lib/delegations) → the claim is unusable.
-          if (!delegation || delegation.status !== "active") return { ok: false, error: "invalid_grant" };
-          const token = await issueAccessToken(
-            tx,
-            { registrationId: registration.id, delegationId: delegation.id, memberId: delegation.memberId, scope: delegation.scope, grant: "claim" },
-            clock,
-          );
-          const assertion = await signIdentityAssertion(
-            { memberId: delegation.memberId, registrationId: registration.id, scope: delegation.scope, clientName: delegation.clientName },
-            clock,
-          );
-          return {
-            ok: true,
-            accessToken: token.accessToken,
-            expiresIn: Math.round((token.expiresAt.getTime() - now.getTime()) / 1000),
-            scope: token.scope,
-            identityAssertion: assertion.assertion,
-            assertionExpiresAt: assertion.expiresAt,
-          };
-        }
-        default:
-          return { ok: false, error: "invalid_grant" };
-      }
-    }
-    // Lost every round to parallel polls: they were all too fast for this one.
-    const latest = await currentAttempt(tx, registration.id);
-    return { ok: false, error: "slow_down", interval: latest?.interval ?? INITIAL_POLL_INTERVAL_SECONDS };
-  });
+  const decision = await sqlTransaction((q) => decidePoll(q, sha256(claimToken), now, clock));
+  if (!decision.ok) return decision;
+  const assertion = await signIdentityAssertion(decision.claims, clock);
+  return {
+    ok: true,
+    accessToken: decision.token.accessToken,
+    expiresIn: Math.round((decision.token.expiresAt.getTime() - now.getTime()) / 1000),
+    scope: decision.token.scope,
+    identityAssertion: assertion.assertion,
+    assertionExpiresAt: assertion.expiresAt,
+  };
 }
 
 // ---------------------------------------------------------------- the human decision (used by /agent/authorize)

@@ -4,8 +4,9 @@ import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { absoluteUrl } from "@/lib/config";
 import { newSecret, sha256 } from "@/lib/crypto/secrets";
-import type { DbTransaction } from "@/lib/db";
-import { getDb, transaction } from "@/lib/db";
+import { randomUUID } from "node:crypto";
+import { transaction } from "@/lib/db";
+import { execute, query, readDate, readOptionalDate, type SqlExecutor } from "@/lib/db/sql";
 import { recordAudit } from "@/lib/audit";
 import { SCOPES, type Scope } from "@/lib/schemas/service-auth";
 
@@ -33,32 +34,24 @@ export interface IssuedAccessToken {
   scope: string;
 }
 
-/** Mints one access token inside the caller's transaction (the transition that grants it commits with it). */
+/** Mints one access token inside the caller's raw transaction (the transition that grants it commits with it). */
 export async function issueAccessToken(
-  tx: DbTransaction,
+  q: SqlExecutor,
   input: { registrationId: string; delegationId: string; memberId: string; scope: string; grant: "claim" | "jwt-bearer" },
   clock: Clock = systemClock,
 ): Promise<IssuedAccessToken> {
   const accessToken = newSecret("aca_");
   const now = clock.now();
   const expiresAt = new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_SECONDS * 1000);
-  await tx.accessToken.create({
-    data: {
-      tokenHash: sha256(accessToken),
-      registrationId: input.registrationId,
-      delegationId: input.delegationId,
-      memberId: input.memberId,
-      scope: input.scope,
-      resource: protectedResource(),
-      grant: input.grant,
-      expiresAt,
-      createdAt: now,
-    },
-  });
+  await q.execute(
+    `INSERT INTO "AccessToken" ("id", "tokenHash", "registrationId", "delegationId", "memberId", "scope", "resource", "grant", "expiresAt", "revokedAt", "createdAt")
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, $10)`,
+    [randomUUID(), sha256(accessToken), input.registrationId, input.delegationId, input.memberId, input.scope, protectedResource(), input.grant, expiresAt, now],
+  );
   // A claim-grant poll is a "token_issue"; a JWT-bearer exchange is an "exchange" (one event each).
   await recordAudit(
     { type: input.grant === "claim" ? "token_issue" : "exchange", memberId: input.memberId, registrationId: input.registrationId, detail: input.scope },
-    tx,
+    q,
     clock,
   );
   return { accessToken, expiresAt, scope: input.scope };
@@ -93,31 +86,32 @@ interface TokenLookupRow {
   delegationId: string;
   scope: string;
   resource: string;
-  expiresAt: Date;
-  revokedAt: Date | null;
+  expiresAt: unknown;
+  revokedAt: unknown;
   memberEmail: string;
   clientName: string | null;
   delegationStatus: string;
-  lastUsedAt: Date | null;
+  lastUsedAt: unknown;
   registrationType: string;
   registrationStatus: string;
 }
 
 /**
- * Every Bearer request looks its token up, so this is one indexed join in plain SQL (the same on SQLite and
- * PostgreSQL: Prisma's default table and column names, quoted). The equivalent findUnique with three
- * includes cost about 3 ms of CPU per call in Prisma's query compiler, the join about 0.5 ms (bench/README.md).
+ * Every Bearer request looks its token up: one indexed join through lib/db/sql (the equivalent findUnique
+ * with three includes cost about 3 ms of CPU per call in Prisma's query compiler, bench/README.md).
  */
 async function findToken(tokenHash: string): Promise<TokenLookupRow | null> {
-  const rows = await getDb().$queryRaw<TokenLookupRow[]>`
-    SELECT t."id", t."memberId", t."registrationId", t."delegationId", t."scope", t."resource", t."expiresAt", t."revokedAt",
-           m."email" AS "memberEmail", d."clientName", d."status" AS "delegationStatus", d."lastUsedAt",
-           r."registrationType", r."status" AS "registrationStatus"
-    FROM "AccessToken" t
-    JOIN "Member" m ON m."id" = t."memberId"
-    JOIN "Delegation" d ON d."id" = t."delegationId"
-    JOIN "Registration" r ON r."id" = t."registrationId"
-    WHERE t."tokenHash" = ${tokenHash}`;
+  const rows = await query<TokenLookupRow>(
+    `SELECT t."id", t."memberId", t."registrationId", t."delegationId", t."scope", t."resource", t."expiresAt", t."revokedAt",
+            m."email" AS "memberEmail", d."clientName", d."status" AS "delegationStatus", d."lastUsedAt",
+            r."registrationType", r."status" AS "registrationStatus"
+     FROM "AccessToken" t
+     JOIN "Member" m ON m."id" = t."memberId"
+     JOIN "Delegation" d ON d."id" = t."delegationId"
+     JOIN "Registration" r ON r."id" = t."registrationId"
+     WHERE t."tokenHash" = $1`,
+    [tokenHash],
+  );
   return rows[0] ?? null;
 }
 
@@ -130,13 +124,14 @@ export async function verifyAccessToken(token: string, clock: Clock = systemCloc
   const now = clock.now();
   const row = await findToken(sha256(token));
   if (!row) return null;
-  if (row.revokedAt !== null || row.expiresAt.getTime() <= now.getTime()) return null;
+  const expiresAt = readDate(row.expiresAt);
+  if (row.revokedAt !== null || expiresAt.getTime() <= now.getTime()) return null;
   if (row.resource !== protectedResource()) return null;
   if (row.delegationStatus !== "active" || row.registrationStatus !== "active") return null;
   // "Last used" is shown to the member with minute precision: one write a minute per delegation, not one per read.
-  const lastUsed = row.lastUsedAt;
+  const lastUsed = readOptionalDate(row.lastUsedAt);
   if (lastUsed === null || now.getTime() - lastUsed.getTime() >= LAST_USED_RESOLUTION_MS || lastUsed.getTime() > now.getTime()) {
-    await getDb().delegation.updateMany({ where: { id: row.delegationId, status: "active" }, data: { lastUsedAt: now } });
+    await execute(`UPDATE "Delegation" SET "lastUsedAt" = $1 WHERE "id" = $2 AND "status" = 'active'`, [now, row.delegationId]);
   }
   return {
     tokenId: row.id,
@@ -149,7 +144,7 @@ export async function verifyAccessToken(token: string, clock: Clock = systemCloc
     scopes: parseScopeString(row.scope),
     scope: row.scope,
     resource: row.resource,
-    expiresAt: row.expiresAt,
+    expiresAt,
   };
 }
 

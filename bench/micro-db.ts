@@ -1,0 +1,88 @@
+// Mean time per call of the database side of the hot auth paths, in-process, without HTTP:
+// verifyAccessToken, pollClaim on a pending claim, and exchangeIdentityAssertion, on a throwaway SQLite
+// file (migrated from prisma/migrations, one member). Calls run one after another, so the figure is the
+// latency of one call (wall time, which on SQLite is CPU time) — compare runs on the same machine only.
+//
+// Usage: npx tsx bench/micro-db.ts [calls per function, default 1000]
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+
+const CALLS = Number(process.argv[2] ?? 1000);
+const WARMUP = Math.min(200, Math.ceil(CALLS / 5));
+
+const file = path.join(os.tmpdir(), `agent-gate-micro-${randomBytes(4).toString("hex")}.db`);
+process.env.DATABASE_URL = `file:${file}`;
+process.env.BASE_URL = "http://localhost:3000";
+
+function migrate(): void {
+  const raw = new Database(file);
+  const migrations = path.join(__dirname, "../prisma/migrations");
+  for (const dir of fs.readdirSync(migrations).sort()) {
+    const sql = path.join(migrations, dir, "migration.sql");
+    if (fs.existsSync(sql)) raw.exec(fs.readFileSync(sql, "utf8"));
+  }
+  raw.close();
+}
+
+async function time(label: string, calls: number, call: (i: number) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < WARMUP; i++) await call(i);
+  const cpu = process.cpuUsage();
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < calls; i++) await call(WARMUP + i);
+  const wallMs = Number(process.hrtime.bigint() - start) / 1e6;
+  const used = process.cpuUsage(cpu);
+  const cpuMs = (used.user + used.system) / 1000;
+  console.log(`${label.padEnd(28)} ${(wallMs / calls).toFixed(3)} ms/call wall, ${(cpuMs / calls).toFixed(3)} ms/call CPU (${calls} calls)`);
+}
+
+async function main(): Promise<void> {
+  migrate();
+  // Imported after DATABASE_URL is set: the configuration is parsed on first use.
+  const { ManualClock } = await import("@/lib/clock");
+  const { getDb } = await import("@/lib/db");
+  const { decideAttempt, pollClaim, registerClaim } = await import("@/lib/claim-attempts");
+  const { exchangeIdentityAssertion } = await import("@/lib/assertions");
+  const { protectedResource, verifyAccessToken } = await import("@/lib/tokens");
+  const { SCOPES } = await import("@/lib/schemas/service-auth");
+
+  const clock = new ManualClock();
+  const member = await getDb().member.create({
+    data: { email: "ada@example.com", passwordHash: "x", displayName: "Ada", displayNameKey: "ada", slug: "ada", publicProfile: true },
+  });
+  const register = () => registerClaim({ loginHint: member.email, clientName: "Micro Bench", scopes: [...SCOPES] }, clock);
+
+  const approved = await register();
+  await decideAttempt({ attemptToken: approved.attempt.attemptToken, member, userCode: approved.attempt.userCode, decision: "approve" }, clock);
+  const granted = await pollClaim(approved.claimToken, clock);
+  if (!granted.ok) throw new Error(`setup poll: ${granted.error}`);
+
+  // One never-polled pending registration per measured poll, so every poll is "authorization_pending".
+  const pending: string[] = [];
+  for (let i = 0; i < WARMUP + CALLS; i++) pending.push((await register()).claimToken);
+
+  console.log(`SQLite, ${CALLS} sequential calls each after ${WARMUP} warm-up calls`);
+  await time("verifyAccessToken", CALLS, async () => {
+    if (!(await verifyAccessToken(granted.accessToken, clock))) throw new Error("token rejected");
+  });
+  await time("pollClaim (pending)", CALLS, async (i) => {
+    const outcome = await pollClaim(pending[i]!, clock);
+    if (outcome.ok || outcome.error !== "authorization_pending") throw new Error(`poll: ${JSON.stringify(outcome)}`);
+  });
+  await time("exchangeIdentityAssertion", CALLS, async () => {
+    const outcome = await exchangeIdentityAssertion({ assertion: granted.identityAssertion, resource: protectedResource() }, clock);
+    if (!outcome.ok) throw new Error(`exchange: ${outcome.error}`);
+  });
+  await getDb().$disconnect();
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    for (const suffix of ["", "-wal", "-shm", "-journal"]) fs.rmSync(`${file}${suffix}`, { force: true });
+  });
