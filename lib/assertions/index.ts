@@ -8,6 +8,7 @@ import { getConfig } from "@/lib/config";
 import { transaction } from "@/lib/db/sql";
 import { getKeySet } from "@/lib/keys";
 import { issueAccessToken, protectedResource, type IssuedAccessToken } from "@/lib/tokens";
+import { VerifiedAssertionCache } from "./verified-cache";
 
 export const ASSERTION_TYPE = "agent-identity+jwt";
 export const ASSERTION_ALGORITHM = "EdDSA";
@@ -64,9 +65,14 @@ async function verificationKey(kid: unknown): Promise<CryptoKey | null> {
   return imported;
 }
 
+/** Successful verifications of this process's key set (lib/assertions/verified-cache.ts); ~10 MB at most. */
+const verified = new VerifiedAssertionCache<AssertionClaims>(10_000);
+
 /** Checks signature (pinned alg, key by kid), typ, iss, aud (one string, the base), exp; returns the claims or null. */
 export async function verifyIdentityAssertion(assertion: string, clock: Clock = systemClock): Promise<AssertionClaims | null> {
   if (assertion.length > 8192) return null;
+  const cached = verified.get(assertion, Math.floor(clock.now().getTime() / 1000));
+  if (cached) return cached;
   const base = getConfig().baseUrl;
   try {
     const key = await verificationKey(decodeProtectedHeader(assertion).kid);
@@ -83,7 +89,10 @@ export async function verifyIdentityAssertion(assertion: string, clock: Clock = 
     if (payload.aud !== base) return null;
     if (typeof payload.sub !== "string" || typeof payload.registration_id !== "string" || typeof payload.scope !== "string") return null;
     const clientName = typeof payload.client_name === "string" ? payload.client_name : null;
-    return { memberId: payload.sub, registrationId: payload.registration_id, scope: payload.scope, clientName };
+    const claims: AssertionClaims = { memberId: payload.sub, registrationId: payload.registration_id, scope: payload.scope, clientName };
+    // jose has checked that iat and exp are numbers (requiredClaims).
+    verified.remember(assertion, { claims, issuedAt: payload.iat!, expiresAt: payload.exp! });
+    return claims;
   } catch (error) {
     if (error instanceof joseErrors.JOSEError || error instanceof TypeError || error instanceof SyntaxError) return null;
     throw error;

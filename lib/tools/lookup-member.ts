@@ -1,7 +1,7 @@
 // lookup_member: one public member by exact display name or exact slug (CONTRACT.md §9). Never a search.
 import { z } from "zod";
 import { absoluteUrl } from "@/lib/config";
-import { getDb } from "@/lib/db";
+import { query, readDate } from "@/lib/db/sql";
 import { displayNameKey } from "@/lib/members/normalize";
 import { defineTool } from "./types";
 
@@ -34,14 +34,16 @@ export async function lookupMember(nameOrSlug: string): Promise<LookupMemberOutp
   const exact = nameOrSlug.trim().normalize("NFC");
   if (exact.length === 0 || looksLikeEmail(exact)) return { found: false };
   // One indexed query (slug is unique, displayNameKey indexed): a slug match wins; display names may repeat, so
-  // the earliest member is the deterministic answer. Plain SQL because the two equivalent findFirst calls cost
-  // about 3.5 ms of CPU per lookup in Prisma's query compiler, this about 0.5 ms (bench/README.md).
+  // the earliest member is the deterministic answer. Raw SQL (lib/db/sql) because the two equivalent findFirst
+  // calls cost about 3.5 ms of CPU per lookup in Prisma's query compiler, this a few microseconds (bench/README.md).
   const key = displayNameKey(exact);
-  const rows = await getDb().$queryRaw<{ displayName: string; slug: string; joinedAt: Date }[]>`
-    SELECT "displayName", "slug", "joinedAt" FROM "Member"
-    WHERE "publicProfile" = ${true} AND ("slug" = ${exact} OR "displayNameKey" = ${key})
-    ORDER BY CASE WHEN "slug" = ${exact} THEN 0 ELSE 1 END, "joinedAt" ASC, "slug" ASC
-    LIMIT 1`;
+  const rows = await query<{ displayName: string; slug: string; joinedAt: unknown }>(
+    `SELECT "displayName", "slug", "joinedAt" FROM "Member"
+     WHERE "publicProfile" = $1 AND ("slug" = $2 OR "displayNameKey" = $3)
+     ORDER BY CASE WHEN "slug" = $2 THEN 0 ELSE 1 END, "joinedAt" ASC, "slug" ASC
+     LIMIT 1`,
+    [true, exact, key],
+  );
   const member = rows[0];
   if (!member) return { found: false };
   return {
@@ -49,7 +51,7 @@ export async function lookupMember(nameOrSlug: string): Promise<LookupMemberOutp
     member: {
       display_name: member.displayName,
       slug: member.slug,
-      member_since: member.joinedAt.toISOString().slice(0, 7),
+      member_since: readDate(member.joinedAt).toISOString().slice(0, 7),
       profile_url: absoluteUrl(`/members/${member.slug}`),
     },
   };

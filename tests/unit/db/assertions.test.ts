@@ -104,4 +104,25 @@ describe("identity assertion", () => {
       expect(await exchangeIdentityAssertion({ assertion, resource }, clock)).toEqual({ ok: false, error: "invalid_target" });
     }
   });
+
+  // Verifications are cached (lib/assertions/verified-cache.ts); nothing the cache holds may outlive what it stands for.
+  it("a re-exchanged assertion is refused once it expires, though its verification was cached", async () => {
+    const later = new ManualClock(clock.now());
+    const short = await signWith({ claims: { exp: Math.floor(later.now().getTime() / 1000) + 60 } });
+    expect((await exchangeIdentityAssertion({ assertion: short, resource: RESOURCE }, later)).ok).toBe(true);
+    expect((await exchangeIdentityAssertion({ assertion: short, resource: RESOURCE }, later)).ok).toBe(true);
+    later.advance(60);
+    expect(await exchangeIdentityAssertion({ assertion: short, resource: RESOURCE }, later)).toEqual({ ok: false, error: "invalid_grant" });
+  });
+
+  it("a re-exchanged assertion is refused once its delegation is revoked, though its verification was cached", async () => {
+    const bob = await getDb().member.findUniqueOrThrow({ where: { email: "grace@example.com" } });
+    const reg = await registerClaim({ loginHint: bob.email, clientName: "Cache Tester", scopes: [...SCOPES] }, clock);
+    await decideAttempt({ attemptToken: reg.attempt.attemptToken, member: { id: bob.id, email: bob.email }, userCode: reg.attempt.userCode, decision: "approve" }, clock);
+    const poll = await pollClaim(reg.claimToken, clock);
+    if (!poll.ok) throw new Error(poll.error);
+    expect((await exchangeIdentityAssertion({ assertion: poll.identityAssertion, resource: RESOURCE }, clock)).ok).toBe(true);
+    await getDb().delegation.updateMany({ where: { registrationId: reg.registrationId }, data: { status: "cancelled" } });
+    expect(await exchangeIdentityAssertion({ assertion: poll.identityAssertion, resource: RESOURCE }, clock)).toEqual({ ok: false, error: "invalid_grant" });
+  });
 });

@@ -76,13 +76,15 @@ describe("the app's SQLite connection", () => {
     }
   });
 
-  it("runs in WAL journal mode (a commit is an append, not a journal file created, synced and deleted)", async () => {
+  it("runs in WAL journal mode with synchronous NORMAL (a commit is an append, with no fsync of its own)", async () => {
     // Its own SQLite file, so this holds in the PostgreSQL pass too.
     const file = path.join(os.tmpdir(), `agent-gate-wal-${randomBytes(4).toString("hex")}.db`);
     const db = createDb(`file:${file}`);
     try {
       const rows = await db.$queryRawUnsafe<{ journal_mode: string }[]>("PRAGMA journal_mode");
       expect(rows[0]?.journal_mode).toBe("wal");
+      const sync = await db.$queryRawUnsafe<{ synchronous: bigint | number }[]>("PRAGMA synchronous");
+      expect(Number(sync[0]?.synchronous)).toBe(1);
     } finally {
       await db.$disconnect();
       removeSqlite(file);
