@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { Pool } from "pg";
 import type BetterSqlite3 from "better-sqlite3";
 import type { ConnectionGate } from "../lib/db/sql/gate";
+import { BACKSTOP_PAGES, checkpointerRunsFor } from "../lib/db/sqlite-checkpointer";
 
 export const DEFAULT_SQLITE_URL = "file:./data/app.db";
 
@@ -36,6 +37,8 @@ export function sqliteAppAdapterFactory(url: string | undefined = DEFAULT_SQLITE
   factory.connect = async () => {
     const adapter = await connect();
     await adapter.executeScript("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+    // A worker checkpoints off the event loop (lib/db/sqlite-checkpointer.ts); this connection's own is the backstop.
+    if (checkpointerRunsFor(sqliteFilePath(url || DEFAULT_SQLITE_URL))) await adapter.executeScript(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES};`);
     // Without statistics SQLite may pick Member_publicProfile_idx (two values) over displayNameKey for a
     // name lookup and scan most members. SQLite's advice for new connections: a bounded PRAGMA optimize,
     // which analyzes tables that have no (or stale) statistics (~20 ms on the bench's 75,000 rows).

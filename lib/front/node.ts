@@ -55,6 +55,9 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<RawBod
   });
 }
 
+/** Most requests here (GET, HEAD) have no body: one shared answer, no promise or decoder per request. */
+const NO_BODY: Promise<BodyResult<string>> = Promise.resolve({ ok: true, value: "" });
+
 async function readTextBody(req: IncomingMessage, limit: number): Promise<BodyResult<string>> {
   const raw = await readRawBody(req, limit);
   if (raw.ok) return decodeUtf8(raw.bytes);
@@ -66,19 +69,19 @@ export function apiRequestOf(req: IncomingMessage): ApiRequest {
     method: req.method ?? "GET",
     target: req.url ?? "/",
     headers: headerReader(req),
-    readBody: (limit) => readTextBody(req, limit),
+    readBody: (limit) => (hasBodyFraming(req) ? readTextBody(req, limit) : NO_BODY),
   };
 }
 
 /** Writes an answer with the security headers Next adds to everything it serves (next.config.ts). */
 export function writeReply(req: IncomingMessage, res: ServerResponse, reply: ApiReply): void {
-  const body = reply.body === null ? undefined : Buffer.from(reply.body);
+  const body = reply.body ?? undefined;
   const headers: Record<string, string> = { ...SECURITY, ...reply.headers };
-  headers["content-length"] ??= String(body?.length ?? 0);
+  headers["content-length"] ??= String(body === undefined ? 0 : Buffer.byteLength(body));
   // An unread request body (too large, or a refused request) must not be taken for the next request.
   if (!req.complete) headers.connection = "close";
   res.writeHead(reply.status, headers);
-  res.end(body);
+  res.end(body, "utf8");
 }
 
 /** A web Request for handlers written against the fetch API (the MCP SDK's transport). */

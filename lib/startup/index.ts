@@ -1,12 +1,14 @@
 // Node.js-only start-up work, loaded by instrumentation.ts.
 import { ConfigError, getConfig } from "@/lib/config";
 import { serveFront } from "@/lib/front";
+import { startSqliteCheckpointer } from "@/lib/db/sqlite-checkpointer";
 import { installPeerStamp } from "@/lib/http/peer-stamp";
+import { sqliteFilePath } from "@/prisma/adapters";
 
 export function startNodeServer(): void {
-  let front: boolean;
+  let config: ReturnType<typeof getConfig>;
   try {
-    front = getConfig().nodeFront;
+    config = getConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       // One clear line naming the variable, then stop.
@@ -16,5 +18,8 @@ export function startNodeServer(): void {
     throw error;
   }
   // The front only under `next start`: `next dev` keeps recompiling route files, the front would not.
-  installPeerStamp(front && process.env.NODE_ENV === "production" ? serveFront : undefined);
+  const production = process.env.NODE_ENV === "production";
+  installPeerStamp(config.nodeFront && production ? serveFront : undefined);
+  // Before the first query opens the database, so the app connection knows a worker checkpoints for it.
+  if (production && config.databaseProvider === "sqlite") startSqliteCheckpointer(sqliteFilePath(config.databaseUrl));
 }
