@@ -411,7 +411,8 @@ async function main(): Promise<number> {
     };
 
     log("seeding 10,000 members, 1,000 delegations with tokens and assertions, pending claims, 500 documents…");
-    const pending = options.smoke ? 5_000 : 40_000;
+    // Each claim token may be polled once every 5 s: N tokens carry N / 5 polls per second (smoke: 4,000; full: 8,000).
+    const pending = options.smoke ? 20_000 : 40_000;
     const seed = spawnSync(TSX, [path.join("bench", "seed.ts"), fixturesFile, contentDir, "--pending", String(pending)], { cwd: ROOT, env: appEnv, stdio: ["ignore", "inherit", "inherit"] });
     if (seed.status !== 0) throw new Error("seeding failed");
     const fixtures = JSON.parse(fs.readFileSync(fixturesFile, "utf8")) as BenchFixtures;

@@ -70,6 +70,13 @@ describe("what the front takes", () => {
     expect(res.headers.connection).toBe("close");
   });
 
+  it("refuses an MCP message over 4 MiB with a JSON-RPC 413 before the transport parses it", async () => {
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"${"a".repeat(4 * 1024 * 1024)}"}}`;
+    const res = await rawRequest(`${base}/mcp`, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "Content-Length": String(body.length) }, body });
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body)).toEqual({ jsonrpc: "2.0", error: { code: -32000, message: "Request body too large." }, id: null });
+  });
+
   it("leaves every other path, spelling and method to Next", async () => {
     const misses: [string, string][] = [
       ["GET", "/"],
