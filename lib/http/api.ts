@@ -52,7 +52,9 @@ export function queryOf(target: string): string {
   return mark < 0 ? "" : target.slice(mark + 1);
 }
 
-/** A JSON reply; HEAD requests get the headers without the body. */
+/** A JSON reply; HEAD requests get the headers (Content-Length included) without the body. */
 export function jsonReply(value: unknown, headers: Record<string, string>, status = 200, head = false): ApiReply {
-  return { status, headers: { "content-type": "application/json", ...headers }, body: head ? null : JSON.stringify(value) };
+  const body = JSON.stringify(value);
+  if (!head) return { status, headers: { "content-type": "application/json", ...headers }, body };
+  return { status, headers: { "content-type": "application/json", ...headers, "content-length": String(Buffer.byteLength(body)) }, body: null };
 }

@@ -156,6 +156,15 @@ describe("own-account routes", () => {
     }
   }
 
+  it("the front's HEAD announces the length of the GET's body", async () => {
+    const headers = bearer(tokens)("front");
+    const get = await rawRequest(`${front.baseUrl}/api/v1/agent/account`, { headers });
+    const head = await rawRequest(`${front.baseUrl}/api/v1/agent/account`, { method: "HEAD", headers });
+    expect(head.status).toBe(200);
+    expect(head.body).toBe("");
+    expect(head.headers["content-length"]).toBe(String(Buffer.byteLength(get.body)));
+  });
+
   it("the front's 200 is the member's own account", async () => {
     const res = await expectSameAnswer({ name: "account", method: "GET", path: "/api/v1/agent/account", headersFor: bearer(tokens) });
     expect(res.status).toBe(200);
