@@ -146,36 +146,38 @@ function rssOf(pid: number): number {
   }
 }
 
-/** Resident memory of a process and all its descendants, in bytes. */
-function treeRss(root: number): number {
+/** A process and all its descendants. */
+function treePids(root: number): number[] {
   const tree = childrenOf();
-  let total = 0;
+  const pids: number[] = [];
   const stack = [root];
   while (stack.length) {
     const pid = stack.pop()!;
-    total += rssOf(pid);
+    pids.push(pid);
     stack.push(...(tree.get(pid) ?? []));
   }
-  return total;
+  return pids;
 }
 
-/** CPU time (user + system) used so far by a process and its descendants, in milliseconds (clock ticks of 10 ms). */
-function treeCpuMs(root: number): number {
-  const tree = childrenOf();
-  let ticks = 0;
-  const stack = [root];
-  while (stack.length) {
-    const pid = stack.pop()!;
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of proc(5))
-    } catch {
-      // exited
-    }
-    stack.push(...(tree.get(pid) ?? []));
+/** Resident memory of a process and all its descendants, in bytes. */
+function treeRss(root: number): number {
+  return treePids(root).reduce((total, pid) => total + rssOf(pid), 0);
+}
+
+/** CPU time (user + system) used so far by one process, in clock ticks of 10 ms. */
+function cpuTicksOf(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of proc(5))
+  } catch {
+    return 0; // exited
   }
-  return ticks * 10;
+}
+
+/** CPU time (user + system) used so far by a process and its descendants, in milliseconds. */
+function treeCpuMs(root: number): number {
+  return treePids(root).reduce((ticks, pid) => ticks + cpuTicksOf(pid), 0) * 10;
 }
 
 /** Samples the tree's RSS every 200 ms until stopped; returns the peak. */

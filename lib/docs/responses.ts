@@ -1,8 +1,7 @@
 // HTTP answers of the read-only docs surfaces: markdown twins, /ask, /auth.md and /sitemap.xml.
 import { absoluteUrl } from "@/lib/config";
-import type { ApiReply, ApiRequest } from "@/lib/http/api";
-import { queryOf } from "@/lib/http/api";
-import { errorReply, notFound } from "@/lib/http/errors";
+import { queryOf, textReply, toWebResponse, type ApiReply, type ApiRequest } from "@/lib/http/api";
+import { errorReply, lowerCaseHeaders, notFound } from "@/lib/http/errors";
 import { isAuthDiscoveryPublic } from "@/lib/release-mode";
 import { TOP_K_DEFAULT } from "@/lib/schemas/public-read";
 import { askDocs, askMarkdown, parseAskQuery } from "./ask";
@@ -17,19 +16,13 @@ export const AUTH_WALKTHROUGH_SLUG = "service-auth";
 const PUBLIC_READ = { "Access-Control-Allow-Origin": "*" } as const;
 
 function textResponse(body: string, status: number, headers: Record<string, string>, head: boolean): Response {
-  const bytes = new TextEncoder().encode(body);
-  return new Response(head ? null : bytes, { status, headers: { ...headers, "Content-Length": String(bytes.byteLength) } });
+  return toWebResponse(textReply(body, status, lowerCaseHeaders(headers), head));
 }
 
 /** The markdown rendering of a page path (the target of proxy.ts's rewrites). */
 export async function markdownPageResponse(pagePath: string, head = false): Promise<Response> {
   const page = (await memberPageMarkdown(pagePath)) ?? pageMarkdown(pagePath);
   return textResponse(page.markdown, page.status, { "Content-Type": MARKDOWN_TYPE, Vary: "Accept", "Cache-Control": "public, max-age=300", ...PUBLIC_READ }, head);
-}
-
-/** A text reply whose Content-Length is the body's also for HEAD (which sends no body). */
-function textReply(body: string, status: number, headers: Record<string, string>, head: boolean): ApiReply {
-  return { status, headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }, body: head ? null : body };
 }
 
 const ASK_HEADERS = { vary: "Accept", "cache-control": "public, max-age=300", "access-control-allow-origin": "*" } as const;

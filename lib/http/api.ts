@@ -52,9 +52,12 @@ export function queryOf(target: string): string {
   return mark < 0 ? "" : target.slice(mark + 1);
 }
 
-/** A JSON reply; HEAD requests get the headers (Content-Length included) without the body. */
+/** A text reply with its Content-Length; HEAD requests get the same headers without the body. */
+export function textReply(text: string, status: number, headers: Record<string, string>, head = false): ApiReply {
+  return { status, headers: { ...headers, "content-length": String(Buffer.byteLength(text)) }, body: head ? null : text };
+}
+
+/** A JSON reply (see textReply). */
 export function jsonReply(value: unknown, headers: Record<string, string>, status = 200, head = false): ApiReply {
-  const body = JSON.stringify(value);
-  if (!head) return { status, headers: { "content-type": "application/json", ...headers }, body };
-  return { status, headers: { "content-type": "application/json", ...headers, "content-length": String(Buffer.byteLength(body)) }, body: null };
+  return textReply(JSON.stringify(value), status, { "content-type": "application/json", ...headers }, head);
 }

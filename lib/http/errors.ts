@@ -101,8 +101,6 @@ export const rateLimited = (retryAfterSeconds: number, headers?: HeadersInit): R
 export const temporarilyUnavailableReply = (): ApiReply =>
   errorReply("temporarily_unavailable", "The service cannot reach its database; retry after a delay.", { retryAfter: 5 });
 
-export const temporarilyUnavailable = (): Response => toWebResponse(temporarilyUnavailableReply());
-
 /** A JSON-RPC error outside any request (MCP Streamable HTTP transport refusals): id null, code -32000. */
 export function jsonRpcTransportError(status: number, message: string, headers?: HeadersInit): Response {
   const merged = new Headers(headers);

@@ -206,9 +206,17 @@ async function postgresTransaction<T>(pool: Pool, fn: (q: SqlExecutor) => Promis
 
 // ---------------------------------------------------------------- the executor of getDb()'s database
 
+/** One top-level executor per shared connection, not one per statement (every Bearer request runs one). */
+const topLevelExecutors = new WeakMap<SharedConnection, SqlExecutor>();
+
 function topLevel(): SqlExecutor {
   const connection = getSharedConnection();
-  return connection.provider === "sqlite" ? topLevelSqlite(connection) : postgresExecutor(connection.pool);
+  let executor = topLevelExecutors.get(connection);
+  if (!executor) {
+    executor = connection.provider === "sqlite" ? topLevelSqlite(connection) : postgresExecutor(connection.pool);
+    topLevelExecutors.set(connection, executor);
+  }
+  return executor;
 }
 
 /** Rows of one statement, outside any transaction. */
