@@ -4,8 +4,10 @@ import { queryOf, textReply, toWebResponse, type ApiReply, type ApiRequest } fro
 import { errorReply, lowerCaseHeaders, notFound } from "@/lib/http/errors";
 import { isAuthDiscoveryPublic } from "@/lib/release-mode";
 import { TOP_K_DEFAULT } from "@/lib/schemas/public-read";
+import { turns } from "@/lib/turns";
 import { askDocs, askMarkdown, parseAskQuery } from "./ask";
 import { docMarkdown, memberPageMarkdown, pageMarkdown, pagePaths } from "./pages";
+import { hasCachedAnswer } from "./search";
 import { markdownTwinPath, prefersMarkdown } from "./twins";
 
 export const MARKDOWN_TYPE = "text/markdown; charset=utf-8";
@@ -32,6 +34,8 @@ export async function askReply(request: ApiRequest): Promise<ApiReply> {
   const head = request.method === "HEAD";
   const parsed = parseAskQuery(new URLSearchParams(queryOf(request.target)));
   if (!parsed.ok) return errorReply("invalid_request", parsed.message, { headers: { ...PUBLIC_READ, Vary: "Accept" } });
+  // A new question is a search of 5–20 ms: it waits for its turn (lib/turns), a cached one answers at once.
+  if (!hasCachedAnswer(parsed.query, TOP_K_DEFAULT)) await turns().wait();
   const result = askDocs(parsed.query, TOP_K_DEFAULT);
   if (prefersMarkdown(request.headers.get("accept"), "application/json")) {
     return textReply(askMarkdown(result), 200, { ...ASK_HEADERS, "content-type": MARKDOWN_TYPE }, head);

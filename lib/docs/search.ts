@@ -78,10 +78,17 @@ export const roundScore = (score: number): number => Math.round(score * 1000) / 
 const CACHE_SIZE = 500;
 const answerCache = new Map<string, { index: SearchIndex; hits: DocHit[] }>();
 
+const answerKey = (query: string, limit: number): string => `${limit}\u0000${query}`;
+
+/** Whether searchDocs would answer this question from its cache (no search to run). */
+export function hasCachedAnswer(query: string, limit: number, index: SearchIndex = getSearchIndex()): boolean {
+  return answerCache.get(answerKey(query, limit))?.index === index;
+}
+
 /** The best-matching section of each document, best first; at most `limit` documents. */
 export function searchDocs(query: string, limit: number, index: SearchIndex = getSearchIndex(), filter?: (doc: Doc) => boolean): DocHit[] {
   // Answers are deterministic, so repeated questions are served from a small LRU cache.
-  const key = filter ? null : `${limit}\u0000${query}`;
+  const key = filter ? null : answerKey(query, limit);
   const cached = key ? answerCache.get(key) : undefined;
   if (key && cached && cached.index === index) {
     answerCache.delete(key);

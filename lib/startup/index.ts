@@ -3,6 +3,7 @@ import { ConfigError, getConfig } from "@/lib/config";
 import { serveFront } from "@/lib/front";
 import { startSqliteCheckpointer } from "@/lib/db/sqlite-checkpointer";
 import { installPeerStamp } from "@/lib/http/peer-stamp";
+import { turns } from "@/lib/turns";
 import { sqliteFilePath } from "@/prisma/adapters";
 
 export function startNodeServer(): void {
@@ -19,7 +20,8 @@ export function startNodeServer(): void {
   }
   // The front only under `next start`: `next dev` keeps recompiling route files, the front would not.
   const production = process.env.NODE_ENV === "production";
-  installPeerStamp(config.nodeFront && production ? serveFront : undefined);
+  // Requests Next answers take turns (lib/turns) under `next start`, where the bench measures the server.
+  installPeerStamp({ intercept: config.nodeFront && production ? serveFront : undefined, turns: production ? turns() : undefined });
   // Before the first query opens the database, so the app connection knows a worker checkpoints for it.
   if (production && config.databaseProvider === "sqlite") startSqliteCheckpointer(sqliteFilePath(config.databaseUrl));
 }

@@ -10,11 +10,13 @@ import { askDocs, parseAskQuery } from "@/lib/docs/ask";
 import { getCorpus, loadCorpus, parseDoc } from "@/lib/docs/corpus";
 import { pageMarkdown } from "@/lib/docs/pages";
 import { renderMarkdown } from "@/lib/docs/render";
-import { buildIndex, searchDocs } from "@/lib/docs/search";
+import { askReply } from "@/lib/docs/responses";
+import { buildIndex, hasCachedAnswer, searchDocs } from "@/lib/docs/search";
 import { acceptQuality, pagePathOfTwin, prefersMarkdown } from "@/lib/docs/twins";
 import { batchResponseSchema } from "@/lib/schemas/public-read";
 import { simulate } from "@/lib/sandbox/simulate";
-import { SIMULATOR_SCENARIOS, simulateResponseSchema } from "@/lib/schemas/public-read";
+import { turns } from "@/lib/turns";
+import { SIMULATOR_SCENARIOS, simulateResponseSchema, TOP_K_DEFAULT } from "@/lib/schemas/public-read";
 
 describe("corpus", () => {
   it("loads every document with valid front matter, unique slugs, in reading order", () => {
@@ -64,6 +66,19 @@ describe("search", () => {
 
   it("ignores stop words only", () => {
     expect(askDocs("how do I", 3).answers).toEqual([]);
+  });
+
+  it("/ask runs a new question's search on its own event-loop turn, a cached one at once", async () => {
+    const ask = (query: string) => askReply({ method: "GET", target: `/ask?query=${encodeURIComponent(query)}`, headers: new Headers(), readBody: async () => ({ ok: true, value: "" }) });
+    const question = `turn taking ${Date.now()}`;
+    expect(hasCachedAnswer(question, TOP_K_DEFAULT)).toBe(false);
+    const first = ask(question);
+    expect(turns().waiting).toBe(1);
+    expect((await first).status).toBe(200);
+    expect(hasCachedAnswer(question, TOP_K_DEFAULT)).toBe(true);
+    const again = ask(question);
+    expect(turns().waiting).toBe(0);
+    expect((await again).body).toBe((await first).body);
   });
 });
 
