@@ -50,6 +50,14 @@ function frontHandler(url: string, method: string): FrontHandler | undefined {
   return route && Object.hasOwn(route, method) ? route[method] : undefined;
 }
 
+function writeOrDrop(req: IncomingMessage, res: ServerResponse, reply: ApiReply): void {
+  try {
+    writeReply(req, res, reply);
+  } catch {
+    res.destroy();
+  }
+}
+
 /**
  * Answers the request when it is one of the front's and returns true; false leaves it to Next. Called for
  * every request the server receives, so a miss costs one lookup.
@@ -57,10 +65,10 @@ function frontHandler(url: string, method: string): FrontHandler | undefined {
 export function serveFront(req: IncomingMessage, res: ServerResponse): boolean {
   const handler = req.url !== undefined && req.method !== undefined ? frontHandler(req.url, req.method) : undefined;
   if (handler === undefined) return false;
-  const request = apiRequestOf(req);
-  void handler(request, req)
-    .catch(errorToReply)
-    .then((reply) => writeReply(req, res, reply))
-    .catch(() => res.destroy());
+  // One promise per request (each costs async-hook work under Next): a failure is answered like route() does.
+  handler(apiRequestOf(req), req).then(
+    (reply) => writeOrDrop(req, res, reply),
+    (error: unknown) => writeOrDrop(req, res, errorToReply(error)),
+  );
   return true;
 }

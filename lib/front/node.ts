@@ -4,7 +4,9 @@ import type { ApiReply, ApiRequest, HeaderReader } from "@/lib/http/api";
 import { bodyTooLarge, decodeUtf8, type BodyResult } from "@/lib/http/body";
 import { SECURITY_HEADERS } from "@/lib/http/security-headers";
 
-const SECURITY = Object.fromEntries(SECURITY_HEADERS.map(([name, value]) => [name.toLowerCase(), value]));
+const SECURITY_NAMES = new Set(SECURITY_HEADERS.map(([name]) => name.toLowerCase()));
+/** The security headers as a flat [name, value, …] list, built once: writeHead takes it without copying. */
+const SECURITY_FLAT: readonly string[] = SECURITY_HEADERS.flatMap(([name, value]) => [name.toLowerCase(), value]);
 
 function headerReader(req: IncomingMessage): HeaderReader {
   return {
@@ -76,10 +78,17 @@ export function apiRequestOf(req: IncomingMessage): ApiRequest {
 /** Writes an answer with the security headers Next adds to everything it serves (next.config.ts). */
 export function writeReply(req: IncomingMessage, res: ServerResponse, reply: ApiReply): void {
   const body = reply.body ?? undefined;
-  const headers: Record<string, string> = { ...SECURITY, ...reply.headers };
-  headers["content-length"] ??= String(body === undefined ? 0 : Buffer.byteLength(body));
+  const headers = SECURITY_FLAT.slice();
+  let hasLength = false;
+  for (const name in reply.headers) {
+    // A reply's own value for a security header wins, as with Next's header merging.
+    if (SECURITY_NAMES.has(name)) headers.splice(headers.indexOf(name), 2);
+    headers.push(name, reply.headers[name]!);
+    if (name === "content-length") hasLength = true;
+  }
+  if (!hasLength) headers.push("content-length", String(body === undefined ? 0 : Buffer.byteLength(body)));
   // An unread request body (too large, or a refused request) must not be taken for the next request.
-  if (!req.complete) headers.connection = "close";
+  if (!req.complete) headers.push("connection", "close");
   res.writeHead(reply.status, headers);
   res.end(body, "utf8");
 }

@@ -113,17 +113,38 @@ function sqliteArguments(prepared: PreparedSqlite, params: readonly SqlValue[]):
 }
 
 function sqliteExecutor(database: BetterSqlite3.Database): SqlExecutor {
+  // better-sqlite3 is synchronous: a settled promise (or the statement's error as a rejection) per call.
   return {
     [SQL_EXECUTOR]: true,
-    async query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-      const prepared = prepare(database, sql);
-      return prepared.statement.all(...sqliteArguments(prepared, params)) as T[];
+    query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+      try {
+        const prepared = prepare(database, sql);
+        return Promise.resolve(prepared.statement.all(...sqliteArguments(prepared, params)) as T[]);
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
-    async execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
-      const prepared = prepare(database, sql);
-      return prepared.statement.run(...sqliteArguments(prepared, params)).changes;
+    execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
+      try {
+        const prepared = prepare(database, sql);
+        return Promise.resolve(prepared.statement.run(...sqliteArguments(prepared, params)).changes);
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
   };
+}
+
+/** One executor per open database (a statement at top level runs on it when the gate is free). */
+const executors = new WeakMap<BetterSqlite3.Database, SqlExecutor>();
+
+function executorOf(database: BetterSqlite3.Database): SqlExecutor {
+  let executor = executors.get(database);
+  if (!executor) {
+    executor = sqliteExecutor(database);
+    executors.set(database, executor);
+  }
+  return executor;
 }
 
 /** The shared connection, once Prisma has opened it (the adapter connects lazily). */
@@ -139,12 +160,17 @@ function topLevelSqlite(connection: SqliteConnection): SqlExecutor {
   const ready = async (): Promise<SqlExecutor> => {
     const database = connection.database?.open ? connection.database : await sqliteDatabase(connection);
     while (connection.gate.holder !== null) await connection.gate.released();
-    return sqliteExecutor(database);
+    return executorOf(database);
+  };
+  /** The executor at once when the connection is open and free (the usual case: no promise to wait on). */
+  const readyNow = (): SqlExecutor | null => {
+    const database = connection.database;
+    return database?.open && connection.gate.holder === null ? executorOf(database) : null;
   };
   return {
     [SQL_EXECUTOR]: true,
-    query: async <T>(sql: string, params?: readonly SqlValue[]) => (await ready()).query<T>(sql, params),
-    execute: async (sql: string, params?: readonly SqlValue[]) => (await ready()).execute(sql, params),
+    query: <T>(sql: string, params?: readonly SqlValue[]) => readyNow()?.query<T>(sql, params) ?? ready().then((q) => q.query<T>(sql, params)),
+    execute: (sql: string, params?: readonly SqlValue[]) => readyNow()?.execute(sql, params) ?? ready().then((q) => q.execute(sql, params)),
   };
 }
 
@@ -155,7 +181,7 @@ async function sqliteTransaction<T>(connection: SqliteConnection, fn: (q: SqlExe
     // IMMEDIATE: take the write lock at BEGIN (other processes, e.g. the CLI, wait or fail here, not mid-way).
     prepare(database, "BEGIN IMMEDIATE").statement.run();
     try {
-      const result = await fn(sqliteExecutor(database));
+      const result = await fn(executorOf(database));
       prepare(database, "COMMIT").statement.run();
       return result;
     } catch (error) {
