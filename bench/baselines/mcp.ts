@@ -6,6 +6,7 @@ import http from "node:http";
 import Database from "better-sqlite3";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
 
 const port = Number(process.env.PORT);
@@ -40,8 +41,12 @@ function lookupMember(nameOrSlug: string): z.infer<typeof output> {
   };
 }
 
+// Shared, as the service shares it (lib/mcp/http.ts): otherwise the SDK builds an Ajv instance per server,
+// and the ratio would measure that rather than what the service adds around the SDK.
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
 function buildServer(): McpServer {
-  const server = new McpServer({ name: "baseline", version: "1.0.0" });
+  const server = new McpServer({ name: "baseline", version: "1.0.0" }, { jsonSchemaValidator });
   server.registerTool(
     "lookup_member",
     { title: "Look up one community member", description: "Exact display name or slug.", inputSchema: input, outputSchema: output, annotations: { readOnlyHint: true } },

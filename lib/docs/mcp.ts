@@ -2,7 +2,7 @@
 // one corpus and index. Built fresh per request by lib/mcp/http.ts (stateless); it never sees a token.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { absoluteUrl } from "@/lib/config";
-import { serveMcp } from "@/lib/mcp/http";
+import { serveMcp, statelessServerOptions } from "@/lib/mcp/http";
 import {
   getDocInputShape,
   getDocOutputShape,
@@ -60,10 +60,9 @@ export function getDocTool(slug: string): GetDocOutput | null {
 export function buildDocsMcpServer(): McpServer {
   const server = new McpServer(
     { name: DOCS_SERVER_NAME, title: "Agent Gate documentation", version: DOCS_SERVER_VERSION, websiteUrl: absoluteUrl("/docs") },
-    {
-      instructions:
-        "Read-only search over Agent Gate's published documentation. Call search_docs with a few words (e.g. 'slow_down polling'), then get_doc with a slug to read a whole document as markdown.",
-    },
+    statelessServerOptions(
+      "Read-only search over Agent Gate's published documentation. Call search_docs with a few words (e.g. 'slow_down polling'), then get_doc with a slug to read a whole document as markdown.",
+    ),
   );
 
   server.registerTool(

@@ -6,7 +6,7 @@ import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { clientIp } from "@/lib/http/client-ip";
 import { COMMUNITY_TOOLS, type ToolContext } from "@/lib/tools";
-import { serveMcp } from "./http";
+import { serveMcp, statelessServerOptions } from "./http";
 
 export const COMMUNITY_SERVER_NAME = "agent-gate-community";
 export const COMMUNITY_SERVER_VERSION = "1.0.0";
@@ -19,7 +19,7 @@ const INSTRUCTIONS = [
 ].join(" ");
 
 export function buildCommunityMcpServer(context: ToolContext): McpServer {
-  const server = new McpServer({ name: COMMUNITY_SERVER_NAME, title: "Agent Gate community tools", version: COMMUNITY_SERVER_VERSION }, { instructions: INSTRUCTIONS });
+  const server = new McpServer({ name: COMMUNITY_SERVER_NAME, title: "Agent Gate community tools", version: COMMUNITY_SERVER_VERSION }, statelessServerOptions(INSTRUCTIONS));
   for (const tool of COMMUNITY_TOOLS) {
     server.registerTool(
       tool.name,

@@ -1,10 +1,22 @@
 // Serves one MCP server over Streamable HTTP, statelessly: a fresh McpServer and transport per request
 // (sessionIdGenerator undefined, JSON responses), so any instance answers any request.
+import type { ServerOptions } from "@modelcontextprotocol/sdk/server/index.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { jsonRpcTransportError } from "@/lib/http/errors";
 import { errorToResponse } from "@/lib/http/route";
 import { rejectDnsRebinding } from "./rebinding";
+
+// Unless given one, the SDK builds a new Ajv instance (its validator for elicitation answers) in every Server
+// it constructs: about a quarter of a stateless tools/call (bench/README.md). One instance serves them all;
+// it keeps no per-request state.
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
+/** Options for a per-request McpServer: its instructions, and the shared JSON Schema validator. */
+export function statelessServerOptions(instructions: string): ServerOptions {
+  return { instructions, jsonSchemaValidator };
+}
 
 /**
  * Handles a POST to an MCP endpoint, refusing DNS-rebinding attempts first. Authorization headers are
