@@ -2,7 +2,7 @@
 // `next start` and the two bare-Node baselines, drives every scenario with autocannon from a second
 // process (bench/load.ts), samples the server's RSS, and prints one table with ratios and the budget.
 //
-//   npm run bench [-- --no-build] [--duration 10] [--connections 64] [--only own-account,mcp] [--keep]
+//   npm run bench [-- --no-build] [--duration 10] [--connections 64] [--only own-account,mcp] [--keep] [--server-log file]
 //   npx tsx bench/run.ts --smoke --no-build     (CI: 2 s per scenario, 8 connections, exit 1 on any error)
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
@@ -28,6 +28,8 @@ interface Options {
   cpuProfDir: string | null;
   /** Extra node flags for the server process (e.g. "--max-old-space-size=192"). */
   serverNodeOptions: string[];
+  /** A file that receives the server's stdout and stderr (e.g. with --server-node-options "… --trace-gc"). */
+  serverLog: string | null;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -50,6 +52,7 @@ function parseOptions(argv: string[]): Options {
     // The recommended production setting (bench/README.md "Memory"): the live heap stays near 40 MB, but
     // without a cap V8 lets garbage grow the heap past 170 MB under load before a full collection.
     serverNodeOptions: (value("--server-node-options") ?? "--max-old-space-size=128").split(" ").filter(Boolean),
+    serverLog: value("--server-log") ? path.resolve(value("--server-log")!) : null,
     cpuProfDir: argv.includes("--cpu-prof") ? path.resolve(value("--cpu-prof-dir") ?? path.join(ROOT, "bench", "results", "profiles")) : null,
   };
 }
@@ -64,12 +67,19 @@ const loadavg = (): string => os.loadavg()[0]!.toFixed(1);
 const children: ChildProcess[] = [];
 
 /** Starts a long-running process in its own process group (so the whole tree can be stopped) and waits until `ready` answers. */
-async function startProcess(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, ready: () => Promise<boolean>): Promise<ChildProcess> {
+async function startProcess(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, ready: () => Promise<boolean>, logFile: string | null = null): Promise<ChildProcess> {
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   children.push(child);
   let output = "";
-  child.stdout?.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
-  child.stderr?.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
+  const log = logFile ? fs.createWriteStream(logFile) : null;
+  child.stdout?.on("data", (d: Buffer) => {
+    output = (output + d.toString()).slice(-4000);
+    log?.write(d);
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    output = (output + d.toString()).slice(-4000);
+    log?.write(d);
+  });
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited early (code ${child.exitCode}):\n${output}`);
@@ -423,6 +433,7 @@ async function main(): Promise<number> {
     const profile = options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`] : [];
     const app = await startProcess("next start", process.execPath, [...profile, ...options.serverNodeOptions, path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], appEnv, () =>
       answers(`http://127.0.0.1:${port}/ask?query=ready`),
+      options.serverLog,
     );
     const ownPort = await freePort();
     // `node --import tsx`, not the tsx CLI: one process per baseline, so its RSS is its own.
