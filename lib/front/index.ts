@@ -66,7 +66,7 @@ export function serveFront(req: IncomingMessage, res: ServerResponse): boolean {
   const handler = req.url !== undefined && req.method !== undefined ? frontHandler(req.url, req.method) : undefined;
   if (handler === undefined) return false;
   // One promise per request (each costs async-hook work under Next): a failure is answered like route() does.
-  handler(apiRequestOf(req), req).then(
+  void handler(apiRequestOf(req), req).then(
     (reply) => writeOrDrop(req, res, reply),
     (error: unknown) => writeOrDrop(req, res, errorToReply(error)),
   );

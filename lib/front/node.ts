@@ -75,6 +75,12 @@ export function apiRequestOf(req: IncomingMessage): ApiRequest {
   };
 }
 
+/** The position of a header name in a flat [name, value, …] list (names sit at even positions). */
+function nameIndex(flat: readonly string[], name: string): number {
+  for (let i = 0; i < flat.length; i += 2) if (flat[i] === name) return i;
+  return flat.length;
+}
+
 /** Writes an answer with the security headers Next adds to everything it serves (next.config.ts). */
 export function writeReply(req: IncomingMessage, res: ServerResponse, reply: ApiReply): void {
   const body = reply.body ?? undefined;
@@ -82,7 +88,7 @@ export function writeReply(req: IncomingMessage, res: ServerResponse, reply: Api
   let hasLength = false;
   for (const name in reply.headers) {
     // A reply's own value for a security header wins, as with Next's header merging.
-    if (SECURITY_NAMES.has(name)) headers.splice(headers.indexOf(name), 2);
+    if (SECURITY_NAMES.has(name)) headers.splice(nameIndex(headers, name), 2);
     headers.push(name, reply.headers[name]!);
     if (name === "content-length") hasLength = true;
   }

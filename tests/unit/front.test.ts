@@ -14,9 +14,14 @@ let readLimit = 0;
 beforeAll(async () => {
   vi.stubEnv("BASE_URL", "https://gate.example.com");
   const { serveFront } = await import("@/lib/front");
-  const { readRawBody } = await import("@/lib/front/node");
+  const { readRawBody, writeReply } = await import("@/lib/front/node");
   server = http.createServer((req, res) => {
     // A test-only path that echoes what readRawBody read, with the limit the test set.
+    // A test-only path that writes a fixed reply through writeReply.
+    if (req.url === "/__write") {
+      writeReply(req, res, { status: 201, headers: { "content-type": "text/plain", "x-frame-options": "SAMEORIGIN" }, body: "héllo" });
+      return;
+    }
     if (req.url === "/__read") {
       void readRawBody(req, readLimit).then((body) => {
         res.writeHead(200, { "content-type": "application/json" });
@@ -132,5 +137,17 @@ describe("readRawBody", () => {
   it("counts chunked bodies while reading (Content-Length is never trusted)", async () => {
     expect(await read(4, "12345", { "Transfer-Encoding": "chunked" })).toEqual({ ok: false, reason: "too_large" });
     expect(await read(5, "12345", { "Transfer-Encoding": "chunked" })).toEqual({ ok: true, text: "12345" });
+  });
+});
+
+describe("writeReply", () => {
+  it("adds the security headers, lets the reply's own value of one win, and counts the body in bytes", async () => {
+    const res = await rawRequest(`${base}/__write`);
+    expect(res.status).toBe(201);
+    expect(res.body).toBe("héllo");
+    expect(res.headers["x-frame-options"]).toBe("SAMEORIGIN");
+    expect(res.headers["x-content-type-options"]).toBe("nosniff");
+    expect(res.headers["content-security-policy"]).toContain("frame-ancestors 'none'");
+    expect(res.headers["content-length"]).toBe(String(Buffer.byteLength("héllo")));
   });
 });
