@@ -49,8 +49,8 @@ function parseOptions(argv: string[]): Options {
     connections,
     only: value("--only")?.split(",") ?? null,
     keep: argv.includes("--keep"),
-    // The recommended production setting (bench/README.md "Memory"): the live heap stays near 40 MB, but
-    // without a cap V8 lets garbage grow the heap past 170 MB under load before a full collection.
+    // The recommended production setting (bench/README.md "Memory"): the live heap is 60–75 MB, but without
+    // a cap V8 lets garbage grow the heap under load until the process passes 300 MB of RSS.
     serverNodeOptions: (value("--server-node-options") ?? "--max-old-space-size=128").split(" ").filter(Boolean),
     serverLog: value("--server-log") ? path.resolve(value("--server-log")!) : null,
     cpuProfDir: argv.includes("--cpu-prof") ? path.resolve(value("--cpu-prof-dir") ?? path.join(ROOT, "bench", "results", "profiles")) : null,
@@ -72,14 +72,12 @@ async function startProcess(name: string, command: string, args: string[], env: 
   children.push(child);
   let output = "";
   const log = logFile ? fs.createWriteStream(logFile) : null;
-  child.stdout?.on("data", (d: Buffer) => {
+  const capture = (d: Buffer): void => {
     output = (output + d.toString()).slice(-4000);
     log?.write(d);
-  });
-  child.stderr?.on("data", (d: Buffer) => {
-    output = (output + d.toString()).slice(-4000);
-    log?.write(d);
-  });
+  };
+  child.stdout?.on("data", capture);
+  child.stderr?.on("data", capture);
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited early (code ${child.exitCode}):\n${output}`);

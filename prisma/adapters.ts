@@ -76,17 +76,17 @@ interface GatedSqliteAdapter {
  */
 function shareConnection(adapter: GatedSqliteAdapter, share: SqliteConnectionSharing): void {
   const { gate } = share;
-  const afterRawTransactions = async <T>(run: () => Promise<T>): Promise<T> => {
-    while (gate.holder === "raw") await gate.released();
-    return run();
-  };
-  const queryRaw = adapter.queryRaw.bind(adapter);
-  const executeRaw = adapter.executeRaw.bind(adapter);
-  const executeScript = adapter.executeScript.bind(adapter);
+  /** A single statement of Prisma's, run once no raw transaction holds the connection. */
+  const afterRawTransactions =
+    <A, R>(run: (arg: A) => Promise<R>) =>
+    async (arg: A): Promise<R> => {
+      while (gate.holder === "raw") await gate.released();
+      return run(arg);
+    };
   const startTransaction = adapter.startTransaction.bind(adapter);
-  adapter.queryRaw = (query) => (gate.holder === "raw" ? afterRawTransactions(() => queryRaw(query)) : queryRaw(query));
-  adapter.executeRaw = (query) => (gate.holder === "raw" ? afterRawTransactions(() => executeRaw(query)) : executeRaw(query));
-  adapter.executeScript = (script) => (gate.holder === "raw" ? afterRawTransactions(() => executeScript(script)) : executeScript(script));
+  adapter.queryRaw = afterRawTransactions(adapter.queryRaw.bind(adapter));
+  adapter.executeRaw = afterRawTransactions(adapter.executeRaw.bind(adapter));
+  adapter.executeScript = afterRawTransactions(adapter.executeScript.bind(adapter));
   adapter.startTransaction = async (isolationLevel) => {
     const release = await gate.acquire("prisma");
     let transaction: GatedSqliteTransaction;

@@ -31,17 +31,18 @@ export function hookRequests(target: { emit: Emit }, options: RequestHookOptions
   const originalEmit = target.emit;
   const { intercept, turns } = options;
   target.emit = function emit(this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
-    if (event !== "request") return Reflect.apply(originalEmit, this, [event, ...args]) as boolean;
+    const dispatch = (): boolean => Reflect.apply(originalEmit, this, [event, ...args]) as boolean;
+    if (event !== "request") return dispatch();
     const req = args[0] as http.IncomingMessage;
     const res = args[1] as http.ServerResponse;
     req.headers[PEER_HEADER] = req.socket?.remoteAddress ?? "unknown";
     if (intercept?.(req, res)) return true;
-    if (!turns) return Reflect.apply(originalEmit, this, [event, ...args]) as boolean;
+    if (!turns) return dispatch();
     turns.run(() => {
       // Work for a client that gave up is skipped: under load it would only delay the others.
       if (abandoned(req)) return;
       try {
-        Reflect.apply(originalEmit, this, [event, ...args]);
+        dispatch();
       } catch {
         res.destroy();
       }

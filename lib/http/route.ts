@@ -29,21 +29,16 @@ export function errorToResponse(error: unknown): Response {
   return toWebResponse(errorToReply(error));
 }
 
-/** An ApiHandler that never throws: a failure becomes the same JSON answer route() gives. */
-export function guarded(handler: ApiHandler): ApiHandler {
+/** A route handler serving an ApiHandler (lib/http/api.ts), which the node:http front serves too; a failure
+ * becomes the same JSON answer route() gives. */
+export function apiRoute(handler: ApiHandler): (request: Request) => Promise<Response> {
   return async (request) => {
     try {
-      return await handler(request);
+      return toWebResponse(await handler(fromWebRequest(request)));
     } catch (error) {
-      return errorToReply(error);
+      return toWebResponse(errorToReply(error));
     }
   };
-}
-
-/** A route handler serving an ApiHandler (lib/http/api.ts), which the node:http front serves too. */
-export function apiRoute(handler: ApiHandler): (request: Request) => Promise<Response> {
-  const safe = guarded(handler);
-  return async (request) => toWebResponse(await safe(fromWebRequest(request)));
 }
 
 /** A handler for methods a path does not support: JSON 405 with Allow (CONTRACT.md §2). */
