@@ -1,10 +1,10 @@
 // Audit log (CONTRACT.md §11): what happened, when, to which account and registration; never a secret.
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
-import { randomUUID } from "node:crypto";
 import type { DbTransaction } from "@/lib/db";
 import { getDb } from "@/lib/db";
 import { isSqlExecutor, type SqlExecutor } from "@/lib/db/sql";
+import { timeOrderedId } from "@/lib/ids";
 
 export const AUDIT_TYPES = ["registration", "approval", "denial", "token_issue", "exchange", "revocation", "cancellation"] as const;
 export type AuditType = (typeof AUDIT_TYPES)[number];
@@ -26,7 +26,7 @@ export async function recordAudit(entry: AuditEntry, tx?: DbTransaction | SqlExe
   if (isSqlExecutor(tx)) {
     // Prisma fills @default(uuid()) in the client, so a raw insert supplies the id.
     await tx.execute(`INSERT INTO "AuditEvent" ("id", "at", "type", "memberId", "registrationId", "detail") VALUES ($1, $2, $3, $4, $5, $6)`, [
-      randomUUID(),
+      timeOrderedId(),
       row.at,
       row.type,
       row.memberId,

@@ -4,11 +4,11 @@ import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { absoluteUrl } from "@/lib/config";
 import { newSecret, sha256 } from "@/lib/crypto/secrets";
-import { randomUUID } from "node:crypto";
 import { transaction } from "@/lib/db";
 import { execute, query, readDate, readOptionalDate, type SqlExecutor } from "@/lib/db/sql";
 import { recordAudit } from "@/lib/audit";
 import { SCOPES, type Scope } from "@/lib/schemas/service-auth";
+import { timeOrderedId } from "@/lib/ids";
 
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
 
@@ -46,7 +46,7 @@ export async function issueAccessToken(
   await q.execute(
     `INSERT INTO "AccessToken" ("id", "tokenHash", "registrationId", "delegationId", "memberId", "scope", "resource", "grant", "expiresAt", "revokedAt", "createdAt")
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, $10)`,
-    [randomUUID(), sha256(accessToken), input.registrationId, input.delegationId, input.memberId, input.scope, protectedResource(), input.grant, expiresAt, now],
+    [timeOrderedId(), sha256(accessToken), input.registrationId, input.delegationId, input.memberId, input.scope, protectedResource(), input.grant, expiresAt, now],
   );
   // A claim-grant poll is a "token_issue"; a JWT-bearer exchange is an "exchange" (one event each).
   await recordAudit(

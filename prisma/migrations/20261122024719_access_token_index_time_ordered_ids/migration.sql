@@ -1,0 +1,3 @@
+-- DropIndex
+DROP INDEX "AccessToken_registrationId_idx";
+
