@@ -3,7 +3,8 @@
 // transaction hold the connection at a time, and lets single statements wait until a transaction they must
 // not land in has ended. Plain synchronous bookkeeping: taking a free gate costs no tick.
 
-export type GateHolder = "raw" | "prisma";
+/** raw: a transaction of lib/db/sql; prisma: Prisma's interactive one; checkpoint: the WAL restart's hold. */
+export type GateHolder = "raw" | "prisma" | "checkpoint";
 export type GateRelease = () => void;
 
 interface Waiter {

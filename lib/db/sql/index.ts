@@ -13,6 +13,8 @@ import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import type { CustomTypesConfig, Pool, PoolClient } from "pg";
 import { getSharedConnection, type SharedConnection } from "@/lib/db";
+import type { GateRelease } from "./gate";
+import { runInGroup, type GroupConnection } from "./group-commit";
 import { toPositional } from "./placeholders";
 
 export type SqlValue = string | number | boolean | Date | null;
@@ -174,23 +176,26 @@ function topLevelSqlite(connection: SqliteConnection): SqlExecutor {
   };
 }
 
+/** The connection as group commit (./group-commit.ts) drives it; one per open database. */
+const groupConnections = new WeakMap<BetterSqlite3.Database, GroupConnection<SqlExecutor>>();
+
+function groupConnectionOf(connection: SqliteConnection, database: BetterSqlite3.Database): GroupConnection<SqlExecutor> {
+  let grouped = groupConnections.get(database);
+  if (!grouped) {
+    grouped = {
+      gate: connection.gate,
+      run: (sql) => void prepare(database, sql).statement.run(),
+      inTransaction: () => database.inTransaction,
+      executor: executorOf(database),
+    };
+    groupConnections.set(database, grouped);
+  }
+  return grouped;
+}
+
 async function sqliteTransaction<T>(connection: SqliteConnection, fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
   const database = connection.database?.open ? connection.database : await sqliteDatabase(connection);
-  const release = connection.gate.tryAcquire("raw") ?? (await connection.gate.acquire("raw"));
-  try {
-    // IMMEDIATE: take the write lock at BEGIN (other processes, e.g. the CLI, wait or fail here, not mid-way).
-    prepare(database, "BEGIN IMMEDIATE").statement.run();
-    try {
-      const result = await fn(executorOf(database));
-      prepare(database, "COMMIT").statement.run();
-      return result;
-    } catch (error) {
-      if (database.inTransaction) prepare(database, "ROLLBACK").statement.run();
-      throw error;
-    }
-  } finally {
-    release();
-  }
+  return runInGroup(database, groupConnectionOf(connection, database), fn);
 }
 
 // ---------------------------------------------------------------- PostgreSQL
@@ -257,12 +262,24 @@ export function execute(sql: string, params: readonly SqlValue[] = []): Promise<
 
 /**
  * Runs `fn` in one transaction; statements inside must go through `q` (on SQLite a top-level statement
- * issued from inside would wait for this transaction to end, i.e. forever). Commits when `fn` resolves,
- * rolls back when it throws.
+ * issued from inside would wait for this transaction to end, i.e. forever). Commits when `fn` resolves
+ * (on SQLite together with the other transactions started in this event-loop iteration: ./group-commit.ts;
+ * the promise settles after the COMMIT), rolls back its own statements when it throws.
  */
 export function transaction<T>(fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
   const connection = getSharedConnection();
   return connection.provider === "sqlite" ? sqliteTransaction(connection, fn) : postgresTransaction(connection.pool, fn);
+}
+
+/**
+ * Takes getDb()'s SQLite connection once no statement or transaction runs on it (statements and
+ * transactions wait meanwhile, without blocking the event loop); resolves with its release. For the
+ * checkpointer's WAL restart (lib/db/sqlite-checkpointer.ts). null on PostgreSQL.
+ */
+export async function holdSqliteConnection(): Promise<GateRelease | null> {
+  const connection = getSharedConnection();
+  if (connection.provider !== "sqlite") return null;
+  return connection.gate.tryAcquire("checkpoint") ?? connection.gate.acquire("checkpoint");
 }
 
 /** The provider of getDb()'s database (for the rare statement that must differ). */

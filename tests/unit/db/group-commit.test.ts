@@ -1,0 +1,173 @@
+// Group commit (lib/db/sql/group-commit.ts): raw transactions started in one event-loop iteration share
+// one SQLite transaction, each in its own savepoint, and settle only after the shared COMMIT.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { ConnectionGate } from "@/lib/db/sql/gate";
+import { GroupRolledBackError, runInGroup, type GroupConnection } from "@/lib/db/sql/group-commit";
+
+const opened: { file: string; databases: Database.Database[] }[] = [];
+
+afterEach(() => {
+  for (const { file, databases } of opened.splice(0)) {
+    for (const database of databases) database.close();
+    for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(`${file}${suffix}`, { force: true });
+  }
+});
+
+/** A WAL database with one table, the connection as group commit drives it, a log of control statements, and a second connection to look from. */
+function setup(options: { failOn?: string } = {}) {
+  const file = path.join(os.tmpdir(), `agent-gate-group-${randomBytes(4).toString("hex")}.db`);
+  const database = new Database(file);
+  database.pragma("journal_mode = WAL");
+  database.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE)");
+  const observer = new Database(file, { readonly: true });
+  opened.push({ file, databases: [database, observer] });
+  const statements: string[] = [];
+  const gate = new ConnectionGate();
+  const connection: GroupConnection<Database.Database> = {
+    gate,
+    run: (sql) => {
+      statements.push(sql);
+      if (sql === options.failOn) throw new Error(`injected failure of ${sql}`);
+      database.prepare(sql).run();
+    },
+    inTransaction: () => database.inTransaction,
+    executor: database,
+  };
+  const insert = (v: string) => (q: Database.Database) => Promise.resolve(q.prepare("INSERT INTO t (v) VALUES (?)").run(v).lastInsertRowid);
+  const committed = () => (observer.prepare("SELECT v FROM t ORDER BY id").all() as { v: string }[]).map((row) => row.v);
+  const count = (sql: string) => statements.filter((s) => s === sql).length;
+  return { database, connection, gate, insert, committed, count, statements };
+}
+
+const nextIteration = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe("group commit", () => {
+  it("shares one BEGIN and one COMMIT among the transactions of one iteration, each in a savepoint", async () => {
+    const { database, connection, insert, committed, count } = setup();
+    const results = await Promise.all(["a", "b", "c", "d", "e"].map((v) => runInGroup(database, connection, insert(v))));
+    expect(results).toEqual([1, 2, 3, 4, 5]);
+    expect(count("BEGIN IMMEDIATE")).toBe(1);
+    expect(count("SAVEPOINT group_job")).toBe(5);
+    expect(count("RELEASE group_job")).toBe(5);
+    expect(count("COMMIT")).toBe(1);
+    expect(committed()).toEqual(["a", "b", "c", "d", "e"]);
+  });
+
+  it("settles a caller only after the COMMIT: another connection sees its write by then, not before", async () => {
+    const { database, connection, gate, insert, committed } = setup();
+    let settled = false;
+    const pending = runInGroup(database, connection, insert("a")).then((id) => {
+      settled = true;
+      expect(committed()).toEqual(["a"]);
+      return id;
+    });
+    // The job has run (microtasks) but the group is still open: nothing committed, nobody answered.
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(database.inTransaction).toBe(true);
+    expect(gate.holder).toBe("raw");
+    expect(committed()).toEqual([]);
+    expect(settled).toBe(false);
+    await pending;
+    expect(gate.holder).toBeNull();
+  });
+
+  it("a failing transaction rolls back its own statements only; the others commit", async () => {
+    const { database, connection, insert, committed, count } = setup();
+    const failing = (q: Database.Database) => {
+      q.prepare("INSERT INTO t (v) VALUES ('doomed')").run();
+      return Promise.reject(new Error("refused"));
+    };
+    const outcomes = await Promise.allSettled([
+      runInGroup(database, connection, insert("a")),
+      runInGroup(database, connection, failing),
+      runInGroup(database, connection, insert("a")), // violates UNIQUE: rolled back, rejects
+      runInGroup(database, connection, insert("b")),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "rejected", "fulfilled"]);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toEqual(new Error("refused"));
+    expect(String((outcomes[2] as PromiseRejectedResult).reason)).toMatch(/UNIQUE/);
+    expect(count("ROLLBACK TO group_job")).toBe(2);
+    expect(count("COMMIT")).toBe(1);
+    expect(committed()).toEqual(["a", "b"]);
+  });
+
+  it("transactions of different iterations commit separately", async () => {
+    const { database, connection, insert, committed, count } = setup();
+    await runInGroup(database, connection, insert("a"));
+    await nextIteration();
+    await runInGroup(database, connection, insert("b"));
+    expect(count("BEGIN IMMEDIATE")).toBe(2);
+    expect(count("COMMIT")).toBe(2);
+    expect(committed()).toEqual(["a", "b"]);
+  });
+
+  it("a transaction that awaits real I/O keeps the group open; a later caller waits for the next group", async () => {
+    const { database, connection, insert, committed, count } = setup();
+    const slow = async (q: Database.Database) => {
+      q.prepare("INSERT INTO t (v) VALUES ('slow')").run();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return "slow done";
+    };
+    const first = runInGroup(database, connection, slow);
+    await nextIteration(); // the group is closing now, waiting for `slow`
+    const second = runInGroup(database, connection, insert("after"));
+    expect(await first).toBe("slow done");
+    expect(committed()).toEqual(["slow"]);
+    await second;
+    expect(committed()).toEqual(["slow", "after"]);
+    expect(count("COMMIT")).toBe(2);
+  });
+
+  it("when the COMMIT fails every finished transaction of the group rejects, nothing is written and the gate is free", async () => {
+    const { database, connection, gate, insert, committed } = setup({ failOn: "COMMIT" });
+    const outcomes = await Promise.allSettled([runInGroup(database, connection, insert("a")), runInGroup(database, connection, insert("b"))]);
+    expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected"]);
+    expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/injected failure of COMMIT/);
+    expect(database.inTransaction).toBe(false);
+    expect(committed()).toEqual([]);
+    expect(gate.holder).toBeNull();
+  });
+
+  it("when SQLite drops the whole transaction mid-group, the transactions before reject and the next ones still commit", async () => {
+    const { database, connection, insert, committed } = setup();
+    // Stands in for an I/O or disk-full error, after which SQLite has rolled everything back.
+    const dropsEverything = (q: Database.Database) => {
+      q.prepare("ROLLBACK").run();
+      return Promise.resolve("dropped");
+    };
+    const outcomes = await Promise.allSettled([
+      runInGroup(database, connection, insert("lost")),
+      runInGroup(database, connection, dropsEverything),
+      runInGroup(database, connection, insert("kept")),
+    ]);
+    expect(outcomes[0]).toEqual({ status: "rejected", reason: expect.any(GroupRolledBackError) });
+    expect(outcomes[1].status).toBe("rejected"); // its savepoint is gone with the transaction
+    expect(outcomes[2]).toEqual({ status: "fulfilled", value: expect.any(Number) });
+    expect(committed()).toEqual(["kept"]);
+  });
+
+  it("callers that wait for another holder of the gate form one group when it is released, in arrival order", async () => {
+    const { database, connection, gate, insert, committed, count } = setup();
+    const release = gate.tryAcquire("prisma");
+    expect(release).not.toBeNull();
+    const order: string[] = [];
+    const writes = ["a", "b"].map((v) => runInGroup(database, connection, insert(v)).then(() => order.push(v)));
+    await nextIteration();
+    const later = ["c", "d"].map((v) => runInGroup(database, connection, insert(v)).then(() => order.push(v)));
+    await nextIteration();
+    expect(committed()).toEqual([]);
+    release?.();
+    await Promise.all([...writes, ...later]);
+    expect(order).toEqual(["a", "b", "c", "d"]);
+    expect(committed()).toEqual(["a", "b", "c", "d"]);
+    // One group for all four: a queue on the gate would drain one transaction per iteration.
+    expect(count("BEGIN IMMEDIATE")).toBe(1);
+    expect(count("COMMIT")).toBe(1);
+  });
+});
