@@ -72,7 +72,8 @@ interface GatedSqliteAdapter {
 /**
  * Prisma's interactive transaction holds the gate from BEGIN to COMMIT/ROLLBACK (it runs its COMMIT through
  * the transaction's executeRaw, then calls commit()); Prisma's single statements wait while a raw
- * transaction of lib/db/sql holds it, so they never land inside that transaction.
+ * transaction of lib/db/sql holds it, so they never land inside that transaction, and while the
+ * checkpointer holds the connection for a WAL restart (lib/db/sqlite-checkpointer.ts).
  */
 function shareConnection(adapter: GatedSqliteAdapter, share: SqliteConnectionSharing): void {
   const { gate } = share;
@@ -80,7 +81,7 @@ function shareConnection(adapter: GatedSqliteAdapter, share: SqliteConnectionSha
   const afterRawTransactions =
     <A, R>(run: (arg: A) => Promise<R>) =>
     async (arg: A): Promise<R> => {
-      while (gate.holder === "raw") await gate.released();
+      while (gate.holder === "raw" || gate.holder === "checkpoint") await gate.released();
       return run(arg);
     };
   const startTransaction = adapter.startTransaction.bind(adapter);

@@ -3,24 +3,59 @@
 // then copies the log into the database and fsyncs it inside whichever commit crosses the mark: 15–20 ms on
 // this machine's disk, with the one Node thread blocked — it set the p99 of every write path. Under
 // `next start` a worker thread with its own connection checkpoints passively every 50 ms instead (it never
-// blocks the app's writers), and the app connection's automatic checkpoint becomes a backstop at
-// BACKSTOP_PAGES: the log can only restart once a checkpoint has caught up completely, which under sustained
-// writes happens at the backstop. With no worker running (CLI, tests, other hosts) nothing changes.
+// blocks the app's writers).
+//
+// The log restarts from its beginning only when a write begins after a checkpoint has copied all of it;
+// under sustained writes the worker never quite catches up. So once the log passes RESTART_PAGES the worker
+// asks the app to hold its connection: the app takes the connection gate (lib/db/sql/gate.ts) between two
+// of its transactions, without blocking the event loop, the worker copies the few pages written since its
+// last pass, and the gate is released; the app's next write restarts the log. The hold lasts one short
+// checkpoint (a few ms); the app connection's own automatic checkpoint, raised to BACKSTOP_PAGES, only
+// steps in if that ever fails (it blocks the event loop for the whole copy and both fsyncs). With no worker
+// running (CLI, tests, other hosts) nothing changes.
 import { Worker } from "node:worker_threads";
 
-/** The app connection's wal_autocheckpoint while the worker runs: at most ~20 MB of log. */
-export const BACKSTOP_PAGES = 5000;
+/** Past this many pages of log (~16 MB) the worker asks for a hold to let the log restart. */
+export const RESTART_PAGES = 4000;
+
+/** The app connection's wal_autocheckpoint while the worker runs: a backstop well above RESTART_PAGES. */
+export const BACKSTOP_PAGES = 10000;
+
+/** Messages between the worker and the app. */
+type WorkerMessage = "hold" | "restartable";
+type AppMessage = "held";
 
 // Plain CommonJS for an eval worker: resolved from node_modules at run time (better-sqlite3 is external).
 const WORKER_SOURCE = `
-const { workerData } = require("node:worker_threads");
+const { parentPort, workerData } = require("node:worker_threads");
 const Database = require("better-sqlite3");
 const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma("busy_timeout = 0");
-const tick = () => {
-  try { db.pragma("wal_checkpoint(PASSIVE)"); } catch (error) { /* busy: the next tick retries */ }
-  setTimeout(tick, workerData.intervalMs);
+const checkpoint = () => {
+  try {
+    const result = db.pragma("wal_checkpoint(PASSIVE)")[0];
+    if (result.log >= 0) return result;
+    // -1: this connection has not seen the file in WAL mode yet (the app switched it after the worker opened
+    // it, as on a fresh database); a read transaction makes the connection notice, the next tick checkpoints.
+    db.pragma("schema_version");
+    return null;
+  } catch (error) {
+    return null; // busy: the next tick retries
+  }
 };
+const tick = () => {
+  let result = checkpoint();
+  if (!result || result.log < workerData.restartPages) return void setTimeout(tick, workerData.intervalMs);
+  // Copy what was written during that pass too, so that the hold's pass has only a little left.
+  for (let pass = 0; pass < 2 && result && result.checkpointed < result.log; pass++) result = checkpoint();
+  parentPort.postMessage("hold");
+};
+parentPort.on("message", (message) => {
+  if (message !== "held") return;
+  checkpoint(); // nothing is written meanwhile: this one copies the rest of the log
+  parentPort.postMessage("restartable");
+  setTimeout(tick, workerData.intervalMs);
+});
 tick();
 `;
 
@@ -30,12 +65,29 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
+export interface CheckpointerOptions {
+  intervalMs?: number;
+  restartPages?: number;
+  /** Takes the app's connection once no statement or transaction runs on it; resolves with its release. */
+  holdConnection?: () => Promise<(() => void) | null>;
+}
+
+/** The longest the app holds its connection for the worker, whatever happens to the worker. */
+const HOLD_LIMIT_MS = 1000;
+
 /** Starts the worker for this SQLite file (once per process); it never keeps the process alive. */
-export function startSqliteCheckpointer(file: string, intervalMs = 50): Checkpointer {
+export function startSqliteCheckpointer(file: string, options: CheckpointerOptions = {}): Checkpointer {
   const running = globalForCheckpointer.agentGateCheckpointer;
   if (running?.file === file) return { stop: () => stopCheckpointer() };
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, intervalMs } });
+  const workerData = { file, intervalMs: options.intervalMs ?? 50, restartPages: options.restartPages ?? RESTART_PAGES };
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
   worker.unref();
+  let endHold: (() => void) | null = null;
+  worker.on("message", (message: WorkerMessage) => {
+    if (message === "restartable") return endHold?.();
+    if (message === "hold") void holdFor(worker, options.holdConnection, (end) => (endHold = end));
+  });
+  worker.on("exit", () => endHold?.());
   worker.on("error", (error) => {
     // The backstop still checkpoints; only the pauses come back.
     console.error(`[agent-gate] SQLite checkpoint worker stopped: ${error.message.slice(0, 200)}`);
@@ -43,6 +95,22 @@ export function startSqliteCheckpointer(file: string, intervalMs = 50): Checkpoi
   });
   globalForCheckpointer.agentGateCheckpointer = { file, worker };
   return { stop: () => stopCheckpointer() };
+}
+
+/** Holds the app's connection for the worker's last pass; `onHeld` receives what ends the hold (idempotent). */
+async function holdFor(worker: Worker, holdConnection: CheckpointerOptions["holdConnection"], onHeld: (end: () => void) => void): Promise<void> {
+  const release = (await holdConnection?.()) ?? null;
+  let ended = false;
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    clearTimeout(limit);
+    release?.();
+  };
+  const limit = setTimeout(end, HOLD_LIMIT_MS);
+  limit.unref();
+  onHeld(end);
+  worker.postMessage("held" satisfies AppMessage);
 }
 
 async function stopCheckpointer(): Promise<void> {

@@ -1,6 +1,7 @@
 // Node.js-only start-up work, loaded by instrumentation.ts.
 import { ConfigError, getConfig } from "@/lib/config";
 import { serveFront } from "@/lib/front";
+import { holdSqliteConnection } from "@/lib/db/sql";
 import { startSqliteCheckpointer } from "@/lib/db/sqlite-checkpointer";
 import { installPeerStamp } from "@/lib/http/peer-stamp";
 import { turns } from "@/lib/turns";
@@ -23,5 +24,5 @@ export function startNodeServer(): void {
   // Requests Next answers take turns (lib/turns) under `next start`, where the bench measures the server.
   installPeerStamp({ intercept: config.nodeFront && production ? serveFront : undefined, turns: production ? turns() : undefined });
   // Before the first query opens the database, so the app connection knows a worker checkpoints for it.
-  if (production && config.databaseProvider === "sqlite") startSqliteCheckpointer(sqliteFilePath(config.databaseUrl));
+  if (production && config.databaseProvider === "sqlite") startSqliteCheckpointer(sqliteFilePath(config.databaseUrl), { holdConnection: holdSqliteConnection });
 }
