@@ -99,7 +99,12 @@ export function startSqliteCheckpointer(file: string, options: CheckpointerOptio
 
 /** Holds the app's connection for the worker's last pass; `onHeld` receives what ends the hold (idempotent). */
 async function holdFor(worker: Worker, holdConnection: CheckpointerOptions["holdConnection"], onHeld: (end: () => void) => void): Promise<void> {
-  const release = (await holdConnection?.()) ?? null;
+  let release: (() => void) | null = null;
+  try {
+    release = (await holdConnection?.()) ?? null;
+  } catch {
+    // No hold this time: the worker's pass still copies what it can, and the backstop remains.
+  }
   let ended = false;
   const end = (): void => {
     if (ended) return;
