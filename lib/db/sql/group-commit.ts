@@ -1,10 +1,10 @@
 // Group commit for the one SQLite connection. Every raw transaction used to pay its own COMMIT: a WAL
 // append of each page it touched (two pwrite calls per page) plus the log's bookkeeping — a third of a
 // token exchange's CPU (bench/README.md). The raw transactions that start in the same event-loop iteration
-// (the requests read from the sockets in one poll phase) now share one SQLite transaction: each runs in its
-// own savepoint, so a failure rolls back its statements alone, and one COMMIT at the end of the iteration
-// (setImmediate) makes them durable together; pages they share (a table's last page, a time-ordered
-// primary key's) are written once. Every caller's promise settles only after that COMMIT, so no answer is
+// (the requests read from the sockets in one poll phase) now share one SQLite transaction: each after the
+// first runs in its own savepoint, so a failure rolls back its statements alone, and one COMMIT at the end
+// of the iteration (setImmediate) makes them durable together; pages they share (a table's last page, a
+// time-ordered primary key's) are written once. Every caller's promise settles only after that COMMIT, so no answer is
 // sent on a write that is not committed. Jobs run one after another, never interleaved, in arrival order,
 // exactly as they did behind the gate one transaction at a time.
 import type { ConnectionGate, GateRelease } from "./gate";
@@ -84,9 +84,13 @@ function openGroup<Q>(key: object, connection: GroupConnection<Q>, release: Gate
 function enqueue<Q, T>(group: CommitGroup, connection: GroupConnection<Q>, job: (q: Q) => Promise<T>): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     group.tail = group.tail.then(async () => {
+      // A job that finds no other job's writes in the transaction needs no savepoint: if it fails, rolling
+      // the whole transaction back loses nothing else (most groups under light load hold one job).
+      let first: boolean;
       try {
-        reopenIfLost(group, connection);
-        connection.run("SAVEPOINT group_job");
+        beginIfEnded(group, connection);
+        first = group.finished.length === 0;
+        if (!first) connection.run("SAVEPOINT group_job");
       } catch (error) {
         reject(error);
         return;
@@ -94,14 +98,17 @@ function enqueue<Q, T>(group: CommitGroup, connection: GroupConnection<Q>, job: 
       let result: T;
       try {
         result = await job(connection.executor);
-        connection.run("RELEASE group_job");
+        if (!first) connection.run("RELEASE group_job");
       } catch (error) {
         if (connection.inTransaction()) {
           try {
-            connection.run("ROLLBACK TO group_job");
-            connection.run("RELEASE group_job");
+            if (first) connection.run("ROLLBACK");
+            else {
+              connection.run("ROLLBACK TO group_job");
+              connection.run("RELEASE group_job");
+            }
           } catch {
-            // Left for reopenIfLost / close: the transaction is then rolled back as a whole.
+            // Left for beginIfEnded / close: the transaction is then rolled back as a whole.
           }
         }
         reject(error);
@@ -112,8 +119,11 @@ function enqueue<Q, T>(group: CommitGroup, connection: GroupConnection<Q>, job: 
   });
 }
 
-/** After SQLite rolled the whole transaction back (I/O error, disk full): fail the finished jobs, begin anew. */
-function reopenIfLost<Q>(group: CommitGroup, connection: GroupConnection<Q>): void {
+/**
+ * Begins a new transaction when the group's has ended: after a first job's failure rolled it back, or after
+ * SQLite rolled it back on its own (I/O error, disk full), in which case the finished jobs' writes are gone.
+ */
+function beginIfEnded<Q>(group: CommitGroup, connection: GroupConnection<Q>): void {
   if (connection.inTransaction()) return;
   failFinished(group, new GroupRolledBackError(undefined));
   connection.run("BEGIN IMMEDIATE");

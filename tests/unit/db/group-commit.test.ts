@@ -47,13 +47,14 @@ function setup(options: { failOn?: string } = {}) {
 const nextIteration = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe("group commit", () => {
-  it("shares one BEGIN and one COMMIT among the transactions of one iteration, each in a savepoint", async () => {
+  it("shares one BEGIN and one COMMIT among the transactions of one iteration, each after the first in a savepoint", async () => {
     const { database, connection, insert, committed, count } = setup();
     const results = await Promise.all(["a", "b", "c", "d", "e"].map((v) => runInGroup(database, connection, insert(v))));
     expect(results).toEqual([1, 2, 3, 4, 5]);
     expect(count("BEGIN IMMEDIATE")).toBe(1);
-    expect(count("SAVEPOINT group_job")).toBe(5);
-    expect(count("RELEASE group_job")).toBe(5);
+    // The first needs none: nobody else's writes are in the transaction yet.
+    expect(count("SAVEPOINT group_job")).toBe(4);
+    expect(count("RELEASE group_job")).toBe(4);
     expect(count("COMMIT")).toBe(1);
     expect(committed()).toEqual(["a", "b", "c", "d", "e"]);
   });
@@ -95,6 +96,20 @@ describe("group commit", () => {
     expect(count("ROLLBACK TO group_job")).toBe(2);
     expect(count("COMMIT")).toBe(1);
     expect(committed()).toEqual(["a", "b"]);
+  });
+
+  it("a failing first transaction rolls the transaction back whole; the next one begins anew and commits", async () => {
+    const { database, connection, insert, committed, count } = setup();
+    const failing = (q: Database.Database) => {
+      q.prepare("INSERT INTO t (v) VALUES ('doomed')").run();
+      return Promise.reject(new Error("refused"));
+    };
+    const outcomes = await Promise.allSettled([runInGroup(database, connection, failing), runInGroup(database, connection, insert("b"))]);
+    expect(outcomes.map((o) => o.status)).toEqual(["rejected", "fulfilled"]);
+    expect(count("ROLLBACK")).toBe(1);
+    expect(count("BEGIN IMMEDIATE")).toBe(2);
+    expect(count("COMMIT")).toBe(1);
+    expect(committed()).toEqual(["b"]);
   });
 
   it("transactions of different iterations commit separately", async () => {
