@@ -12,6 +12,7 @@ import type { ApiReply, ApiRequest } from "@/lib/http/api";
 import { jsonRpcTransportError } from "@/lib/http/errors";
 import { errorToReply } from "@/lib/http/route";
 import { serveCommunityMcp } from "@/lib/mcp/community";
+import type { ParsedMcpBody } from "@/lib/mcp/http";
 import { handleToken } from "@/lib/service-auth/http";
 import { apiRequestOf, readRawBody, replyOfWebResponse, webRequestOf, writeReply } from "./node";
 
@@ -20,16 +21,28 @@ export const MCP_BODY_LIMIT = 4 * 1024 * 1024;
 
 type FrontHandler = (request: ApiRequest, raw: IncomingMessage) => Promise<ApiReply>;
 
-/** A fetch-API handler served through the front: the body is read (bounded) and handed over in one piece. */
-function viaFetchApi(handler: (request: Request) => Promise<Response>, bodyLimit: number): FrontHandler {
-  return async (_request, raw) => {
-    const body = await readRawBody(raw, bodyLimit);
-    if (!body.ok) {
-      const tooLarge = body.reason === "too_large";
-      return replyOfWebResponse(jsonRpcTransportError(tooLarge ? 413 : 400, tooLarge ? "Request body too large." : "The request body could not be read."));
-    }
-    return replyOfWebResponse(await handler(webRequestOf(raw, body.bytes.length > 0 ? body.bytes : null)));
-  };
+// As the SDK decodes a body (a BOM dropped, bad bytes replaced), so that a message parses here exactly when it would there.
+const utf8 = new TextDecoder();
+
+/** The body as a JSON-RPC message for the SDK, or undefined when it does not parse (the SDK then reads it and answers its own parse error). */
+function parsedMcpBody(bytes: Buffer): ParsedMcpBody | undefined {
+  try {
+    return { parsedBody: JSON.parse(utf8.decode(bytes)) as unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+/** POST /mcp: the body is read (bounded) and parsed once, and the SDK is handed the message, not a stream to read again. */
+async function serveMcpFront(_request: ApiRequest, raw: IncomingMessage): Promise<ApiReply> {
+  const body = await readRawBody(raw, MCP_BODY_LIMIT);
+  if (!body.ok) {
+    const tooLarge = body.reason === "too_large";
+    return replyOfWebResponse(jsonRpcTransportError(tooLarge ? 413 : 400, tooLarge ? "Request body too large." : "The request body could not be read."));
+  }
+  const parsed = parsedMcpBody(body.bytes);
+  const request = webRequestOf(raw, parsed !== undefined || body.bytes.length === 0 ? null : body.bytes);
+  return replyOfWebResponse(await serveCommunityMcp(request, parsed));
 }
 
 const ownAccount = (route: "account" | "registrations"): FrontHandler => (request) => serveOwnAccountRoute(request, route);
@@ -40,7 +53,7 @@ export const FRONT_ROUTES: Readonly<Record<string, Readonly<Partial<Record<strin
   "/api/v1/agent/account": { GET: ownAccount("account"), HEAD: ownAccount("account") },
   "/api/v1/agent/registrations": { GET: ownAccount("registrations"), HEAD: ownAccount("registrations") },
   "/ask": { GET: askReply, HEAD: askReply },
-  "/mcp": { POST: viaFetchApi((request) => serveCommunityMcp(request), MCP_BODY_LIMIT) },
+  "/mcp": { POST: serveMcpFront },
 };
 
 function frontHandler(url: string, method: string): FrontHandler | undefined {

@@ -6,7 +6,7 @@ import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { clientIp } from "@/lib/http/client-ip";
 import { COMMUNITY_TOOLS, type ToolContext } from "@/lib/tools";
-import { serveMcp, statelessServerOptions } from "./http";
+import { serveMcp, statelessServerOptions, type ParsedMcpBody } from "./http";
 
 export const COMMUNITY_SERVER_NAME = "agent-gate-community";
 export const COMMUNITY_SERVER_VERSION = "1.0.0";
@@ -35,7 +35,7 @@ export function buildCommunityMcpServer(context: ToolContext): McpServer {
 }
 
 /** POST /mcp. */
-export async function serveCommunityMcp(request: Request, clock: Clock = systemClock): Promise<Response> {
+export async function serveCommunityMcp(request: Request, parsed?: ParsedMcpBody, clock: Clock = systemClock): Promise<Response> {
   const context: ToolContext = { clock, clientIp: clientIp(request.headers) };
-  return serveMcp(request, () => buildCommunityMcpServer(context));
+  return serveMcp(request, () => buildCommunityMcpServer(context), parsed);
 }

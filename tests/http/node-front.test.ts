@@ -256,6 +256,12 @@ describe("GET /ask and POST /mcp", () => {
     { name: "not JSON", method: "POST", path: "/mcp", headers: mcpHeaders, body: "{" },
     { name: "without the Accept the transport needs", method: "POST", path: "/mcp", headers: { "Content-Type": "application/json" }, body: rpc("tools/list", {}) },
     { name: "a DNS-rebinding Host", method: "POST", path: "/mcp", headers: { ...mcpHeaders, Host: "attacker.example", Origin: "http://attacker.example" }, body: rpc("tools/list", {}) },
+    // The front parses the message itself and hands it over: these must come out as the SDK answers them.
+    { name: "JSON after a byte-order mark", method: "POST", path: "/mcp", headers: mcpHeaders, body: `\uFEFF${rpc("tools/list", {})}` },
+    { name: "an empty body", method: "POST", path: "/mcp", headers: mcpHeaders, body: "" },
+    { name: "JSON null", method: "POST", path: "/mcp", headers: mcpHeaders, body: "null" },
+    { name: "a batch", method: "POST", path: "/mcp", headers: mcpHeaders, body: `[${rpc("tools/list", {}, 1)},${rpc("tools/list", {}, 2)}]` },
+    { name: "valid JSON as text/plain", method: "POST", path: "/mcp", headers: { ...mcpHeaders, "Content-Type": "text/plain" }, body: rpc("tools/list", {}) },
   ];
   for (const c of cases) {
     it(c.name, async () => {
