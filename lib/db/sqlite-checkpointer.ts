@@ -10,8 +10,9 @@
 // asks the app to hold its connection: the app takes the connection gate (lib/db/sql/gate.ts) between two
 // of its transactions, without blocking the event loop, the worker copies the few pages written since its
 // last pass, and the gate is released; the app's next write restarts the log. The hold lasts one short
-// checkpoint (6–14 ms on this machine's disk, mostly its two fsyncs); the app connection's own automatic checkpoint, raised to BACKSTOP_PAGES, only
-// steps in if that ever fails (it blocks the event loop for the whole copy and both fsyncs). With no worker
+// checkpoint (6–18 ms on this machine's disk, mostly its two fsyncs); the app connection's own automatic
+// checkpoint, raised to BACKSTOP_PAGES, only steps in if that ever fails (it blocks the event loop for the
+// whole copy and both fsyncs). With no worker
 // running (CLI, tests, other hosts) nothing changes.
 import { Worker } from "node:worker_threads";
 
