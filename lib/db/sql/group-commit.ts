@@ -108,7 +108,13 @@ function enqueue<Q, T>(group: CommitGroup, connection: GroupConnection<Q>, job: 
               connection.run("RELEASE group_job");
             }
           } catch {
-            // Left for beginIfEnded / close: the transaction is then rolled back as a whole.
+            // Its writes must not be committed: end the whole transaction (beginIfEnded and close then
+            // fail the jobs finished before it).
+            try {
+              connection.run("ROLLBACK");
+            } catch {
+              // SQLite has already ended it.
+            }
           }
         }
         reject(error);

@@ -112,6 +112,19 @@ describe("group commit", () => {
     expect(committed()).toEqual(["b"]);
   });
 
+  it("when a failed transaction cannot be rolled back to its savepoint, nothing of the group is committed", async () => {
+    const { database, connection, insert, committed } = setup({ failOn: "ROLLBACK TO group_job" });
+    const failing = (q: Database.Database) => {
+      q.prepare("INSERT INTO t (v) VALUES ('doomed')").run();
+      return Promise.reject(new Error("refused"));
+    };
+    const outcomes = await Promise.allSettled([runInGroup(database, connection, insert("a")), runInGroup(database, connection, failing)]);
+    expect(outcomes[0]).toEqual({ status: "rejected", reason: expect.any(GroupRolledBackError) });
+    expect(outcomes[1]).toEqual({ status: "rejected", reason: new Error("refused") });
+    expect(database.inTransaction).toBe(false);
+    expect(committed()).toEqual([]);
+  });
+
   it("transactions of different iterations commit separately", async () => {
     const { database, connection, insert, committed, count } = setup();
     await runInGroup(database, connection, insert("a"));
