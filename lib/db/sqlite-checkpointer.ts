@@ -44,12 +44,21 @@ const checkpoint = () => {
     return null; // busy: the next tick retries
   }
 };
+let lastLog = 0;
+let nextHoldAt = workerData.restartPages;
 const tick = () => {
   const result = checkpoint();
-  if (!result || result.log < workerData.restartPages) return void setTimeout(tick, workerData.intervalMs);
+  if (result) {
+    if (result.log < lastLog) nextHoldAt = workerData.restartPages; // the log restarted
+    lastLog = result.log;
+  }
+  if (!result || result.log < nextHoldAt) return void setTimeout(tick, workerData.intervalMs);
   // Two more passes copy what the app committed during the pass before, so that the hold's pass, during
   // which the app writes nothing, has little left: the app's last commit group and two fsyncs.
   for (let pass = 0; pass < 2; pass++) checkpoint();
+  // Should the log not restart (a reader in another process still uses it), ask again only once it has
+  // grown as much again, not at every tick.
+  nextHoldAt = lastLog + workerData.restartPages;
   parentPort.postMessage("hold");
 };
 parentPort.on("message", (message) => {

@@ -91,53 +91,129 @@ describe("SQLite checkpoint worker", () => {
     }
   });
 
+  /** The log's checkpoint sequence number (WAL header, bytes 12–15): it goes up each time the log restarts. */
+  const logRestarts = (file: string): number => {
+    const header = Buffer.alloc(32);
+    const fd = fs.openSync(`${file}-wal`, "r");
+    try {
+      fs.readSync(fd, header, 0, 32, 0);
+    } finally {
+      fs.closeSync(fd);
+    }
+    return header.readUInt32BE(12);
+  };
+
   /**
-   * Writes ~24 MB of log in small transactions, each behind the gate and each in its own event-loop
-   * iteration (as the app writes); returns the log file's final size and how often the worker asked to hold.
+   * Frames in the log and frames copied into the database, read from the shared-memory index (the WAL-index
+   * header's mxFrame at byte 16, the checkpoint info's nBackfill at byte 96, native little-endian) without
+   * running a checkpoint, which would copy the rest itself.
    */
-  async function sustainedWrites(hold: boolean): Promise<{ walBytes: number; holds: number; heldWhileWriting: boolean }> {
+  const logState = (file: string): { frames: number; copied: number } => {
+    const index = Buffer.alloc(100);
+    const fd = fs.openSync(`${file}-shm`, "r");
+    try {
+      fs.readSync(fd, index, 0, 100, 0);
+    } finally {
+      fs.closeSync(fd);
+    }
+    return { frames: index.readUInt32LE(16), copied: index.readUInt32LE(96) };
+  };
+
+  it("under sustained writes each hold finds the log fully copied, nothing written meanwhile, and the next write restarts it", async () => {
     const file = tempFile();
     const db = writerWithoutCheckpoints(file);
     const gate = new ConnectionGate();
-    let holds = 0;
+    const fullyCopiedAtRelease: boolean[] = [];
     let heldWhileWriting = false;
     checkpointer = startSqliteCheckpointer(file, {
       intervalMs: 5,
       restartPages: 200,
       holdConnection: async () => {
-        holds++;
-        return hold ? (gate.tryAcquire("checkpoint") ?? gate.acquire("checkpoint")) : null;
+        const release = gate.tryAcquire("checkpoint") ?? (await gate.acquire("checkpoint"));
+        return () => {
+          // Still held: the worker's last pass is done and nothing has been written since.
+          const state = logState(file);
+          fullyCopiedAtRelease.push(state.frames > 0 && state.frames === state.copied);
+          release();
+        };
       },
     });
     try {
+      const restartsBefore = logRestarts(file);
       const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
-      for (let i = 0; i < 2000; i++) {
+      // The app's way of writing: small transactions behind the gate, one per event-loop iteration, without end.
+      const deadline = Date.now() + 20_000;
+      let writes = 0;
+      while (fullyCopiedAtRelease.length < 3 && Date.now() < deadline) {
         const release = gate.tryAcquire("raw") ?? (await gate.acquire("raw"));
         insert.run(randomBytes(2048).toString("hex")); // 4 KB of text: two pages of log
         if (gate.holder !== "raw") heldWhileWriting = true;
         release();
+        writes++;
         await new Promise((resolve) => setImmediate(resolve));
       }
-      expect(db.prepare("SELECT count(*) AS n FROM t").get()).toEqual({ n: 2000 });
-      return { walBytes: fs.statSync(`${file}-wal`).size, holds, heldWhileWriting };
+      // One more write after the last hold: it restarts the log.
+      insert.run("after the last hold");
+      expect(fullyCopiedAtRelease).toEqual([true, true, true]);
+      expect(heldWhileWriting).toBe(false);
+      expect(logRestarts(file) - restartsBefore).toBeGreaterThanOrEqual(3);
+      expect(db.prepare("SELECT count(*) AS n FROM t").get()).toEqual({ n: writes + 1 });
     } finally {
       await checkpointer.stop();
       db.close();
     }
-  }
-
-  it("under sustained writes the log restarts at the worker's hold, though the writer never checkpoints", async () => {
-    const { walBytes, holds, heldWhileWriting } = await sustainedWrites(true);
-    expect(holds).toBeGreaterThan(0);
-    expect(heldWhileWriting).toBe(false);
-    // ~6,000 pages of log were written (the control keeps all of them); one that restarts stays a fraction.
-    expect(walBytes).toBeLessThan(3000 * 4096);
   });
 
-  it("without the hold the log does not restart under the same writes (control)", async () => {
-    const { walBytes, holds } = await sustainedWrites(false);
-    expect(holds).toBeGreaterThan(0);
-    expect(walBytes).toBeGreaterThan(5000 * 4096);
+  it("never asks for a hold below the mark (control: the same writes, no hold, no restart from a hold)", async () => {
+    const file = tempFile();
+    const db = writerWithoutCheckpoints(file);
+    let holds = 0;
+    checkpointer = startSqliteCheckpointer(file, {
+      intervalMs: 5,
+      restartPages: 1_000_000,
+      holdConnection: async () => {
+        holds++;
+        return null;
+      },
+    });
+    try {
+      writeAboutOneMegabyte(db);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(holds).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("does not ask for hold after hold while a reader elsewhere keeps the log from restarting", async () => {
+    const file = tempFile();
+    const db = writerWithoutCheckpoints(file);
+    const reader = new Database(file, { readonly: true });
+    let holds = 0;
+    checkpointer = startSqliteCheckpointer(file, {
+      intervalMs: 5,
+      restartPages: 200,
+      holdConnection: async () => {
+        holds++;
+        return null;
+      },
+    });
+    try {
+      writeAboutOneMegabyte(db); // ~500 pages
+      // A read transaction on the snapshot of now: no checkpoint can pass it, so the log cannot restart.
+      reader.exec("BEGIN");
+      reader.prepare("SELECT count(*) AS n FROM t").get();
+      expect(await eventually(() => holds > 0)).toBe(true);
+      const asked = holds;
+      await new Promise((r) => setTimeout(r, 300)); // ~60 ticks with the log still over the mark
+      expect(holds).toBe(asked);
+      writeAboutOneMegabyte(db);
+      writeAboutOneMegabyte(db); // grown by more than the mark again: one more try
+      expect(await eventually(() => holds > asked)).toBe(true);
+    } finally {
+      reader.close();
+      db.close();
+    }
   });
 
   it("the app connection raises its automatic checkpoint to the backstop only while a worker runs for its file", async () => {
