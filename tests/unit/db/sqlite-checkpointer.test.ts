@@ -91,17 +91,20 @@ describe("SQLite checkpoint worker", () => {
     }
   });
 
-  /** The log's checkpoint sequence number (WAL header, bytes 12–15): it goes up each time the log restarts. */
-  const logRestarts = (file: string): number => {
-    const header = Buffer.alloc(32);
-    const fd = fs.openSync(`${file}-wal`, "r");
+  /** The first bytes of a file, read without opening it through SQLite. */
+  const firstBytes = (filePath: string, length: number): Buffer => {
+    const bytes = Buffer.alloc(length);
+    const fd = fs.openSync(filePath, "r");
     try {
-      fs.readSync(fd, header, 0, 32, 0);
+      fs.readSync(fd, bytes, 0, length, 0);
     } finally {
       fs.closeSync(fd);
     }
-    return header.readUInt32BE(12);
+    return bytes;
   };
+
+  /** The log's checkpoint sequence number (WAL header, bytes 12–15): it goes up each time the log restarts. */
+  const logRestarts = (file: string): number => firstBytes(`${file}-wal`, 32).readUInt32BE(12);
 
   /**
    * Frames in the log and frames copied into the database, read from the shared-memory index (the WAL-index
@@ -109,13 +112,7 @@ describe("SQLite checkpoint worker", () => {
    * running a checkpoint, which would copy the rest itself.
    */
   const logState = (file: string): { frames: number; copied: number } => {
-    const index = Buffer.alloc(100);
-    const fd = fs.openSync(`${file}-shm`, "r");
-    try {
-      fs.readSync(fd, index, 0, 100, 0);
-    } finally {
-      fs.closeSync(fd);
-    }
+    const index = firstBytes(`${file}-shm`, 100);
     return { frames: index.readUInt32LE(16), copied: index.readUInt32LE(96) };
   };
 
@@ -164,22 +161,28 @@ describe("SQLite checkpoint worker", () => {
     }
   });
 
-  it("never asks for a hold below the mark (control: the same writes, no hold, no restart from a hold)", async () => {
-    const file = tempFile();
-    const db = writerWithoutCheckpoints(file);
+  /** A worker whose hold request is only counted (the app holds nothing). */
+  function countingHolds(file: string, restartPages: number): () => number {
     let holds = 0;
     checkpointer = startSqliteCheckpointer(file, {
       intervalMs: 5,
-      restartPages: 1_000_000,
+      restartPages,
       holdConnection: async () => {
         holds++;
         return null;
       },
     });
+    return () => holds;
+  }
+
+  it("never asks for a hold while the log stays below the mark", async () => {
+    const file = tempFile();
+    const db = writerWithoutCheckpoints(file);
+    const holds = countingHolds(file, 1_000_000);
     try {
       writeAboutOneMegabyte(db);
       await new Promise((r) => setTimeout(r, 200));
-      expect(holds).toBe(0);
+      expect(holds()).toBe(0);
     } finally {
       db.close();
     }
@@ -189,27 +192,19 @@ describe("SQLite checkpoint worker", () => {
     const file = tempFile();
     const db = writerWithoutCheckpoints(file);
     const reader = new Database(file, { readonly: true });
-    let holds = 0;
-    checkpointer = startSqliteCheckpointer(file, {
-      intervalMs: 5,
-      restartPages: 200,
-      holdConnection: async () => {
-        holds++;
-        return null;
-      },
-    });
+    const holds = countingHolds(file, 200);
     try {
       writeAboutOneMegabyte(db); // ~500 pages
       // A read transaction on the snapshot of now: no checkpoint can pass it, so the log cannot restart.
       reader.exec("BEGIN");
       reader.prepare("SELECT count(*) AS n FROM t").get();
-      expect(await eventually(() => holds > 0)).toBe(true);
-      const asked = holds;
+      expect(await eventually(() => holds() > 0)).toBe(true);
+      const asked = holds();
       await new Promise((r) => setTimeout(r, 300)); // ~60 ticks with the log still over the mark
-      expect(holds).toBe(asked);
+      expect(holds()).toBe(asked);
       writeAboutOneMegabyte(db);
       writeAboutOneMegabyte(db); // grown by more than the mark again: one more try
-      expect(await eventually(() => holds > asked)).toBe(true);
+      expect(await eventually(() => holds() > asked)).toBe(true);
     } finally {
       reader.close();
       db.close();
