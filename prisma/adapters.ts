@@ -77,11 +77,11 @@ interface GatedSqliteAdapter {
  */
 function shareConnection(adapter: GatedSqliteAdapter, share: SqliteConnectionSharing): void {
   const { gate } = share;
-  /** A single statement of Prisma's, run once no raw transaction holds the connection. */
+  /** A single statement of Prisma's, run once no raw transaction or checkpoint hold has the connection. */
   const afterRawTransactions =
     <A, R>(run: (arg: A) => Promise<R>) =>
     async (arg: A): Promise<R> => {
-      while (gate.holder === "raw" || gate.holder === "checkpoint") await gate.released();
+      await gate.untilFree("prisma");
       return run(arg);
     };
   const startTransaction = adapter.startTransaction.bind(adapter);

@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { serveOwnAccountRoute } from "@/lib/agent-api";
 import { askReply } from "@/lib/docs/responses";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
+import { decodeUtf8 } from "@/lib/http/body";
 import { jsonRpcTransportError } from "@/lib/http/errors";
 import { errorToReply } from "@/lib/http/route";
 import { serveCommunityMcp } from "@/lib/mcp/community";
@@ -21,13 +22,15 @@ export const MCP_BODY_LIMIT = 4 * 1024 * 1024;
 
 type FrontHandler = (request: ApiRequest, raw: IncomingMessage) => Promise<ApiReply>;
 
-// As the SDK decodes a body (a BOM dropped, bad bytes replaced), so that a message parses here exactly when it would there.
-const utf8 = new TextDecoder();
-
-/** The body as a JSON-RPC message for the SDK, or undefined when it does not parse (the SDK then reads it and answers its own parse error). */
+/**
+ * The body as a JSON-RPC message for the SDK, or undefined when it is not UTF-8 JSON: the SDK is then handed
+ * the bytes and decodes and answers them as it always did (decodeUtf8 drops a BOM, as the SDK's decoder does).
+ */
 function parsedMcpBody(bytes: Buffer): ParsedMcpBody | undefined {
+  const text = decodeUtf8(bytes);
+  if (!text.ok) return undefined;
   try {
-    return { parsedBody: JSON.parse(utf8.decode(bytes)) as unknown };
+    return { parsedBody: JSON.parse(text.value) as unknown };
   } catch {
     return undefined;
   }

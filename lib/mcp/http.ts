@@ -35,7 +35,10 @@ export async function serveMcp(request: Request, buildServer: () => McpServer, p
   try {
     await server.connect(transport);
     const response = await transport.handleRequest(request, parsed);
-    return withHeaders(response, { "Access-Control-Allow-Origin": "*", "Cache-Control": "no-store" });
+    // The SDK builds its responses with `new Response`, whose headers can be set in place.
+    response.headers.set("Access-Control-Allow-Origin", "*");
+    response.headers.set("Cache-Control", "no-store");
+    return response;
   } catch (error) {
     return errorToResponse(error);
   } finally {
@@ -46,18 +49,6 @@ export async function serveMcp(request: Request, buildServer: () => McpServer, p
       void transport.close().catch(() => undefined);
       void server.close().catch(() => undefined);
     });
-  }
-}
-
-/** The SDK's response with these headers set: in place when its headers are mutable (they are), else a copy. */
-function withHeaders(response: Response, extra: Record<string, string>): Response {
-  try {
-    for (const [name, value] of Object.entries(extra)) response.headers.set(name, value);
-    return response;
-  } catch {
-    const headers = new Headers(response.headers);
-    for (const [name, value] of Object.entries(extra)) headers.set(name, value);
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
   }
 }
 

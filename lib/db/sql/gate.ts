@@ -37,6 +37,14 @@ export class ConnectionGate {
     return new Promise((resolve) => this.endWaiters.push(resolve));
   }
 
+  /**
+   * Resolves once nobody holds the gate, or only `own` does (a single statement may run inside its own kind
+   * of transaction, as Prisma's do, but never inside another's or during the checkpointer's hold).
+   */
+  async untilFree(own?: GateHolder): Promise<void> {
+    while (this.holder !== null && this.holder !== own) await this.released();
+  }
+
   private releaser(): GateRelease {
     let done = false;
     return () => {

@@ -35,9 +35,22 @@ interface CommitGroup {
   closing: boolean;
 }
 
-const openGroups = new WeakMap<object, CommitGroup>();
-/** A group waiting for the gate: every caller meanwhile joins it instead of queueing on the gate alone. */
-const openingGroups = new WeakMap<object, Promise<CommitGroup>>();
+/** Per connection: the group taking jobs now, and one waiting for the gate (callers meanwhile join it). */
+interface GroupState {
+  open?: CommitGroup;
+  opening?: Promise<CommitGroup>;
+}
+
+const states = new WeakMap<GroupConnection<unknown>, GroupState>();
+
+function stateOf<Q>(connection: GroupConnection<Q>): GroupState {
+  let state = states.get(connection);
+  if (!state) {
+    state = {};
+    states.set(connection, state);
+  }
+  return state;
+}
 
 /** Thrown to a finished job when SQLite rolled the whole transaction back before its COMMIT. */
 export class GroupRolledBackError extends Error {
@@ -48,26 +61,24 @@ export class GroupRolledBackError extends Error {
 }
 
 /**
- * Runs `job` inside the open group of this connection (`key` identifies it), or opens one. Resolves with the
- * job's result once the group has committed; rejects at once when the job throws (its savepoint rolled back).
+ * Runs `job` inside the connection's open group, or opens one. Resolves with the job's result once the group
+ * has committed; rejects at once when the job throws (its statements rolled back).
  */
-export async function runInGroup<Q, T>(key: object, connection: GroupConnection<Q>, job: (q: Q) => Promise<T>): Promise<T> {
-  const open = openGroups.get(key);
-  if (open && !open.closing) return enqueue(open, connection, job);
-  let opening = openingGroups.get(key);
-  if (!opening) {
+export async function runInGroup<Q, T>(connection: GroupConnection<Q>, job: (q: Q) => Promise<T>): Promise<T> {
+  const state = stateOf(connection);
+  if (state.open && !state.open.closing) return enqueue(state.open, connection, job);
+  if (!state.opening) {
     const release = connection.gate.tryAcquire("raw");
-    if (release) return enqueue(openGroup(key, connection, release), connection, job);
-    opening = connection.gate.acquire("raw").then((granted) => {
-      openingGroups.delete(key);
-      return openGroup(key, connection, granted);
+    if (release) return enqueue(openGroup(state, connection, release), connection, job);
+    state.opening = connection.gate.acquire("raw").then((granted) => {
+      state.opening = undefined;
+      return openGroup(state, connection, granted);
     });
-    openingGroups.set(key, opening);
   }
-  return enqueue(await opening, connection, job);
+  return enqueue(await state.opening, connection, job);
 }
 
-function openGroup<Q>(key: object, connection: GroupConnection<Q>, release: GateRelease): CommitGroup {
+function openGroup<Q>(state: GroupState, connection: GroupConnection<Q>, release: GateRelease): CommitGroup {
   try {
     // IMMEDIATE: take the write lock at BEGIN (other processes, e.g. the CLI, wait or fail here, not mid-way).
     connection.run("BEGIN IMMEDIATE");
@@ -76,8 +87,8 @@ function openGroup<Q>(key: object, connection: GroupConnection<Q>, release: Gate
     throw error;
   }
   const group: CommitGroup = { release, tail: Promise.resolve(), finished: [], closing: false };
-  openGroups.set(key, group);
-  setImmediate(() => close(key, connection, group));
+  state.open = group;
+  setImmediate(() => close(state, connection, group));
   return group;
 }
 
@@ -141,9 +152,9 @@ function failFinished(group: CommitGroup, error: unknown): void {
   for (const job of finished) job.fail(error);
 }
 
-function close<Q>(key: object, connection: GroupConnection<Q>, group: CommitGroup): void {
+function close<Q>(state: GroupState, connection: GroupConnection<Q>, group: CommitGroup): void {
   group.closing = true;
-  if (openGroups.get(key) === group) openGroups.delete(key);
+  if (state.open === group) state.open = undefined;
   // A job may still await something truly asynchronous (e.g. a signature); commit after the last one.
   void group.tail.then(() => {
     const finished = group.finished;

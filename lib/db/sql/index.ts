@@ -137,16 +137,25 @@ function sqliteExecutor(database: BetterSqlite3.Database): SqlExecutor {
   };
 }
 
-/** One executor per open database (a statement at top level runs on it when the gate is free). */
-const executors = new WeakMap<BetterSqlite3.Database, SqlExecutor>();
+/** What lib/db/sql keeps per open database: the executor its statements run on, and group commit's view of it. */
+interface SqliteHandles {
+  executor: SqlExecutor;
+  group: GroupConnection<SqlExecutor>;
+}
 
-function executorOf(database: BetterSqlite3.Database): SqlExecutor {
-  let executor = executors.get(database);
-  if (!executor) {
-    executor = sqliteExecutor(database);
-    executors.set(database, executor);
+const handles = new WeakMap<BetterSqlite3.Database, SqliteHandles>();
+
+function handlesOf(connection: SqliteConnection, database: BetterSqlite3.Database): SqliteHandles {
+  let made = handles.get(database);
+  if (!made) {
+    const executor = sqliteExecutor(database);
+    made = {
+      executor,
+      group: { gate: connection.gate, run: (sql) => void prepare(database, sql).statement.run(), inTransaction: () => database.inTransaction, executor },
+    };
+    handles.set(database, made);
   }
-  return executor;
+  return made;
 }
 
 /** The shared connection, once Prisma has opened it (the adapter connects lazily). */
@@ -161,13 +170,13 @@ function topLevelSqlite(connection: SqliteConnection): SqlExecutor {
   // A single statement must not land inside a transaction someone holds open on the one connection.
   const ready = async (): Promise<SqlExecutor> => {
     const database = connection.database?.open ? connection.database : await sqliteDatabase(connection);
-    while (connection.gate.holder !== null) await connection.gate.released();
-    return executorOf(database);
+    await connection.gate.untilFree();
+    return handlesOf(connection, database).executor;
   };
   /** The executor at once when the connection is open and free (the usual case: no promise to wait on). */
   const readyNow = (): SqlExecutor | null => {
     const database = connection.database;
-    return database?.open && connection.gate.holder === null ? executorOf(database) : null;
+    return database?.open && connection.gate.holder === null ? handlesOf(connection, database).executor : null;
   };
   return {
     [SQL_EXECUTOR]: true,
@@ -176,26 +185,9 @@ function topLevelSqlite(connection: SqliteConnection): SqlExecutor {
   };
 }
 
-/** The connection as group commit (./group-commit.ts) drives it; one per open database. */
-const groupConnections = new WeakMap<BetterSqlite3.Database, GroupConnection<SqlExecutor>>();
-
-function groupConnectionOf(connection: SqliteConnection, database: BetterSqlite3.Database): GroupConnection<SqlExecutor> {
-  let grouped = groupConnections.get(database);
-  if (!grouped) {
-    grouped = {
-      gate: connection.gate,
-      run: (sql) => void prepare(database, sql).statement.run(),
-      inTransaction: () => database.inTransaction,
-      executor: executorOf(database),
-    };
-    groupConnections.set(database, grouped);
-  }
-  return grouped;
-}
-
 async function sqliteTransaction<T>(connection: SqliteConnection, fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
   const database = connection.database?.open ? connection.database : await sqliteDatabase(connection);
-  return runInGroup(database, groupConnectionOf(connection, database), fn);
+  return runInGroup(handlesOf(connection, database).group, fn);
 }
 
 // ---------------------------------------------------------------- PostgreSQL
@@ -279,7 +271,7 @@ export function transaction<T>(fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
 export async function holdSqliteConnection(): Promise<GateRelease | null> {
   const connection = getSharedConnection();
   if (connection.provider !== "sqlite") return null;
-  return connection.gate.tryAcquire("checkpoint") ?? connection.gate.acquire("checkpoint");
+  return connection.gate.acquire("checkpoint");
 }
 
 /** The provider of getDb()'s database (for the rare statement that must differ). */

@@ -49,7 +49,7 @@ const nextIteration = () => new Promise<void>((resolve) => setImmediate(resolve)
 describe("group commit", () => {
   it("shares one BEGIN and one COMMIT among the transactions of one iteration, each after the first in a savepoint", async () => {
     const { database, connection, insert, committed, count } = setup();
-    const results = await Promise.all(["a", "b", "c", "d", "e"].map((v) => runInGroup(database, connection, insert(v))));
+    const results = await Promise.all(["a", "b", "c", "d", "e"].map((v) => runInGroup(connection, insert(v))));
     expect(results).toEqual([1, 2, 3, 4, 5]);
     expect(count("BEGIN IMMEDIATE")).toBe(1);
     // The first needs none: nobody else's writes are in the transaction yet.
@@ -62,7 +62,7 @@ describe("group commit", () => {
   it("settles a caller only after the COMMIT: another connection sees its write by then, not before", async () => {
     const { database, connection, gate, insert, committed } = setup();
     let settled = false;
-    const pending = runInGroup(database, connection, insert("a")).then((id) => {
+    const pending = runInGroup(connection, insert("a")).then((id) => {
       settled = true;
       expect(committed()).toEqual(["a"]);
       return id;
@@ -85,10 +85,10 @@ describe("group commit", () => {
       return Promise.reject(new Error("refused"));
     };
     const outcomes = await Promise.allSettled([
-      runInGroup(database, connection, insert("a")),
-      runInGroup(database, connection, failing),
-      runInGroup(database, connection, insert("a")), // violates UNIQUE: rolled back, rejects
-      runInGroup(database, connection, insert("b")),
+      runInGroup(connection, insert("a")),
+      runInGroup(connection, failing),
+      runInGroup(connection, insert("a")), // violates UNIQUE: rolled back, rejects
+      runInGroup(connection, insert("b")),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "rejected", "fulfilled"]);
     expect((outcomes[1] as PromiseRejectedResult).reason).toEqual(new Error("refused"));
@@ -104,7 +104,7 @@ describe("group commit", () => {
       q.prepare("INSERT INTO t (v) VALUES ('doomed')").run();
       return Promise.reject(new Error("refused"));
     };
-    const outcomes = await Promise.allSettled([runInGroup(database, connection, failing), runInGroup(database, connection, insert("b"))]);
+    const outcomes = await Promise.allSettled([runInGroup(connection, failing), runInGroup(connection, insert("b"))]);
     expect(outcomes.map((o) => o.status)).toEqual(["rejected", "fulfilled"]);
     expect(count("ROLLBACK")).toBe(1);
     expect(count("BEGIN IMMEDIATE")).toBe(2);
@@ -118,7 +118,7 @@ describe("group commit", () => {
       q.prepare("INSERT INTO t (v) VALUES ('doomed')").run();
       return Promise.reject(new Error("refused"));
     };
-    const outcomes = await Promise.allSettled([runInGroup(database, connection, insert("a")), runInGroup(database, connection, failing)]);
+    const outcomes = await Promise.allSettled([runInGroup(connection, insert("a")), runInGroup(connection, failing)]);
     expect(outcomes[0]).toEqual({ status: "rejected", reason: expect.any(GroupRolledBackError) });
     expect(outcomes[1]).toEqual({ status: "rejected", reason: new Error("refused") });
     expect(database.inTransaction).toBe(false);
@@ -127,9 +127,9 @@ describe("group commit", () => {
 
   it("transactions of different iterations commit separately", async () => {
     const { database, connection, insert, committed, count } = setup();
-    await runInGroup(database, connection, insert("a"));
+    await runInGroup(connection, insert("a"));
     await nextIteration();
-    await runInGroup(database, connection, insert("b"));
+    await runInGroup(connection, insert("b"));
     expect(count("BEGIN IMMEDIATE")).toBe(2);
     expect(count("COMMIT")).toBe(2);
     expect(committed()).toEqual(["a", "b"]);
@@ -142,9 +142,9 @@ describe("group commit", () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       return "slow done";
     };
-    const first = runInGroup(database, connection, slow);
+    const first = runInGroup(connection, slow);
     await nextIteration(); // the group is closing now, waiting for `slow`
-    const second = runInGroup(database, connection, insert("after"));
+    const second = runInGroup(connection, insert("after"));
     expect(await first).toBe("slow done");
     expect(committed()).toEqual(["slow"]);
     await second;
@@ -154,7 +154,7 @@ describe("group commit", () => {
 
   it("when the COMMIT fails every finished transaction of the group rejects, nothing is written and the gate is free", async () => {
     const { database, connection, gate, insert, committed } = setup({ failOn: "COMMIT" });
-    const outcomes = await Promise.allSettled([runInGroup(database, connection, insert("a")), runInGroup(database, connection, insert("b"))]);
+    const outcomes = await Promise.allSettled([runInGroup(connection, insert("a")), runInGroup(connection, insert("b"))]);
     expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected"]);
     expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/injected failure of COMMIT/);
     expect(database.inTransaction).toBe(false);
@@ -170,9 +170,9 @@ describe("group commit", () => {
       return Promise.resolve("dropped");
     };
     const outcomes = await Promise.allSettled([
-      runInGroup(database, connection, insert("lost")),
-      runInGroup(database, connection, dropsEverything),
-      runInGroup(database, connection, insert("kept")),
+      runInGroup(connection, insert("lost")),
+      runInGroup(connection, dropsEverything),
+      runInGroup(connection, insert("kept")),
     ]);
     expect(outcomes[0]).toEqual({ status: "rejected", reason: expect.any(GroupRolledBackError) });
     expect(outcomes[1].status).toBe("rejected"); // its savepoint is gone with the transaction
@@ -185,9 +185,9 @@ describe("group commit", () => {
     const release = gate.tryAcquire("prisma");
     expect(release).not.toBeNull();
     const order: string[] = [];
-    const writes = ["a", "b"].map((v) => runInGroup(database, connection, insert(v)).then(() => order.push(v)));
+    const writes = ["a", "b"].map((v) => runInGroup(connection, insert(v)).then(() => order.push(v)));
     await nextIteration();
-    const later = ["c", "d"].map((v) => runInGroup(database, connection, insert(v)).then(() => order.push(v)));
+    const later = ["c", "d"].map((v) => runInGroup(connection, insert(v)).then(() => order.push(v)));
     await nextIteration();
     expect(committed()).toEqual([]);
     release?.();

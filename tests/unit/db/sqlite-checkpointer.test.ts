@@ -126,7 +126,7 @@ describe("SQLite checkpoint worker", () => {
       intervalMs: 5,
       restartPages: 200,
       holdConnection: async () => {
-        const release = gate.tryAcquire("checkpoint") ?? (await gate.acquire("checkpoint"));
+        const release = await gate.acquire("checkpoint");
         return () => {
           // Still held: the worker's last pass is done and nothing has been written since.
           const state = logState(file);
