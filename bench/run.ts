@@ -3,7 +3,8 @@
 // process (bench/load.ts), samples the server's RSS, and prints one table with ratios and the budget.
 //
 //   npm run bench [-- --no-build] [--duration 10] [--connections 64] [--only own-account,mcp] [--keep] [--server-log file]
-//   npx tsx bench/run.ts --smoke --no-build     (CI: 2 s per scenario, 8 connections, exit 1 on any error)
+//   npx tsx bench/run.ts --smoke --no-build     (CI: 2 s per scenario, 8 connections, exit 1 on any error,
+//                                                on other data, on a scenario without answers or a missing ratio)
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import fs from "node:fs";
@@ -308,6 +309,24 @@ function scenarios(fixtures: BenchFixtures, base: string): Scenario[] {
 
 // ---------------------------------------------------------------- budget (issue 7)
 
+/** The data issue 7 names for every run: a run on other data is not the measurement asked for. */
+const REQUIRED_DATA = { members: 10_000, delegations: 1_000, documents: 500 } as const;
+
+/** What makes a run unfit to report, whatever its speed: other data, a scenario without answers, a ratio missing. */
+function harnessProblems(rows: Row[], all: Scenario[], counts: BenchFixtures["counts"]): string[] {
+  const problems: string[] = [];
+  for (const [name, required] of Object.entries(REQUIRED_DATA)) {
+    const seeded = counts[name as keyof typeof REQUIRED_DATA];
+    if (seeded !== required) problems.push(`data: ${seeded} ${name}, not ${required}`);
+  }
+  for (const row of rows) {
+    if (row.result.requests === 0) problems.push(`${row.name}: no answers measured`);
+    const baseline = all.find((scenario) => scenario.name === row.name)?.baseline;
+    if (baseline && row.ratio === null) problems.push(`${row.name}: no ratio to "${baseline}"`);
+  }
+  return problems;
+}
+
 interface Row {
   name: string;
   result: LoadResult;
@@ -507,8 +526,10 @@ async function main(): Promise<number> {
       JSON.stringify({ at: new Date().toISOString(), options, loadavg: os.loadavg(), servicePeak, rows, checks }, null, 2),
     );
     log(`done in ${Math.round((Date.now() - started) / 1000)} s`);
+    const problems = harnessProblems(rows, all, fixtures.counts);
+    for (const problem of problems) console.error(`harness: ${problem}`);
     const errors = rows.reduce((n, r) => n + r.result.errors, 0);
-    return errors > 0 ? 1 : 0;
+    return errors > 0 || problems.length > 0 ? 1 : 0;
   } finally {
     await stopAndWait();
     if (!options.keep) fs.rmSync(dir, { recursive: true, force: true });
