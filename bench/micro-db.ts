@@ -42,15 +42,26 @@ async function main(): Promise<void> {
   migrate();
   // Imported after DATABASE_URL is set: the configuration is parsed on first use.
   const { ManualClock } = await import("@/lib/clock");
-  const { getDb } = await import("@/lib/db");
+  const { insertMember } = await import("@/lib/members/store");
   const { decideAttempt, pollClaim, registerClaim } = await import("@/lib/claim-attempts");
   const { exchangeIdentityAssertion } = await import("@/lib/assertions");
   const { protectedResource, verifyAccessToken } = await import("@/lib/tokens");
   const { SCOPES } = await import("@/lib/schemas/service-auth");
 
   const clock = new ManualClock();
-  const member = await getDb().member.create({
-    data: { email: "ada@example.com", passwordHash: "x", displayName: "Ada", displayNameKey: "ada", slug: "ada", publicProfile: true },
+  const member = await insertMember({
+    email: "ada@example.com",
+    emailVerified: true,
+    passwordHash: "x",
+    displayName: "Ada",
+    displayNameKey: "ada",
+    slug: "ada",
+    publicProfile: true,
+    joinedAt: new Date(),
+    city: null,
+    country: null,
+    latitude: null,
+    longitude: null,
   });
   const register = () => registerClaim({ loginHint: member.email, clientName: "Micro Bench", scopes: [...SCOPES] }, clock);
 
@@ -75,7 +86,8 @@ async function main(): Promise<void> {
     const outcome = await exchangeIdentityAssertion({ assertion: granted.identityAssertion, resource: protectedResource() }, clock);
     if (!outcome.ok) throw new Error(`exchange: ${outcome.error}`);
   });
-  await getDb().$disconnect();
+  const { closeConnection } = await import("@/lib/db");
+  await closeConnection();
 }
 
 main()

@@ -2,7 +2,7 @@
 // Adds a member. Never echoes the password.
 import { parseArgs } from "node:util";
 import { ZodError } from "zod";
-import { getDb } from "@/lib/db";
+import { closeConnection } from "@/lib/db";
 import { createMember, DuplicateMemberError } from "@/lib/members";
 
 function fail(message: string): never {
@@ -29,7 +29,7 @@ async function main() {
     if (error instanceof ZodError) fail(error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
     throw error;
   } finally {
-    await getDb().$disconnect();
+    await closeConnection();
   }
 }
 main().catch((error: unknown) => {

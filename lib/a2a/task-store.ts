@@ -1,9 +1,9 @@
-// A2A tasks kept in the database (A2ATask) for 24 hours, so tasks/get works on any instance.
+// A2A tasks kept in the database (A2ATask; this module is its store) for 24 hours, so tasks/get works on any instance.
 import type { Task } from "@a2a-js/sdk";
 import type { TaskStore } from "@a2a-js/sdk/server";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
-import { getDb } from "@/lib/db";
+import { db, readDate } from "@/lib/db";
 
 export const TASK_RETENTION_SECONDS = 24 * 60 * 60;
 const TERMINAL_STATES = new Set(["completed", "failed", "canceled", "rejected"]);
@@ -22,22 +22,13 @@ export class DbTaskStore implements TaskStore {
   async save(task: Task): Promise<void> {
     const now = this.clock.now();
     try {
-      const db = getDb();
-      await db.a2ATask.upsert({
-        where: { id: task.id },
-        create: {
-          id: task.id,
-          contextId: task.contextId,
-          skill: skillOf(task),
-          state: task.status.state,
-          task: JSON.stringify(task),
-          createdAt: now,
-          expiresAt: new Date(now.getTime() + TASK_RETENTION_SECONDS * 1000),
-        },
-        update: { state: task.status.state, task: JSON.stringify(task) },
-      });
+      await db().execute(
+        `INSERT INTO "A2ATask" ("id", "contextId", "skill", "state", "task", "createdAt", "expiresAt") VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT ("id") DO UPDATE SET "state" = $4, "task" = $5`,
+        [task.id, task.contextId, skillOf(task), task.status.state, JSON.stringify(task), now, new Date(now.getTime() + TASK_RETENTION_SECONDS * 1000)],
+      );
       // Expired tasks are pruned as finished ones are written, so the table stays about one day deep.
-      if (TERMINAL_STATES.has(task.status.state)) await db.a2ATask.deleteMany({ where: { expiresAt: { lt: now } } });
+      if (TERMINAL_STATES.has(task.status.state)) await db().execute(`DELETE FROM "A2ATask" WHERE "expiresAt" < $1`, [now]);
     } catch (error) {
       this.storageError ??= error;
       throw error;
@@ -46,8 +37,9 @@ export class DbTaskStore implements TaskStore {
 
   async load(taskId: string): Promise<Task | undefined> {
     try {
-      const row = await getDb().a2ATask.findUnique({ where: { id: taskId } });
-      if (!row || row.expiresAt.getTime() <= this.clock.now().getTime()) return undefined;
+      const rows = await db().query<{ task: string; expiresAt: unknown }>(`SELECT "task", "expiresAt" FROM "A2ATask" WHERE "id" = $1`, [taskId]);
+      const row = rows[0];
+      if (!row || readDate(row.expiresAt).getTime() <= this.clock.now().getTime()) return undefined;
       return JSON.parse(row.task) as Task;
     } catch (error) {
       this.storageError ??= error;

@@ -5,7 +5,8 @@ import { randomUUID } from "node:crypto";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { getConfig } from "@/lib/config";
-import { transaction } from "@/lib/db/sql";
+import { transaction } from "@/lib/db";
+import { findDelegationOfRegistration } from "@/lib/service-auth/stores/delegations";
 import { getKeySet } from "@/lib/keys";
 import { issueAccessToken, protectedResource, type IssuedAccessToken } from "@/lib/tokens";
 import { VerifiedAssertionCache } from "./verified-cache";
@@ -109,19 +110,12 @@ export async function exchangeIdentityAssertion(input: { assertion: string; reso
   if (input.resource !== protectedResource()) return { ok: false, error: "invalid_target" };
   const claims = await verifyIdentityAssertion(input.assertion, clock);
   if (!claims) return { ok: false, error: "invalid_grant" };
-  return transaction(async (q) => {
-    const delegations = await q.query<{ id: string; registrationId: string; memberId: string; scope: string; status: string; registrationStatus: string }>(
-      `SELECT d."id", d."registrationId", d."memberId", d."scope", d."status", r."status" AS "registrationStatus"
-       FROM "Delegation" d JOIN "Registration" r ON r."id" = d."registrationId"
-       WHERE d."registrationId" = $1`,
-      [claims.registrationId],
-    );
-    const delegation = delegations[0];
+  return transaction(async () => {
+    const delegation = await findDelegationOfRegistration(claims.registrationId);
     if (!delegation || delegation.status !== "active" || delegation.registrationStatus !== "active" || delegation.memberId !== claims.memberId) {
       return { ok: false, error: "invalid_grant" } as const;
     }
     const token = await issueAccessToken(
-      q,
       { registrationId: delegation.registrationId, delegationId: delegation.id, memberId: delegation.memberId, scope: delegation.scope, grant: "jwt-bearer" },
       clock,
     );

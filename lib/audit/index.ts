@@ -1,9 +1,8 @@
-// Audit log (CONTRACT.md §11): what happened, when, to which account and registration; never a secret.
+// Store of the AuditEvent table (CONTRACT.md §11): what happened, when, to which account and registration;
+// never a secret. Recorded inside the transaction of the state change it describes (it joins it).
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
-import type { DbTransaction } from "@/lib/db";
-import { getDb } from "@/lib/db";
-import { isSqlExecutor, type SqlExecutor } from "@/lib/db/sql";
+import { db, readDate } from "@/lib/db";
 import { timeOrderedId } from "@/lib/ids";
 
 export const AUDIT_TYPES = ["registration", "approval", "denial", "token_issue", "exchange", "revocation", "cancellation"] as const;
@@ -17,27 +16,35 @@ export interface AuditEntry {
   detail?: string | null;
 }
 
-/**
- * Records one event; pass the transaction (a Prisma one, or a raw one of lib/db/sql) so the event commits
- * with the state change it describes.
- */
-export async function recordAudit(entry: AuditEntry, tx?: DbTransaction | SqlExecutor, clock: Clock = systemClock): Promise<void> {
-  const row = { type: entry.type, memberId: entry.memberId ?? null, registrationId: entry.registrationId ?? null, detail: entry.detail ?? null, at: clock.now() };
-  if (isSqlExecutor(tx)) {
-    // Prisma fills @default(uuid()) in the client, so a raw insert supplies the id.
-    await tx.execute(`INSERT INTO "AuditEvent" ("id", "at", "type", "memberId", "registrationId", "detail") VALUES ($1, $2, $3, $4, $5, $6)`, [
-      timeOrderedId(),
-      row.at,
-      row.type,
-      row.memberId,
-      row.registrationId,
-      row.detail,
-    ]);
-    return;
-  }
-  await (tx ?? getDb()).auditEvent.create({ data: row });
+export interface AuditEventRow {
+  id: string;
+  at: Date;
+  type: string;
+  memberId: string | null;
+  registrationId: string | null;
+  detail: string | null;
 }
 
-export async function listAuditForMember(memberId: string, limit = 50) {
-  return getDb().auditEvent.findMany({ where: { memberId }, orderBy: { at: "desc" }, take: limit });
+/** Records one event, in the caller's transaction when there is one. */
+export async function recordAudit(entry: AuditEntry, clock: Clock = systemClock): Promise<void> {
+  await db().execute(`INSERT INTO "AuditEvent" ("id", "at", "type", "memberId", "registrationId", "detail") VALUES ($1, $2, $3, $4, $5, $6)`, [
+    timeOrderedId(),
+    clock.now(),
+    entry.type,
+    entry.memberId ?? null,
+    entry.registrationId ?? null,
+    entry.detail ?? null,
+  ]);
+}
+
+/** Events recorded with the member's id or about one of these registrations, newest first. */
+export async function listAuditEvents(memberId: string, registrationIds: readonly string[], limit: number): Promise<AuditEventRow[]> {
+  const params: (string | number)[] = [memberId, ...registrationIds, limit];
+  const inList = registrationIds.map((_, i) => `$${i + 2}`).join(", ");
+  const where = registrationIds.length > 0 ? `"memberId" = $1 OR "registrationId" IN (${inList})` : `"memberId" = $1`;
+  const rows = await db().query<Omit<AuditEventRow, "at"> & { at: unknown }>(
+    `SELECT "id", "at", "type", "memberId", "registrationId", "detail" FROM "AuditEvent" WHERE ${where} ORDER BY "at" DESC, "id" ASC LIMIT $${params.length}`,
+    params,
+  );
+  return rows.map((row) => ({ ...row, at: readDate(row.at) }));
 }

@@ -3,7 +3,7 @@ import type { NextAuthOptions } from "next-auth";
 import { getServerSession } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { getConfig } from "@/lib/config";
-import { getAuthSecret } from "@/lib/config/local-secrets";
+import { getAuthSecret } from "@/lib/local-secrets";
 import { clientIp } from "@/lib/http/client-ip";
 import { verifySignIn } from "./sign-in";
 import { safeReturnPath } from "./return-path";

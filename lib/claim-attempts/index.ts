@@ -5,22 +5,26 @@
 // (closed = replaced by a refresh); "expired" is derived from expiresAt. Registration statuses: pending |
 // active | denied | expired | cancelled (cancelled is set by lib/delegations when the member revokes).
 //
-// Every transition is one transaction, and every write that decides a race is a conditional update on the
-// expected prior state whose row count is checked, so two approvals, two refreshes or two parallel polls
+// Every transition is one transaction (lib/db), and every write that decides a race is a conditional update on
+// the expected prior state whose row count is checked, so two approvals, two refreshes or two parallel polls
 // can never both win (on PostgreSQL the losing update waits for the winner's row lock, then matches nothing).
+// The rows are written only by the stores of lib/service-auth/stores.
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { absoluteUrl } from "@/lib/config";
 import { constantTimeEqual, newSecret, randomDigits, sha256 } from "@/lib/crypto/secrets";
-import type { DbTransaction } from "@/lib/db";
-import { getDb, transaction } from "@/lib/db";
-import { readDate, readOptionalDate, transaction as sqlTransaction, type SqlExecutor } from "@/lib/db/sql";
+import { transaction } from "@/lib/db";
 import { recordAudit } from "@/lib/audit";
 import { getKeySet } from "@/lib/keys";
+import { findMemberByEmail } from "@/lib/members/store";
 import { normalizeEmail } from "@/lib/members/normalize";
 import type { Scope } from "@/lib/schemas/service-auth";
 import { signIdentityAssertion, type AssertionClaims } from "@/lib/assertions";
 import { issueAccessToken, parseScopeString, scopeString, type IssuedAccessToken } from "@/lib/tokens";
+import * as attempts from "@/lib/service-auth/stores/claim-attempts";
+import type { AttemptRow, AttemptWithRegistration } from "@/lib/service-auth/stores/claim-attempts";
+import * as delegations from "@/lib/service-auth/stores/delegations";
+import * as registrations from "@/lib/service-auth/stores/registrations";
 
 export const ATTEMPT_LIFETIME_SECONDS = 600;
 export const OUTER_CLAIM_LIFETIME_SECONDS = 24 * 3600;
@@ -45,35 +49,23 @@ export interface NewAttempt {
   interval: number;
 }
 
-async function createAttempt(tx: DbTransaction, registrationId: string, now: Date): Promise<NewAttempt> {
+/** A new attempt for the registration (inside the caller's transaction). */
+async function createAttempt(registrationId: string, now: Date): Promise<NewAttempt> {
   const attemptToken = newSecret("cat_");
   const userCode = randomDigits(USER_CODE_DIGITS);
   const expiresAt = new Date(now.getTime() + ATTEMPT_LIFETIME_SECONDS * 1000);
-  const row = await tx.claimAttempt.create({
-    data: {
-      registrationId,
-      attemptTokenHash: sha256(attemptToken),
-      userCodeHash: sha256(userCode),
-      status: "initiated",
-      expiresAt,
-      interval: INITIAL_POLL_INTERVAL_SECONDS,
-      createdAt: now,
-    },
+  const attemptId = await attempts.insertAttempt({
+    registrationId,
+    attemptTokenHash: sha256(attemptToken),
+    userCodeHash: sha256(userCode),
+    expiresAt,
+    interval: INITIAL_POLL_INTERVAL_SECONDS,
+    now,
   });
-  return { attemptId: row.id, attemptToken, userCode, expiresAt, interval: row.interval };
-}
-
-/** The registration's one live attempt (every other one is closed). */
-function currentAttempt(tx: DbTransaction, registrationId: string) {
-  return tx.claimAttempt.findFirst({ where: { registrationId, status: { not: "closed" } }, orderBy: { createdAt: "desc" } });
+  return { attemptId, attemptToken, userCode, expiresAt, interval: INITIAL_POLL_INTERVAL_SECONDS };
 }
 
 const isPast = (instant: Date, now: Date): boolean => instant.getTime() <= now.getTime();
-
-/** An outer claim that ran out without approval: the registration is expired (set lazily on the next touch). */
-async function markExpiredIfPending(tx: DbTransaction, registrationId: string, now: Date): Promise<void> {
-  await tx.registration.updateMany({ where: { id: registrationId, status: "pending" }, data: { status: "expired", updatedAt: now } });
-}
 
 // ---------------------------------------------------------------- registration
 
@@ -95,24 +87,12 @@ export async function registerClaim(
   const scope = scopeString(input.scopes);
   const claimToken = newSecret("clm_");
   const claimExpiresAt = new Date(now.getTime() + OUTER_CLAIM_LIFETIME_SECONDS * 1000);
-  return transaction(async (tx) => {
-    const registration = await tx.registration.create({
-      data: {
-        registrationType: "service_auth",
-        loginHint,
-        clientName: input.clientName,
-        scope,
-        claimTokenHash: sha256(claimToken),
-        claimExpiresAt,
-        status: "pending",
-        createdAt: now,
-        updatedAt: now,
-      },
-    });
-    const attempt = await createAttempt(tx, registration.id, now);
-    const member = await tx.member.findUnique({ where: { email: loginHint }, select: { id: true } });
-    await recordAudit({ type: "registration", memberId: member?.id ?? null, registrationId: registration.id, detail: input.clientName ? `${input.clientName}: ${scope}` : scope }, tx, clock);
-    return { registrationId: registration.id, claimToken, claimExpiresAt, scopes: parseScopeString(scope), attempt };
+  return transaction(async () => {
+    const registrationId = await registrations.insertRegistration({ loginHint, clientName: input.clientName, scope, claimTokenHash: sha256(claimToken), claimExpiresAt, now });
+    const attempt = await createAttempt(registrationId, now);
+    const member = await findMemberByEmail(loginHint);
+    await recordAudit({ type: "registration", memberId: member?.id ?? null, registrationId, detail: input.clientName ? `${input.clientName}: ${scope}` : scope }, clock);
+    return { registrationId, claimToken, claimExpiresAt, scopes: parseScopeString(scope), attempt };
   });
 }
 
@@ -126,22 +106,21 @@ export type RefreshOutcome =
 export async function refreshClaim(input: { claimToken: string; email: string }, clock: Clock = systemClock): Promise<RefreshOutcome> {
   if (!CLAIM_TOKEN_SYNTAX.test(input.claimToken)) return { ok: false, error: "invalid_claim_token" };
   const now = clock.now();
-  return transaction(async (tx): Promise<RefreshOutcome> => {
-    const registration = await tx.registration.findUnique({ where: { claimTokenHash: sha256(input.claimToken) } });
+  return transaction(async (): Promise<RefreshOutcome> => {
+    const registration = await registrations.findRegistrationByClaimTokenHash(sha256(input.claimToken));
     if (!registration || !constantTimeEqual(normalizeEmail(input.email), registration.loginHint)) return { ok: false, error: "invalid_claim_token" };
     if (isPast(registration.claimExpiresAt, now)) {
-      await markExpiredIfPending(tx, registration.id, now);
+      await registrations.markExpiredIfPending(registration.id, now);
       return { ok: false, error: "claim_expired" };
     }
     if (registration.status !== "pending") return { ok: false, error: "claimed_or_in_flight" };
-    const previous = await currentAttempt(tx, registration.id);
+    const previous = await attempts.currentAttempt(registration.id);
     if (previous) {
       if (previous.status !== "initiated" || !isPast(previous.expiresAt, now)) return { ok: false, error: "claimed_or_in_flight" };
       // The race decider: of two refreshes (or a refresh and a late approval) only one closes this attempt.
-      const closed = await tx.claimAttempt.updateMany({ where: { id: previous.id, status: "initiated" }, data: { status: "closed" } });
-      if (closed.count !== 1) return { ok: false, error: "claimed_or_in_flight" };
+      if ((await attempts.closeInitiated(previous.id)) !== 1) return { ok: false, error: "claimed_or_in_flight" };
     }
-    const attempt = await createAttempt(tx, registration.id, now);
+    const attempt = await createAttempt(registration.id, now);
     return { ok: true, registrationId: registration.id, attempt };
   });
 }
@@ -155,76 +134,40 @@ export type PollOutcome =
 
 const POLL_ROUNDS = 3;
 
-/** The registration's one live attempt, as the poll needs it (raw SQL: the poll is a hot path, bench/README.md). */
-interface PollAttempt {
-  id: string;
-  status: string;
-  expiresAt: Date;
-  interval: number;
-  lastPolledAt: Date | null;
-}
-
-async function currentPollAttempt(q: SqlExecutor, registrationId: string): Promise<PollAttempt | null> {
-  const rows = await q.query<{ id: string; status: string; expiresAt: unknown; interval: number; lastPolledAt: unknown }>(
-    `SELECT "id", "status", "expiresAt", "interval", "lastPolledAt" FROM "ClaimAttempt"
-     WHERE "registrationId" = $1 AND "status" <> 'closed' ORDER BY "createdAt" DESC LIMIT 1`,
-    [registrationId],
-  );
-  const row = rows[0];
-  if (!row) return null;
-  return { id: row.id, status: row.status, expiresAt: readDate(row.expiresAt), interval: Number(row.interval), lastPolledAt: readOptionalDate(row.lastPolledAt) };
-}
-
 /** What the poll's transaction decided; an approval's assertion is signed after the commit (CPU work, no lock needed). */
 type PollDecision = Exclude<PollOutcome, { ok: true }> | { ok: true; token: IssuedAccessToken; claims: AssertionClaims };
 
-async function decidePoll(q: SqlExecutor, claimTokenHash: string, now: Date, clock: Clock): Promise<PollDecision> {
-  const registrations = await q.query<{ id: string; claimExpiresAt: unknown }>(`SELECT "id", "claimExpiresAt" FROM "Registration" WHERE "claimTokenHash" = $1`, [claimTokenHash]);
-  const registration = registrations[0];
+const tooSoon = (attempt: AttemptRow, now: Date): attempt is AttemptRow & { lastPolledAt: Date } =>
+  attempt.lastPolledAt !== null && now.getTime() - attempt.lastPolledAt.getTime() < attempt.interval * 1000;
+
+async function decidePoll(claimTokenHash: string, now: Date, clock: Clock): Promise<PollDecision> {
+  const registration = await registrations.findRegistrationByClaimTokenHash(claimTokenHash);
   if (!registration) return { ok: false, error: "invalid_grant" };
-  if (isPast(readDate(registration.claimExpiresAt), now)) {
-    await q.execute(`UPDATE "Registration" SET "status" = 'expired', "updatedAt" = $1 WHERE "id" = $2 AND "status" = 'pending'`, [now, registration.id]);
+  if (isPast(registration.claimExpiresAt, now)) {
+    await registrations.markExpiredIfPending(registration.id, now);
     return { ok: false, error: "invalid_grant" };
   }
   for (let round = 0; round < POLL_ROUNDS; round++) {
-    const attempt = await currentPollAttempt(q, registration.id);
+    const attempt = await attempts.currentAttempt(registration.id);
     if (!attempt) return { ok: false, error: "invalid_grant" };
     // Pace (RFC 8628 §3.5), also after approval: too soon → the interval grows by 5 and is remembered.
-    if (attempt.lastPolledAt && now.getTime() - attempt.lastPolledAt.getTime() < attempt.interval * 1000) {
+    if (tooSoon(attempt, now)) {
       const interval = attempt.interval + SLOW_DOWN_STEP_SECONDS;
-      const slowed = await q.execute(
-        `UPDATE "ClaimAttempt" SET "interval" = $1, "lastPolledAt" = $2 WHERE "id" = $3 AND "interval" = $4 AND "lastPolledAt" = $5`,
-        [interval, now, attempt.id, attempt.interval, attempt.lastPolledAt],
-      );
-      if (slowed === 1) return { ok: false, error: "slow_down", interval };
+      if ((await attempts.slowDown(attempt, interval, now)) === 1) return { ok: false, error: "slow_down", interval };
       continue;
     }
     // Claim this poll slot; a parallel poll that saw the same lastPolledAt matches nothing and goes round again.
-    const claimed =
-      attempt.lastPolledAt === null
-        ? await q.execute(`UPDATE "ClaimAttempt" SET "lastPolledAt" = $1 WHERE "id" = $2 AND "status" = $3 AND "lastPolledAt" IS NULL`, [now, attempt.id, attempt.status])
-        : await q.execute(`UPDATE "ClaimAttempt" SET "lastPolledAt" = $1 WHERE "id" = $2 AND "status" = $3 AND "lastPolledAt" = $4`, [
-            now,
-            attempt.id,
-            attempt.status,
-            attempt.lastPolledAt,
-          ]);
-    if (claimed !== 1) continue;
+    if ((await attempts.claimPollSlot(attempt, now)) !== 1) continue;
     switch (attempt.status) {
       case "denied":
         return { ok: false, error: "access_denied" };
       case "initiated":
         return { ok: false, error: isPast(attempt.expiresAt, now) ? "expired_token" : "authorization_pending" };
       case "approved": {
-        const delegations = await q.query<{ id: string; memberId: string; scope: string; status: string; clientName: string | null }>(
-          `SELECT "id", "memberId", "scope", "status", "clientName" FROM "Delegation" WHERE "registrationId" = $1`,
-          [registration.id],
-        );
-        const delegation = delegations[0];
+        const delegation = await delegations.findDelegationOfRegistration(registration.id);
         // Cancelled by the member (lib/delegations) → the claim is unusable.
         if (!delegation || delegation.status !== "active") return { ok: false, error: "invalid_grant" };
         const token = await issueAccessToken(
-          q,
           { registrationId: registration.id, delegationId: delegation.id, memberId: delegation.memberId, scope: delegation.scope, grant: "claim" },
           clock,
         );
@@ -235,7 +178,7 @@ async function decidePoll(q: SqlExecutor, claimTokenHash: string, now: Date, clo
     }
   }
   // Lost every round to parallel polls: they were all too fast for this one.
-  const latest = await currentPollAttempt(q, registration.id);
+  const latest = await attempts.currentAttempt(registration.id);
   return { ok: false, error: "slow_down", interval: latest?.interval ?? INITIAL_POLL_INTERVAL_SECONDS };
 }
 
@@ -245,7 +188,7 @@ export async function pollClaim(claimToken: string, clock: Clock = systemClock):
   // Load signing keys outside the transaction: the first load may itself use the database.
   await getKeySet();
   const now = clock.now();
-  const decision = await sqlTransaction((q) => decidePoll(q, sha256(claimToken), now, clock));
+  const decision = await transaction(() => decidePoll(sha256(claimToken), now, clock));
   if (!decision.ok) return decision;
   const assertion = await signIdentityAssertion(decision.claims, clock);
   return {
@@ -264,10 +207,8 @@ export type AttemptForApproval =
   | { state: "open"; attemptId: string; registrationId: string; clientName: string | null; scopes: Scope[]; expiresAt: Date; isOwner: boolean }
   | { state: "not_found" | "expired" | "closed" | "approved" | "denied" };
 
-type AttemptWithRegistration = NonNullable<Awaited<ReturnType<typeof findAttempt>>>;
-
-function findAttempt(tx: DbTransaction, attemptToken: string) {
-  return tx.claimAttempt.findUnique({ where: { attemptTokenHash: sha256(attemptToken) }, include: { registration: true } });
+function findAttempt(attemptToken: string): Promise<AttemptWithRegistration | null> {
+  return attempts.findAttemptByTokenHash(sha256(attemptToken));
 }
 
 type AttemptState = "open" | "not_found" | "expired" | "closed" | "approved" | "denied";
@@ -289,7 +230,7 @@ function isOwner(attempt: AttemptWithRegistration, member: { email: string }): b
 /** What the approval page shows for a cat_ link and a signed-in member. Reads only. */
 export async function viewAttemptForApproval(attemptToken: string, member: { id: string; email: string }, clock: Clock = systemClock): Promise<AttemptForApproval> {
   if (!ATTEMPT_TOKEN_SYNTAX.test(attemptToken)) return { state: "not_found" };
-  const attempt = await findAttempt(getDb(), attemptToken);
+  const attempt = await findAttempt(attemptToken);
   const state = attemptState(attempt, clock.now());
   if (state !== "open" || !attempt) return { state: state === "open" ? "not_found" : state };
   return {
@@ -316,14 +257,10 @@ function normalizeUserCode(code: string): string {
 }
 
 /** Closes an initiated attempt as denied (a refusal or the fifth wrong code); false when another request decided first. */
-async function closeAsDenied(tx: DbTransaction, attempt: AttemptWithRegistration, memberId: string, now: Date, clock: Clock, detail: string): Promise<boolean> {
-  const denied = await tx.claimAttempt.updateMany({
-    where: { id: attempt.id, status: "initiated" },
-    data: { status: "denied", decidedAt: now, decidedByMemberId: memberId },
-  });
-  if (denied.count !== 1) return false;
-  await tx.registration.updateMany({ where: { id: attempt.registrationId, status: "pending" }, data: { status: "denied", updatedAt: now } });
-  await recordAudit({ type: "denial", memberId, registrationId: attempt.registrationId, detail }, tx, clock);
+async function closeAsDenied(attempt: AttemptWithRegistration, memberId: string, now: Date, clock: Clock, detail: string): Promise<boolean> {
+  if ((await attempts.decide(attempt.id, "denied", memberId, now)) !== 1) return false;
+  await registrations.moveRegistration(attempt.registrationId, "pending", "denied", now);
+  await recordAudit({ type: "denial", memberId, registrationId: attempt.registrationId, detail }, clock);
   return true;
 }
 
@@ -338,8 +275,8 @@ export async function decideAttempt(
   if (!ATTEMPT_TOKEN_SYNTAX.test(input.attemptToken)) return { outcome: "not_found" };
   const now = clock.now();
   const memberId = input.member.id;
-  return transaction(async (tx): Promise<DecisionOutcome> => {
-    const attempt = await findAttempt(tx, input.attemptToken);
+  return transaction(async (): Promise<DecisionOutcome> => {
+    const attempt = await findAttempt(input.attemptToken);
     const state = attemptState(attempt, now);
     if (!attempt || state === "not_found") return { outcome: "not_found" };
     if (state === "approved" || state === "denied") return { outcome: "already_decided" };
@@ -347,41 +284,26 @@ export async function decideAttempt(
     if (!isOwner(attempt, input.member)) return { outcome: "not_owner" };
 
     if (input.decision === "deny") {
-      return (await closeAsDenied(tx, attempt, memberId, now, clock, "denied by the member")) ? { outcome: "denied" } : { outcome: "already_decided" };
+      return (await closeAsDenied(attempt, memberId, now, clock, "denied by the member")) ? { outcome: "denied" } : { outcome: "already_decided" };
     }
 
     const code = normalizeUserCode(input.userCode);
     const codeMatches = /^\d{8}$/.test(code) && constantTimeEqual(sha256(code), attempt.userCodeHash);
     if (!codeMatches) {
-      const counted = await tx.claimAttempt.updateMany({ where: { id: attempt.id, status: "initiated" }, data: { failedCodeCount: { increment: 1 } } });
-      if (counted.count !== 1) return { outcome: "already_decided" };
-      const { failedCodeCount } = await tx.claimAttempt.findUniqueOrThrow({ where: { id: attempt.id }, select: { failedCodeCount: true } });
+      const failedCodeCount = await attempts.countWrongCode(attempt.id);
+      if (failedCodeCount === null) return { outcome: "already_decided" };
       if (failedCodeCount >= MAX_WRONG_CODES) {
-        await closeAsDenied(tx, attempt, memberId, now, clock, `closed after ${MAX_WRONG_CODES} wrong codes`);
+        await closeAsDenied(attempt, memberId, now, clock, `closed after ${MAX_WRONG_CODES} wrong codes`);
         return { outcome: "locked" };
       }
       return { outcome: "wrong_code", remainingTries: MAX_WRONG_CODES - failedCodeCount };
     }
 
     // The race decider: of two approvals (or an approval and a refusal) exactly one moves the attempt.
-    const approved = await tx.claimAttempt.updateMany({
-      where: { id: attempt.id, status: "initiated", expiresAt: { gt: now } },
-      data: { status: "approved", decidedAt: now, decidedByMemberId: memberId },
-    });
-    if (approved.count !== 1) return { outcome: "already_decided" };
-    const activated = await tx.registration.updateMany({ where: { id: attempt.registrationId, status: "pending" }, data: { status: "active", updatedAt: now } });
-    if (activated.count !== 1) throw new Error("registration was not pending while its attempt was open");
-    await tx.delegation.create({
-      data: {
-        registrationId: attempt.registrationId,
-        memberId,
-        clientName: attempt.registration.clientName,
-        scope: attempt.registration.scope,
-        status: "active",
-        approvedAt: now,
-      },
-    });
-    await recordAudit({ type: "approval", memberId, registrationId: attempt.registrationId, detail: attempt.registration.scope }, tx, clock);
+    if ((await attempts.decide(attempt.id, "approved", memberId, now)) !== 1) return { outcome: "already_decided" };
+    if ((await registrations.moveRegistration(attempt.registrationId, "pending", "active", now)) !== 1) throw new Error("registration was not pending while its attempt was open");
+    await delegations.insertDelegation({ registrationId: attempt.registrationId, memberId, clientName: attempt.registration.clientName, scope: attempt.registration.scope, approvedAt: now });
+    await recordAudit({ type: "approval", memberId, registrationId: attempt.registrationId, detail: attempt.registration.scope }, clock);
     return { outcome: "approved" };
   });
 }

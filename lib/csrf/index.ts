@@ -7,7 +7,7 @@ import { createHmac } from "node:crypto";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { getConfig } from "@/lib/config";
-import { getAuthSecret } from "@/lib/config/local-secrets";
+import { getAuthSecret } from "@/lib/local-secrets";
 import { constantTimeEqual } from "@/lib/crypto/secrets";
 
 export type FormPurpose = "agent-authorize-decision" | "delegation-revoke";

@@ -2,8 +2,10 @@
 // registrations that concern the member (their delegations, and attempts they decided) whose rows have
 // no member yet, such as "registration", written before anyone approved.
 import type { AuditType } from "@/lib/audit";
-import { AUDIT_TYPES } from "@/lib/audit";
-import { getDb } from "@/lib/db";
+import { AUDIT_TYPES, listAuditEvents } from "@/lib/audit";
+import { registrationsDecidedBy } from "@/lib/service-auth/stores/claim-attempts";
+import { registrationsDelegatedBy } from "@/lib/service-auth/stores/delegations";
+import { clientNamesOf } from "@/lib/service-auth/stores/registrations";
 
 export interface MemberAuditEntry {
   id: string;
@@ -13,24 +15,16 @@ export interface MemberAuditEntry {
   clientName: string | null;
 }
 
+const isAuditType = (type: string): type is AuditType => (AUDIT_TYPES as readonly string[]).includes(type);
+
 export async function listMemberAuditLog(memberId: string, limit = 100): Promise<MemberAuditEntry[]> {
-  const db = getDb();
-  const [delegations, decided] = await Promise.all([
-    db.delegation.findMany({ where: { memberId }, select: { registrationId: true } }),
-    db.claimAttempt.findMany({ where: { decidedByMemberId: memberId }, select: { registrationId: true } }),
-  ]);
-  const registrationIds = [...new Set([...delegations, ...decided].map((row) => row.registrationId))];
-  const events = await db.auditEvent.findMany({
-    where: registrationIds.length > 0 ? { OR: [{ memberId }, { registrationId: { in: registrationIds } }] } : { memberId },
-    orderBy: [{ at: "desc" }, { id: "asc" }],
-    take: limit,
+  const [delegated, decided] = await Promise.all([registrationsDelegatedBy(memberId), registrationsDecidedBy(memberId)]);
+  const registrationIds = [...new Set([...delegated, ...decided])];
+  const events = await listAuditEvents(memberId, registrationIds, limit);
+  const clientNames = await clientNamesOf([...new Set(events.map((e) => e.registrationId).filter((id): id is string => id !== null))]);
+  return events.flatMap((e) => {
+    const type = e.type;
+    if (!isAuditType(type)) return [];
+    return [{ id: e.id, at: e.at, type, registrationId: e.registrationId, clientName: e.registrationId ? (clientNames.get(e.registrationId) ?? null) : null }];
   });
-  const eventRegistrations = [...new Set(events.map((e) => e.registrationId).filter((id): id is string => id !== null))];
-  const registrations = eventRegistrations.length
-    ? await db.registration.findMany({ where: { id: { in: eventRegistrations } }, select: { id: true, clientName: true } })
-    : [];
-  const clientNames = new Map(registrations.map((r) => [r.id, r.clientName]));
-  return events
-    .filter((e): e is typeof e & { type: AuditType } => (AUDIT_TYPES as readonly string[]).includes(e.type))
-    .map((e) => ({ id: e.id, at: e.at, type: e.type, registrationId: e.registrationId, clientName: e.registrationId ? (clientNames.get(e.registrationId) ?? null) : null }));
 }

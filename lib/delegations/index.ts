@@ -3,7 +3,10 @@
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { recordAudit } from "@/lib/audit";
-import { getDb, transaction } from "@/lib/db";
+import { transaction } from "@/lib/db";
+import { revokeDelegationTokens } from "@/lib/service-auth/stores/access-tokens";
+import { cancelActive, findMemberDelegation, listMemberDelegations } from "@/lib/service-auth/stores/delegations";
+import { markCancelled } from "@/lib/service-auth/stores/registrations";
 import type { Scope } from "@/lib/schemas/service-auth";
 import { parseScopeString } from "@/lib/tokens";
 
@@ -22,7 +25,7 @@ export interface DelegationSummary {
 
 /** The member's delegations, newest approval first. */
 export async function listDelegations(memberId: string): Promise<DelegationSummary[]> {
-  const rows = await getDb().delegation.findMany({ where: { memberId }, orderBy: [{ approvedAt: "desc" }, { id: "asc" }] });
+  const rows = await listMemberDelegations(memberId);
   return rows.map((row) => ({
     id: row.id,
     registrationId: row.registrationId,
@@ -48,18 +51,17 @@ export type CancelOutcome =
  */
 export async function cancelDelegation(memberId: string, delegationId: string, clock: Clock = systemClock): Promise<CancelOutcome> {
   if (typeof delegationId !== "string" || delegationId.length === 0 || delegationId.length > 100) return { outcome: "not_found" };
-  return transaction(async (tx) => {
+  return transaction(async (): Promise<CancelOutcome> => {
     const now = clock.now();
     // The conditional update is the lock: of two racing cancellations only one sees count 1.
-    const { count } = await tx.delegation.updateMany({ where: { id: delegationId, memberId, status: "active" }, data: { status: "cancelled", cancelledAt: now } });
-    if (count === 0) {
-      const existing = await tx.delegation.findFirst({ where: { id: delegationId, memberId }, select: { id: true } });
-      return existing ? { outcome: "already_cancelled" } : { outcome: "not_found" };
+    if ((await cancelActive(memberId, delegationId, now)) === 0) {
+      return (await findMemberDelegation(memberId, delegationId)) ? { outcome: "already_cancelled" } : { outcome: "not_found" };
     }
-    const delegation = await tx.delegation.findUniqueOrThrow({ where: { id: delegationId } });
-    await tx.registration.update({ where: { id: delegation.registrationId }, data: { status: "cancelled" } });
-    const revoked = await tx.accessToken.updateMany({ where: { delegationId, revokedAt: null }, data: { revokedAt: now } });
-    await recordAudit({ type: "cancellation", memberId, registrationId: delegation.registrationId, detail: delegation.clientName ?? null }, tx, clock);
-    return { outcome: "cancelled", revokedTokens: revoked.count };
+    const delegation = await findMemberDelegation(memberId, delegationId);
+    if (!delegation) throw new Error("a delegation cancelled in this transaction was not found");
+    await markCancelled(delegation.registrationId, now);
+    const revokedTokens = await revokeDelegationTokens(delegationId, now);
+    await recordAudit({ type: "cancellation", memberId, registrationId: delegation.registrationId, detail: delegation.clientName ?? null }, clock);
+    return { outcome: "cancelled", revokedTokens };
   });
 }

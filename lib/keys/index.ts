@@ -1,8 +1,8 @@
 // Ed25519 signing keys: SIGNING_KEYS (first signs, all verify) or one key generated locally and kept in
-// the database. kid is the RFC 7638 thumbprint.
+// the database (this module is the SigningKey table's store). kid is the RFC 7638 thumbprint.
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from "jose";
 import { getConfig } from "@/lib/config";
-import { getDb } from "@/lib/db";
+import { db, isUniqueViolation } from "@/lib/db";
 
 export interface SigningKey {
   kid: string;
@@ -28,17 +28,26 @@ async function toSigningKey(privateJwk: JWK): Promise<SigningKey> {
   return { kid, privateKey, publicJwk: { ...pub, kid, alg: "EdDSA", use: "sig" } };
 }
 
+async function oldestStoredKey(): Promise<JWK | null> {
+  const rows = await db().query<{ privateJwk: string }>(`SELECT "privateJwk" FROM "SigningKey" ORDER BY "createdAt" ASC, "kid" ASC LIMIT 1`);
+  return rows[0] ? (JSON.parse(rows[0].privateJwk) as JWK) : null;
+}
+
 async function loadLocalKey(): Promise<JWK> {
-  const db = getDb();
-  const existing = await db.signingKey.findFirst({ orderBy: { createdAt: "asc" } });
-  if (existing) return JSON.parse(existing.privateJwk) as JWK;
+  const existing = await oldestStoredKey();
+  if (existing) return existing;
   const { privateKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
   const jwk = await exportJWK(privateKey);
   const kid = await calculateJwkThumbprint(publicPart(jwk), "sha256");
-  await db.signingKey.createMany({ data: [{ kid, privateJwk: JSON.stringify(jwk), publicJwk: JSON.stringify(publicPart(jwk)) }] }).catch(() => undefined);
+  try {
+    await db().execute(`INSERT INTO "SigningKey" ("kid", "privateJwk", "publicJwk", "createdAt") VALUES ($1, $2, $3, $4)`, [kid, JSON.stringify(jwk), JSON.stringify(publicPart(jwk)), new Date()]);
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+  }
   // Another instance may have won the race: always use the oldest stored key.
-  const stored = await db.signingKey.findFirstOrThrow({ orderBy: { createdAt: "asc" } });
-  return JSON.parse(stored.privateJwk) as JWK;
+  const stored = await oldestStoredKey();
+  if (!stored) throw new Error("the locally generated signing key was not stored");
+  return stored;
 }
 
 let keySet: Promise<KeySet> | undefined;

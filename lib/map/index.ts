@@ -2,8 +2,8 @@
 // the /map page itself (same-origin browser fetches); it is not an agent or bulk API (SPEC.md 7).
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
-import { getDb } from "@/lib/db";
 import { errorResponse } from "@/lib/http/errors";
+import { listMappedMembers } from "@/lib/members/store";
 
 export const mapMemberSchema = z.object({
   slug: z.string(),
@@ -30,17 +30,8 @@ export function isSameOriginPageRequest(headers: Headers): boolean {
 }
 
 export async function listMapMembers(): Promise<MapMember[]> {
-  const rows = await getDb().member.findMany({
-    where: { publicProfile: true, latitude: { not: null }, longitude: { not: null } },
-    select: { slug: true, displayName: true, city: true, country: true, latitude: true, longitude: true },
-    orderBy: [{ country: "asc" }, { city: "asc" }, { displayName: "asc" }],
-    take: MAX_MAP_MEMBERS,
-  });
-  return rows.flatMap((row) =>
-    row.latitude === null || row.longitude === null
-      ? []
-      : [{ slug: row.slug, display_name: row.displayName, city: row.city, country: row.country, latitude: row.latitude, longitude: row.longitude }],
-  );
+  const rows = await listMappedMembers(MAX_MAP_MEMBERS);
+  return rows.map((row) => ({ slug: row.slug, display_name: row.displayName, city: row.city, country: row.country, latitude: row.latitude, longitude: row.longitude }));
 }
 
 /** GET /api/map/search. */

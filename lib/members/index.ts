@@ -1,7 +1,13 @@
+// Members: adding one (the member:add command, the demo seed) and finding one for sign-in. Rows live in the
+// Member store (./store.ts).
 import { z } from "zod";
-import { getDb } from "@/lib/db";
+import { isUniqueViolation } from "@/lib/db";
 import { displayNameKey, emailSchema, normalizeEmail, slugify } from "./normalize";
 import { hashPassword } from "./passwords";
+import { findMemberByEmail as findByNormalizedEmail, findMemberById, insertMember, slugTaken, type MemberRow } from "./store";
+
+export type { MemberRow } from "./store";
+export { findMemberById };
 
 export const newMemberSchema = z.object({
   email: emailSchema,
@@ -30,48 +36,40 @@ export class DuplicateMemberError extends Error {
 }
 
 async function freeSlug(base: string): Promise<string> {
-  const db = getDb();
   for (let n = 1; n < 1000; n++) {
     const candidate = n === 1 ? base : `${base}-${n}`;
-    if (!(await db.member.findUnique({ where: { slug: candidate }, select: { id: true } }))) return candidate;
+    if (!(await slugTaken(candidate))) return candidate;
   }
   throw new Error("No free slug");
 }
 
 /** Creates a member; throws ZodError for bad input and DuplicateMemberError for a taken e-mail. */
-export async function createMember(input: NewMember) {
+export async function createMember(input: NewMember): Promise<MemberRow> {
   const data = newMemberSchema.parse(input);
-  const db = getDb();
   const email = normalizeEmail(data.email);
-  if (await db.member.findUnique({ where: { email }, select: { id: true } })) throw new DuplicateMemberError();
+  if (await findByNormalizedEmail(email)) throw new DuplicateMemberError();
   const displayName = data.displayName.normalize("NFC");
   try {
-    return await db.member.create({
-      data: {
-        email,
-        emailVerified: true,
-        passwordHash: await hashPassword(data.password),
-        displayName,
-        displayNameKey: displayNameKey(displayName),
-        slug: data.slug ?? (await freeSlug(slugify(displayName))),
-        publicProfile: data.publicProfile,
-        joinedAt: data.joinedAt ?? new Date(),
-        city: data.city ?? null,
-        country: data.country ?? null,
-        latitude: data.latitude ?? null,
-        longitude: data.longitude ?? null,
-      },
+    return await insertMember({
+      email,
+      emailVerified: true,
+      passwordHash: await hashPassword(data.password),
+      displayName,
+      displayNameKey: displayNameKey(displayName),
+      slug: data.slug ?? (await freeSlug(slugify(displayName))),
+      publicProfile: data.publicProfile,
+      joinedAt: data.joinedAt ?? new Date(),
+      city: data.city ?? null,
+      country: data.country ?? null,
+      latitude: data.latitude ?? null,
+      longitude: data.longitude ?? null,
     });
   } catch (error) {
-    if ((error as { code?: string }).code === "P2002") throw new DuplicateMemberError();
+    if (isUniqueViolation(error)) throw new DuplicateMemberError();
     throw error;
   }
 }
 
-export function findMemberByEmail(email: string) {
-  return getDb().member.findUnique({ where: { email: normalizeEmail(email) } });
-}
-
-export function findMemberById(id: string) {
-  return getDb().member.findUnique({ where: { id } });
+export function findMemberByEmail(email: string): Promise<MemberRow | null> {
+  return findByNormalizedEmail(normalizeEmail(email));
 }

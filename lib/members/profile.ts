@@ -1,5 +1,5 @@
 // The public profile page's data: only members who chose a public profile, by exact slug.
-import { getDb } from "@/lib/db";
+import { findPublicProfile as findProfileRow } from "./store";
 
 export interface PublicProfile {
   displayName: string;
@@ -11,8 +11,5 @@ export interface PublicProfile {
 
 export async function findPublicProfile(slug: string): Promise<PublicProfile | null> {
   if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(slug) || slug.length > 80) return null;
-  return getDb().member.findFirst({
-    where: { slug, publicProfile: true },
-    select: { displayName: true, slug: true, joinedAt: true, city: true, country: true },
-  });
+  return findProfileRow(slug);
 }

@@ -1,7 +1,7 @@
 // Fixed-window counters kept in the database so every instance shares them (CONTRACT.md §3, §9).
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
-import { getDb } from "@/lib/db";
+import { db, readDate } from "@/lib/db";
 
 export interface RateLimitRule {
   /** Bucket name, e.g. "identity:ip". */
@@ -19,36 +19,33 @@ export interface RateLimitResult {
 }
 
 /**
- * Counts one hit against `rule` for `subject` and says whether it is within the limit.
- * The increment is a single atomic upsert; a stale window is reset by a conditional update,
- * so concurrent instances never lose a hit or reset twice.
+ * Counts one hit against `rule` for `subject` and says whether it is within the limit. The increment and
+ * the reset of a stale window are one atomic upsert, so concurrent instances never lose a hit or reset twice.
  */
 export async function hitRateLimit(rule: RateLimitRule, subject: string, clock: Clock = systemClock): Promise<RateLimitResult> {
-  const db = getDb();
   const now = clock.now();
   const key = `${rule.name}:${subject}`;
-  const windowMs = rule.windowSeconds * 1000;
-  const expiresAt = new Date(now.getTime() + windowMs);
-  let bucket = await db.rateLimitBucket.upsert({
-    where: { key },
-    create: { key, windowStart: now, count: 1, expiresAt },
-    update: { count: { increment: 1 } },
-  });
-  if (bucket.expiresAt.getTime() <= now.getTime()) {
-    const reset = await db.rateLimitBucket.updateMany({
-      where: { key, windowStart: bucket.windowStart },
-      data: { windowStart: now, count: 1, expiresAt },
-    });
-    bucket = reset.count === 1 ? { ...bucket, windowStart: now, count: 1, expiresAt } : await db.rateLimitBucket.update({ where: { key }, data: { count: { increment: 1 } } });
-  }
-  const resetSeconds = Math.max(1, Math.ceil((bucket.expiresAt.getTime() - now.getTime()) / 1000));
-  return { allowed: bucket.count <= rule.limit, limit: rule.limit, remaining: Math.max(0, rule.limit - bucket.count), resetSeconds };
+  const expiresAt = new Date(now.getTime() + rule.windowSeconds * 1000);
+  // One statement counts the hit, and starts a new window when the stored one is over.
+  const rows = await db().query<{ count: number; expiresAt: unknown }>(
+    `INSERT INTO "RateLimitBucket" ("key", "windowStart", "count", "expiresAt") VALUES ($1, $2, 1, $3)
+     ON CONFLICT ("key") DO UPDATE SET
+       "count" = CASE WHEN "RateLimitBucket"."expiresAt" <= $2 THEN 1 ELSE "RateLimitBucket"."count" + 1 END,
+       "windowStart" = CASE WHEN "RateLimitBucket"."expiresAt" <= $2 THEN $2 ELSE "RateLimitBucket"."windowStart" END,
+       "expiresAt" = CASE WHEN "RateLimitBucket"."expiresAt" <= $2 THEN $3 ELSE "RateLimitBucket"."expiresAt" END
+     RETURNING "count", "expiresAt"`,
+    [key, now, expiresAt],
+  );
+  const count = Number(rows[0]!.count);
+  const resetSeconds = Math.max(1, Math.ceil((readDate(rows[0]!.expiresAt).getTime() - now.getTime()) / 1000));
+  return { allowed: count <= rule.limit, limit: rule.limit, remaining: Math.max(0, rule.limit - count), resetSeconds };
 }
 
 /** Reads a bucket without counting (for "is this e-mail locked out?" checks). */
 export async function peekRateLimit(rule: RateLimitRule, subject: string, clock: Clock = systemClock): Promise<RateLimitResult> {
   const now = clock.now();
-  const bucket = await getDb().rateLimitBucket.findUnique({ where: { key: `${rule.name}:${subject}` } });
+  const rows = await db().query<{ count: number; expiresAt: unknown }>(`SELECT "count", "expiresAt" FROM "RateLimitBucket" WHERE "key" = $1`, [`${rule.name}:${subject}`]);
+  const bucket = rows[0] ? { count: Number(rows[0].count), expiresAt: readDate(rows[0].expiresAt) } : null;
   if (!bucket || bucket.expiresAt.getTime() <= now.getTime()) {
     return { allowed: true, limit: rule.limit, remaining: rule.limit, resetSeconds: rule.windowSeconds };
   }

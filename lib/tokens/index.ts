@@ -5,10 +5,10 @@ import { systemClock } from "@/lib/clock";
 import { absoluteUrl } from "@/lib/config";
 import { newSecret, sha256 } from "@/lib/crypto/secrets";
 import { transaction } from "@/lib/db";
-import { execute, query, readDate, readOptionalDate, type SqlExecutor } from "@/lib/db/sql";
 import { recordAudit } from "@/lib/audit";
 import { SCOPES, type Scope } from "@/lib/schemas/service-auth";
-import { timeOrderedId } from "@/lib/ids";
+import { findTokenGrant, findTokenOwner, insertAccessToken, revokeToken } from "@/lib/service-auth/stores/access-tokens";
+import { touchLastUsed } from "@/lib/service-auth/stores/delegations";
 
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
 
@@ -34,26 +34,17 @@ export interface IssuedAccessToken {
   scope: string;
 }
 
-/** Mints one access token inside the caller's raw transaction (the transition that grants it commits with it). */
+/** Mints one access token inside the caller's transaction (the transition that grants it commits with it). */
 export async function issueAccessToken(
-  q: SqlExecutor,
   input: { registrationId: string; delegationId: string; memberId: string; scope: string; grant: "claim" | "jwt-bearer" },
   clock: Clock = systemClock,
 ): Promise<IssuedAccessToken> {
   const accessToken = newSecret("aca_");
   const now = clock.now();
   const expiresAt = new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_SECONDS * 1000);
-  await q.execute(
-    `INSERT INTO "AccessToken" ("id", "tokenHash", "registrationId", "delegationId", "memberId", "scope", "resource", "grant", "expiresAt", "revokedAt", "createdAt")
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, $10)`,
-    [timeOrderedId(), sha256(accessToken), input.registrationId, input.delegationId, input.memberId, input.scope, protectedResource(), input.grant, expiresAt, now],
-  );
+  await insertAccessToken({ tokenHash: sha256(accessToken), ...input, resource: protectedResource(), expiresAt, now });
   // A claim-grant poll is a "token_issue"; a JWT-bearer exchange is an "exchange" (one event each).
-  await recordAudit(
-    { type: input.grant === "claim" ? "token_issue" : "exchange", memberId: input.memberId, registrationId: input.registrationId, detail: input.scope },
-    q,
-    clock,
-  );
+  await recordAudit({ type: input.grant === "claim" ? "token_issue" : "exchange", memberId: input.memberId, registrationId: input.registrationId, detail: input.scope }, clock);
   return { accessToken, expiresAt, scope: input.scope };
 }
 
@@ -78,43 +69,6 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
 /** Syntax of an aca_ token: prefix plus base64url (never query the database for garbage). */
 const ACCESS_TOKEN_SYNTAX = /^aca_[A-Za-z0-9_-]{43,200}$/;
 
-/** One row of the token lookup: the token with the columns of its member, delegation and registration it needs. */
-interface TokenLookupRow {
-  id: string;
-  memberId: string;
-  registrationId: string;
-  delegationId: string;
-  scope: string;
-  resource: string;
-  expiresAt: unknown;
-  revokedAt: unknown;
-  memberEmail: string;
-  clientName: string | null;
-  delegationStatus: string;
-  lastUsedAt: unknown;
-  registrationType: string;
-  registrationStatus: string;
-}
-
-/**
- * Every Bearer request looks its token up: one indexed join through lib/db/sql (the equivalent findUnique
- * with three includes cost about 3 ms of CPU per call in Prisma's query compiler, bench/README.md).
- */
-async function findToken(tokenHash: string): Promise<TokenLookupRow | null> {
-  const rows = await query<TokenLookupRow>(
-    `SELECT t."id", t."memberId", t."registrationId", t."delegationId", t."scope", t."resource", t."expiresAt", t."revokedAt",
-            m."email" AS "memberEmail", d."clientName", d."status" AS "delegationStatus", d."lastUsedAt",
-            r."registrationType", r."status" AS "registrationStatus"
-     FROM "AccessToken" t
-     JOIN "Member" m ON m."id" = t."memberId"
-     JOIN "Delegation" d ON d."id" = t."delegationId"
-     JOIN "Registration" r ON r."id" = t."registrationId"
-     WHERE t."tokenHash" = $1`,
-    [tokenHash],
-  );
-  return rows[0] ?? null;
-}
-
 /**
  * The token's grant, or null when it is unknown, expired, revoked, for another resource, or its
  * delegation is no longer active. Records the use on the delegation (lastUsedAt).
@@ -122,16 +76,17 @@ async function findToken(tokenHash: string): Promise<TokenLookupRow | null> {
 export async function verifyAccessToken(token: string, clock: Clock = systemClock): Promise<VerifiedAccessToken | null> {
   if (!ACCESS_TOKEN_SYNTAX.test(token)) return null;
   const now = clock.now();
-  const row = await findToken(sha256(token));
+  // Every Bearer request looks its token up: one indexed join (the store).
+  const row = await findTokenGrant(sha256(token));
   if (!row) return null;
-  const expiresAt = readDate(row.expiresAt);
+  const { expiresAt } = row;
   if (row.revokedAt !== null || expiresAt.getTime() <= now.getTime()) return null;
   if (row.resource !== protectedResource()) return null;
   if (row.delegationStatus !== "active" || row.registrationStatus !== "active") return null;
   // "Last used" is shown to the member with minute precision: one write a minute per delegation, not one per read.
-  const lastUsed = readOptionalDate(row.lastUsedAt);
+  const lastUsed = row.lastUsedAt;
   if (lastUsed === null || now.getTime() - lastUsed.getTime() >= LAST_USED_RESOLUTION_MS || lastUsed.getTime() > now.getTime()) {
-    await execute(`UPDATE "Delegation" SET "lastUsedAt" = $1 WHERE "id" = $2 AND "status" = 'active'`, [now, row.delegationId]);
+    await touchLastUsed(row.delegationId, now);
   }
   return {
     tokenId: row.id,
@@ -155,10 +110,9 @@ export async function verifyAccessToken(token: string, clock: Clock = systemCloc
 export async function revokeAccessToken(token: string, clock: Clock = systemClock): Promise<void> {
   if (!ACCESS_TOKEN_SYNTAX.test(token)) return;
   const now = clock.now();
-  await transaction(async (tx) => {
-    const row = await tx.accessToken.findUnique({ where: { tokenHash: sha256(token) }, select: { id: true, memberId: true, registrationId: true } });
+  await transaction(async () => {
+    const row = await findTokenOwner(sha256(token));
     if (!row) return;
-    const revoked = await tx.accessToken.updateMany({ where: { id: row.id, revokedAt: null }, data: { revokedAt: now } });
-    if (revoked.count === 1) await recordAudit({ type: "revocation", memberId: row.memberId, registrationId: row.registrationId, detail: "access token revoked by its holder" }, tx, clock);
+    if ((await revokeToken(row.id, now)) === 1) await recordAudit({ type: "revocation", memberId: row.memberId, registrationId: row.registrationId, detail: "access token revoked by its holder" }, clock);
   });
 }

@@ -1,9 +1,10 @@
 // get_community_stats: the member count, recomputed at most every 20 minutes and cached in the
-// database (CachedStat) so every instance shares one value (CONTRACT.md §9).
+// database (CachedStat; this module is its store) so every instance shares one value (CONTRACT.md §9).
 import { z } from "zod";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
-import { getDb } from "@/lib/db";
+import { db, readDate } from "@/lib/db";
+import { countMembers } from "@/lib/members/store";
 import { isoTimestamp } from "@/lib/schemas/service-auth";
 import { defineTool } from "./types";
 
@@ -20,20 +21,20 @@ export const communityStatsOutput = z.object({
 export type CommunityStatsOutput = z.infer<typeof communityStatsOutput>;
 
 export async function getCommunityStats(clock: Clock = systemClock): Promise<CommunityStatsOutput> {
-  const db = getDb();
   const now = clock.now();
-  const cached = await db.cachedStat.findUnique({ where: { name: MEMBER_COUNT_STAT } });
+  const rows = await db().query<{ value: number; computedAt: unknown }>(`SELECT "value", "computedAt" FROM "CachedStat" WHERE "name" = $1`, [MEMBER_COUNT_STAT]);
+  const cached = rows[0] ? { value: Number(rows[0].value), computedAt: readDate(rows[0].computedAt) } : null;
   const fresh = cached && now.getTime() - cached.computedAt.getTime() < STATS_CACHE_SECONDS * 1000 && cached.computedAt.getTime() <= now.getTime();
   if (cached && fresh) {
     return { member_count: cached.value, as_of: cached.computedAt.toISOString(), cache_max_age_seconds: STATS_CACHE_SECONDS };
   }
   // Two instances may recompute at the same moment; both write the same kind of value, so last write wins harmlessly.
-  const count = await db.member.count();
-  await db.cachedStat.upsert({
-    where: { name: MEMBER_COUNT_STAT },
-    create: { name: MEMBER_COUNT_STAT, value: count, computedAt: now },
-    update: { value: count, computedAt: now },
-  });
+  const count = await countMembers();
+  await db().execute(
+    `INSERT INTO "CachedStat" ("name", "value", "computedAt") VALUES ($1, $2, $3)
+     ON CONFLICT ("name") DO UPDATE SET "value" = $2, "computedAt" = $3`,
+    [MEMBER_COUNT_STAT, count, now],
+  );
   return { member_count: count, as_of: now.toISOString(), cache_max_age_seconds: STATS_CACHE_SECONDS };
 }
 

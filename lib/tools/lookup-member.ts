@@ -1,8 +1,8 @@
 // lookup_member: one public member by exact display name or exact slug (CONTRACT.md §9). Never a search.
 import { z } from "zod";
 import { absoluteUrl } from "@/lib/config";
-import { query, readDate } from "@/lib/db/sql";
 import { displayNameKey } from "@/lib/members/normalize";
+import { findPublicMember } from "@/lib/members/store";
 import { defineTool } from "./types";
 
 export const lookupMemberInput = z.strictObject({
@@ -34,24 +34,15 @@ export async function lookupMember(nameOrSlug: string): Promise<LookupMemberOutp
   const exact = nameOrSlug.trim().normalize("NFC");
   if (exact.length === 0 || looksLikeEmail(exact)) return { found: false };
   // One indexed query (slug is unique, displayNameKey indexed): a slug match wins; display names may repeat, so
-  // the earliest member is the deterministic answer. Raw SQL (lib/db/sql) because the two equivalent findFirst
-  // calls cost about 3.5 ms of CPU per lookup in Prisma's query compiler, this a few microseconds (bench/README.md).
-  const key = displayNameKey(exact);
-  const rows = await query<{ displayName: string; slug: string; joinedAt: unknown }>(
-    `SELECT "displayName", "slug", "joinedAt" FROM "Member"
-     WHERE "publicProfile" = $1 AND ("slug" = $2 OR "displayNameKey" = $3)
-     ORDER BY CASE WHEN "slug" = $2 THEN 0 ELSE 1 END, "joinedAt" ASC, "slug" ASC
-     LIMIT 1`,
-    [true, exact, key],
-  );
-  const member = rows[0];
+  // the earliest member is the deterministic answer.
+  const member = await findPublicMember(exact, displayNameKey(exact));
   if (!member) return { found: false };
   return {
     found: true,
     member: {
       display_name: member.displayName,
       slug: member.slug,
-      member_since: readDate(member.joinedAt).toISOString().slice(0, 7),
+      member_since: member.joinedAt.toISOString().slice(0, 7),
       profile_url: absoluteUrl(`/members/${member.slug}`),
     },
   };

@@ -1,10 +1,11 @@
 // register_agent: free, non-binding pre-registration of an agent name (CONTRACT.md §9). Idempotent per
 // normalized name; refused without the user's explicit authorization; 5 calls per client IP per hour.
-import { randomBytes } from "node:crypto";
+// This module is the AgentNamePreRegistration table's store.
+import { randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
-import { getDb } from "@/lib/db";
+import { db, isUniqueViolation } from "@/lib/db";
 import { displayNameKey } from "@/lib/members/normalize";
 import { hitRateLimit, type RateLimitRule } from "@/lib/rate-limit";
 import { clientNameSchema } from "@/lib/schemas/service-auth";
@@ -36,8 +37,22 @@ export type RegisterAgentOutput = z.infer<typeof registerAgentOutput>;
 
 const newReference = (): string => `pre_${randomBytes(12).toString("base64url")}`;
 
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2002";
+interface PreRegistration {
+  agentName: string;
+  reference: string;
+}
+
+async function findPreRegistration(agentNameKey: string): Promise<PreRegistration | null> {
+  const rows = await db().query<PreRegistration>(`SELECT "agentName", "reference" FROM "AgentNamePreRegistration" WHERE "agentNameKey" = $1`, [agentNameKey]);
+  return rows[0] ?? null;
+}
+
+/** Stores one pre-registration (also used by the demo seed); a taken name key fails with a unique violation. */
+export async function insertPreRegistration(row: { agentName: string; agentNameKey: string; description: string | null; reference: string; createdAt: Date }): Promise<void> {
+  await db().execute(
+    `INSERT INTO "AgentNamePreRegistration" ("id", "agentName", "agentNameKey", "description", "reference", "createdAt") VALUES ($1, $2, $3, $4, $5, $6)`,
+    [randomUUID(), row.agentName, row.agentNameKey, row.description, row.reference, row.createdAt],
+  );
 }
 
 export async function registerAgentName(input: RegisterAgentInput, clientIp: string, clock: Clock = systemClock): Promise<RegisterAgentOutput> {
@@ -45,19 +60,17 @@ export async function registerAgentName(input: RegisterAgentInput, clientIp: str
   if (!limit.allowed) {
     throw new ToolError(`Rate limited: at most 5 agent name pre-registrations per client per hour; retry in ${limit.resetSeconds} seconds.`, limit.resetSeconds);
   }
-  const db = getDb();
   const agentNameKey = displayNameKey(input.agent_name);
-  const existing = await db.agentNamePreRegistration.findUnique({ where: { agentNameKey } });
+  const existing = await findPreRegistration(agentNameKey);
   if (existing) return { agent_name: existing.agentName, status: "already_pre_registered", binding: false, reference: existing.reference };
+  const created = { agentName: input.agent_name.normalize("NFC"), agentNameKey, description: input.description ?? null, reference: newReference(), createdAt: clock.now() };
   try {
-    const created = await db.agentNamePreRegistration.create({
-      data: { agentName: input.agent_name.normalize("NFC"), agentNameKey, description: input.description ?? null, reference: newReference(), createdAt: clock.now() },
-    });
+    await insertPreRegistration(created);
     return { agent_name: created.agentName, status: "pre_registered", binding: false, reference: created.reference };
   } catch (error) {
     // A concurrent call registered the same name first: that one is the registration.
     if (!isUniqueViolation(error)) throw error;
-    const winner = await db.agentNamePreRegistration.findUnique({ where: { agentNameKey } });
+    const winner = await findPreRegistration(agentNameKey);
     if (!winner) throw error;
     return { agent_name: winner.agentName, status: "already_pre_registered", binding: false, reference: winner.reference };
   }

@@ -1,7 +1,7 @@
 // verify_certificate: live issued / not_found check of a certificate id (CONTRACT.md §9). Read from the
 // database on every call, never cached, so a revocation shows at once.
 import { z } from "zod";
-import { getDb } from "@/lib/db";
+import { findCertificate } from "@/lib/certificates";
 import { isoTimestamp } from "@/lib/schemas/service-auth";
 import { defineTool } from "./types";
 
@@ -26,7 +26,7 @@ export async function verifyCertificate(certificateId: string): Promise<VerifyCe
   // Ids are issued in upper case; accepting any case spares agents a pointless miss.
   const id = certificateId.trim().toUpperCase();
   if (id.length === 0) return { status: "not_found" };
-  const certificate = await getDb().certificate.findUnique({ where: { id } });
+  const certificate = await findCertificate(id);
   // A revoked certificate is reported exactly like an unknown one.
   if (!certificate || certificate.revokedAt) return { status: "not_found" };
   return {

@@ -34,7 +34,7 @@ useAuthServer((url) => {
 });
 
 async function db() {
-  return (await import("@/lib/db")).getDb();
+  return (await import("@/lib/db/prisma")).getDb();
 }
 
 async function expectError(res: Response, status: number, code: string): Promise<void> {

@@ -11,7 +11,7 @@ useAuthServer((url) => {
 });
 
 async function rowCounts(): Promise<Record<string, number>> {
-  const { getDb } = await import("@/lib/db");
+  const { getDb } = await import("@/lib/db/prisma");
   const db = getDb();
   return {
     registrations: await db.registration.count(),

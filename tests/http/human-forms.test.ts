@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import { decisionFormBinding } from "@/lib/approval";
 import { registerClaim } from "@/lib/claim-attempts";
 import { createFormToken } from "@/lib/csrf";
-import { getDb } from "@/lib/db";
+import { getDb } from "@/lib/db/prisma";
 import { sha256 } from "@/lib/crypto/secrets";
 import { revokeFormToken } from "@/lib/delegations/revoke-form";
 import { sessionCookie } from "../support/browser-session";

@@ -58,7 +58,7 @@ describe("oauth4webapi against Agent Gate", () => {
     await expect(oauth.processGenericTokenEndpointResponse(as, client, pending)).rejects.toMatchObject({ error: "authorization_pending" });
 
     expect(await approveAs(reg, email)).toBe("approved");
-    const { getDb } = await import("@/lib/db");
+    const { getDb } = await import("@/lib/db/prisma");
     await getDb().claimAttempt.updateMany({ where: { registrationId: reg.registration_id }, data: { lastPolledAt: null } });
     const granted = await oauth.processGenericTokenEndpointResponse(
       as,

@@ -96,7 +96,7 @@ export const poll = (base: string, claimToken: string): Promise<Response> => pos
 
 /** Approves as the member with this e-mail, through lib/claim-attempts on the server's database. */
 export async function approveAs(reg: RegistrationJson, email: string, decision: "approve" | "deny" = "approve"): Promise<string> {
-  const { getDb } = await import("@/lib/db");
+  const { getDb } = await import("@/lib/db/prisma");
   const { decideAttempt } = await import("@/lib/claim-attempts");
   const member = await getDb().member.findUniqueOrThrow({ where: { email } });
   const outcome = await decideAttempt({ attemptToken: attemptTokenOf(reg), member: { id: member.id, email: member.email }, userCode: reg.claim.user_code, decision });

@@ -1,10 +1,10 @@
-// The SQLite connection gate: one better-sqlite3 connection is shared by Prisma and lib/db/sql, and a
-// transaction on it (Prisma's interactive one, or ours) keeps BEGIN open across awaits. The gate lets one
-// transaction hold the connection at a time, and lets single statements wait until a transaction they must
-// not land in has ended. Plain synchronous bookkeeping: taking a free gate costs no tick.
+// The SQLite connection gate: the app's one better-sqlite3 connection keeps a transaction's BEGIN open across
+// awaits (group commit, ./group-commit.ts). The gate lets one holder have the connection at a time, and lets
+// single statements outside any transaction wait until the holder is done. Plain synchronous bookkeeping:
+// taking a free gate costs no tick.
 
-/** raw: a transaction of lib/db/sql; prisma: Prisma's interactive one; checkpoint: the WAL restart's hold. */
-export type GateHolder = "raw" | "prisma" | "checkpoint";
+/** raw: a (group of) store transaction(s); checkpoint: the WAL restart's hold (../sqlite-checkpointer.ts). */
+export type GateHolder = "raw" | "checkpoint";
 export type GateRelease = () => void;
 
 interface Waiter {
@@ -37,12 +37,9 @@ export class ConnectionGate {
     return new Promise((resolve) => this.endWaiters.push(resolve));
   }
 
-  /**
-   * Resolves once nobody holds the gate, or only `own` does (a single statement may run inside its own kind
-   * of transaction, as Prisma's do, but never inside another's or during the checkpointer's hold).
-   */
-  async untilFree(own?: GateHolder): Promise<void> {
-    while (this.holder !== null && this.holder !== own) await this.released();
+  /** Resolves once nobody holds the gate (a single statement never lands inside a transaction or a hold). */
+  async untilFree(): Promise<void> {
+    while (this.holder !== null) await this.released();
   }
 
   private releaser(): GateRelease {

@@ -1,38 +1,42 @@
-// A small raw-SQL executor for the hot paths (token check, claim poll, JWT-bearer exchange): Prisma 6.19
-// compiles every query in WebAssembly (~1–3 ms each, bench/README.md), a prepared statement costs
-// microseconds. SQL is written once for both providers: PostgreSQL's $1..$n placeholders and Prisma's
-// table and column names, quoted. It runs on the connection Prisma uses (SQLite: the one better-sqlite3
-// connection, behind the gate of ./gate.ts; PostgreSQL: the shared pool), so raw writes and Prisma's
-// writes see each other and never deadlock.
+// The executor every store uses: statements with PostgreSQL's $1..$n placeholders and Prisma's quoted table
+// and column names, one SQL text for both providers, run as prepared statements on the app's one SQLite
+// connection (behind the gate of ./gate.ts) or on the pg pool (../connection.ts).
+//
+// One transaction mechanism: `transaction(fn)` keeps its executor in an AsyncLocalStorage, and `db()` (and
+// the top-level `query`/`execute`) hands every store call made inside `fn` that executor, so every store
+// call joins the transaction it runs in; a nested `transaction` joins the outer one. Waiting on the
+// connection from inside a transaction (the checkpointer's hold, a Prisma call) throws at once instead of
+// waiting forever (TransactionScopeError).
 //
 // Values: bind Date, boolean, string, number or null (a Date is stored as Prisma stores it: ISO 8601 text
 // on SQLite, UTC in a timestamp(3) column on PostgreSQL); read DateTime and Boolean columns back with
 // readDate / readOptionalDate / readBoolean. Columns come back as written in the SELECT list (alias with
 // AS "camelCase"). PostgreSQL returns bigint (COUNT(*)) as a string: cast to int in the SQL.
+import { AsyncLocalStorage } from "node:async_hooks";
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import type { CustomTypesConfig, Pool, PoolClient } from "pg";
-import { getSharedConnection, type SharedConnection } from "@/lib/db";
+import { sharedConnection, type SharedConnection, type SqliteConnection } from "../connection";
 import type { GateRelease } from "./gate";
 import { runInGroup, type GroupConnection } from "./group-commit";
 import { toPositional } from "./placeholders";
 
 export type SqlValue = string | number | boolean | Date | null;
 
-const SQL_EXECUTOR = Symbol.for("agent-gate.sql-executor");
-
 /** Runs statements, at top level or inside one transaction. */
 export interface SqlExecutor {
-  readonly [SQL_EXECUTOR]: true;
   /** Rows of a SELECT (or of a statement with RETURNING). */
   query<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
   /** Runs a write; the number of rows it changed. */
   execute(sql: string, params?: readonly SqlValue[]): Promise<number>;
 }
 
-/** Tells a raw executor from a Prisma transaction client (for functions that take either). */
-export function isSqlExecutor(value: unknown): value is SqlExecutor {
-  return typeof value === "object" && value !== null && (value as Partial<Record<typeof SQL_EXECUTOR, unknown>>)[SQL_EXECUTOR] === true;
+/** A call that would wait on the connection held by the transaction it runs in. */
+export class TransactionScopeError extends Error {
+  constructor(what: string) {
+    super(`${what} inside a store transaction would wait for that transaction forever; run it before or after the transaction`);
+    this.name = "TransactionScopeError";
+  }
 }
 
 // ---------------------------------------------------------------- values
@@ -84,8 +88,6 @@ const postgresTypes = {
 
 // ---------------------------------------------------------------- SQLite
 
-type SqliteConnection = Extract<SharedConnection, { provider: "sqlite" }>;
-
 interface PreparedSqlite {
   statement: BetterSqlite3.Statement;
   argumentOrder: number[];
@@ -103,8 +105,7 @@ function prepare(database: BetterSqlite3.Database, sql: string): PreparedSqlite 
   let prepared = cache.get(sql);
   if (!prepared) {
     const positional = toPositional(sql);
-    // The adapter sets defaultSafeIntegers(true) on the connection; our integers fit a JS number.
-    prepared = { statement: database.prepare(positional.sql).safeIntegers(false), argumentOrder: positional.argumentOrder };
+    prepared = { statement: database.prepare(positional.sql), argumentOrder: positional.argumentOrder };
     cache.set(sql, prepared);
   }
   return prepared;
@@ -117,7 +118,6 @@ function sqliteArguments(prepared: PreparedSqlite, params: readonly SqlValue[]):
 function sqliteExecutor(database: BetterSqlite3.Database): SqlExecutor {
   // better-sqlite3 is synchronous: a settled promise (or the statement's error as a rejection) per call.
   return {
-    [SQL_EXECUTOR]: true,
     query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
       try {
         const prepared = prepare(database, sql);
@@ -145,7 +145,8 @@ interface SqliteHandles {
 
 const handles = new WeakMap<BetterSqlite3.Database, SqliteHandles>();
 
-function handlesOf(connection: SqliteConnection, database: BetterSqlite3.Database): SqliteHandles {
+function handlesOf(connection: SqliteConnection): SqliteHandles {
+  const { database } = connection;
   let made = handles.get(database);
   if (!made) {
     const executor = sqliteExecutor(database);
@@ -158,43 +159,28 @@ function handlesOf(connection: SqliteConnection, database: BetterSqlite3.Databas
   return made;
 }
 
-/** The shared connection, once Prisma has opened it (the adapter connects lazily). */
-async function sqliteDatabase(connection: SqliteConnection): Promise<BetterSqlite3.Database> {
-  if (!connection.database?.open) await connection.connect();
-  const database = connection.database;
-  if (!database?.open) throw new Error("the SQLite connection was not shared by the Prisma adapter (lib/db)");
-  return database;
-}
-
 function topLevelSqlite(connection: SqliteConnection): SqlExecutor {
-  // A single statement must not land inside a transaction someone holds open on the one connection.
+  const { executor } = handlesOf(connection);
+  // A single statement must not land inside a transaction or a checkpoint hold someone has open on the one
+  // connection: at once when the gate is free (the usual case: no promise to wait on), else once it is.
   const ready = async (): Promise<SqlExecutor> => {
-    const database = connection.database?.open ? connection.database : await sqliteDatabase(connection);
     await connection.gate.untilFree();
-    return handlesOf(connection, database).executor;
-  };
-  /** The executor at once when the connection is open and free (the usual case: no promise to wait on). */
-  const readyNow = (): SqlExecutor | null => {
-    const database = connection.database;
-    return database?.open && connection.gate.holder === null ? handlesOf(connection, database).executor : null;
+    return executor;
   };
   return {
-    [SQL_EXECUTOR]: true,
-    query: <T>(sql: string, params?: readonly SqlValue[]) => readyNow()?.query<T>(sql, params) ?? ready().then((q) => q.query<T>(sql, params)),
-    execute: (sql: string, params?: readonly SqlValue[]) => readyNow()?.execute(sql, params) ?? ready().then((q) => q.execute(sql, params)),
+    query: <T>(sql: string, params?: readonly SqlValue[]) => (connection.gate.holder === null ? executor.query<T>(sql, params) : ready().then((q) => q.query<T>(sql, params))),
+    execute: (sql: string, params?: readonly SqlValue[]) => (connection.gate.holder === null ? executor.execute(sql, params) : ready().then((q) => q.execute(sql, params))),
   };
 }
 
-async function sqliteTransaction<T>(connection: SqliteConnection, fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
-  const database = connection.database?.open ? connection.database : await sqliteDatabase(connection);
-  return runInGroup(handlesOf(connection, database).group, fn);
+function sqliteTransaction<T>(connection: SqliteConnection, fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
+  return runInGroup(handlesOf(connection).group, (q) => runScoped(q, fn));
 }
 
 // ---------------------------------------------------------------- PostgreSQL
 
 function postgresExecutor(target: Pool | PoolClient): SqlExecutor {
   return {
-    [SQL_EXECUTOR]: true,
     async query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
       const result = await target.query({ text: sql, values: params.map(postgresValue), types: postgresTypes });
       return result.rows as T[];
@@ -211,7 +197,7 @@ async function postgresTransaction<T>(pool: Pool, fn: (q: SqlExecutor) => Promis
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
-    const result = await fn(postgresExecutor(client));
+    const result = await runScoped(postgresExecutor(client), fn);
     await client.query("COMMIT");
     client.release();
     return result;
@@ -227,13 +213,47 @@ async function postgresTransaction<T>(pool: Pool, fn: (q: SqlExecutor) => Promis
   }
 }
 
-// ---------------------------------------------------------------- the executor of getDb()'s database
+// ---------------------------------------------------------------- the transaction scope
+
+/** The transaction a store call runs in; `open` turns false when it has ended (a call that outlives it goes top-level). */
+interface TransactionFrame {
+  executor: SqlExecutor;
+  open: boolean;
+}
+
+const scope = new AsyncLocalStorage<TransactionFrame>();
+
+async function runScoped<T>(executor: SqlExecutor, fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
+  const frame: TransactionFrame = { executor, open: true };
+  try {
+    return await scope.run(frame, () => fn(executor));
+  } finally {
+    frame.open = false;
+  }
+}
+
+function openFrame(): TransactionFrame | undefined {
+  const frame = scope.getStore();
+  return frame?.open ? frame : undefined;
+}
+
+/** Whether the caller runs inside a store transaction. */
+export function inTransaction(): boolean {
+  return openFrame() !== undefined;
+}
+
+/** Throws TransactionScopeError when called inside a store transaction (for calls that would wait on its connection). */
+export function assertOutsideTransaction(what: string): void {
+  if (inTransaction()) throw new TransactionScopeError(what);
+}
+
+// ---------------------------------------------------------------- the executor of this process's database
 
 /** One top-level executor per shared connection, not one per statement (every Bearer request runs one). */
 const topLevelExecutors = new WeakMap<SharedConnection, SqlExecutor>();
 
 function topLevel(): SqlExecutor {
-  const connection = getSharedConnection();
+  const connection = sharedConnection();
   let executor = topLevelExecutors.get(connection);
   if (!executor) {
     executor = connection.provider === "sqlite" ? topLevelSqlite(connection) : postgresExecutor(connection.pool);
@@ -242,39 +262,47 @@ function topLevel(): SqlExecutor {
   return executor;
 }
 
-/** Rows of one statement, outside any transaction. */
-export function query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-  return topLevel().query<T>(sql, params);
+/** The executor for a store call: the transaction's it runs in, or the top-level one. */
+export function db(): SqlExecutor {
+  return openFrame()?.executor ?? topLevel();
 }
 
-/** One write outside any transaction; the number of rows it changed. */
+/** Rows of one statement, in the caller's transaction if there is one. */
+export function query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+  return db().query<T>(sql, params);
+}
+
+/** One write, in the caller's transaction if there is one; the number of rows it changed. */
 export function execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
-  return topLevel().execute(sql, params);
+  return db().execute(sql, params);
 }
 
 /**
- * Runs `fn` in one transaction; statements inside must go through `q` (on SQLite a top-level statement
- * issued from inside would wait for this transaction to end, i.e. forever). Commits when `fn` resolves
- * (on SQLite together with the other transactions started in this event-loop iteration: ./group-commit.ts;
- * the promise settles after the COMMIT), rolls back its own statements when it throws.
+ * Runs `fn` in one transaction: every store call inside it (through db(), query, execute or the `q` handed
+ * to fn) joins it, and a transaction started inside it joins it too. Commits when `fn` resolves (on SQLite
+ * together with the other transactions started in this event-loop iteration: ./group-commit.ts; the promise
+ * settles after the COMMIT), rolls back its own statements when it throws.
  */
 export function transaction<T>(fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
-  const connection = getSharedConnection();
+  const outer = openFrame();
+  if (outer) return fn(outer.executor);
+  const connection = sharedConnection();
   return connection.provider === "sqlite" ? sqliteTransaction(connection, fn) : postgresTransaction(connection.pool, fn);
 }
 
 /**
- * Takes getDb()'s SQLite connection once no statement or transaction runs on it (statements and
+ * Takes the app's SQLite connection once no statement or transaction runs on it (statements and
  * transactions wait meanwhile, without blocking the event loop); resolves with its release. For the
- * checkpointer's WAL restart (lib/db/sqlite-checkpointer.ts). null on PostgreSQL.
+ * checkpointer's WAL restart (../sqlite-checkpointer.ts). null on PostgreSQL.
  */
 export async function holdSqliteConnection(): Promise<GateRelease | null> {
-  const connection = getSharedConnection();
+  assertOutsideTransaction("Holding the SQLite connection");
+  const connection = sharedConnection();
   if (connection.provider !== "sqlite") return null;
   return connection.gate.acquire("checkpoint");
 }
 
-/** The provider of getDb()'s database (for the rare statement that must differ). */
+/** The provider of this process's database (for the rare statement that must differ). */
 export function sqlProvider(): SharedConnection["provider"] {
-  return getSharedConnection().provider;
+  return sharedConnection().provider;
 }

@@ -2,7 +2,7 @@
 // past its expiry in the e2e server's database, since that server's clock cannot be moved.
 // Usage: DATABASE_URL=… tsx tests/e2e/support/expire-attempt.ts <cat_ token>
 import { sha256 } from "../../../lib/crypto/secrets";
-import { createDb } from "../../../lib/db";
+import { createDb } from "../../../lib/db/prisma";
 
 async function main(): Promise<void> {
   const token = process.argv[2];

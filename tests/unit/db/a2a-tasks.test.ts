@@ -1,7 +1,7 @@
 // A2A tasks live in the database for 24 hours, so every instance answers tasks/get within that window.
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
-import { getDb } from "@/lib/db";
+import { getDb } from "@/lib/db/prisma";
 import { handleA2aRequest } from "@/lib/a2a/jsonrpc";
 
 function post(body: unknown): Request {

@@ -2,7 +2,7 @@
 import { describe, expect, it, beforeAll } from "vitest";
 import { SignJWT, generateKeyPair, decodeJwt, decodeProtectedHeader, base64url } from "jose";
 import { ManualClock } from "@/lib/clock";
-import { getDb } from "@/lib/db";
+import { getDb } from "@/lib/db/prisma";
 import { getKeySet, publicJwks } from "@/lib/keys";
 import { decideAttempt, pollClaim, registerClaim } from "@/lib/claim-attempts";
 import { exchangeIdentityAssertion, verifyIdentityAssertion } from "@/lib/assertions";

@@ -8,7 +8,8 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
-import { createDb, getDb } from "@/lib/db";
+import { openSqliteDatabase } from "@/lib/db/connection";
+import { getDb } from "@/lib/db/prisma";
 import { decideAttempt, pollClaim, registerClaim } from "@/lib/claim-attempts";
 import { LAST_USED_RESOLUTION_MS, verifyAccessToken } from "@/lib/tokens";
 import { SCOPES } from "@/lib/schemas/service-auth";
@@ -66,12 +67,12 @@ const removeSqlite = (file: string) => {
 describe("the app's SQLite connection", () => {
   it("has planner statistics, so a display-name lookup uses its index rather than the two-valued publicProfile index", async () => {
     const file = sqliteFileWithMembers(50);
-    const db = createDb(`file:${file}`);
+    const db = openSqliteDatabase(`file:${file}`);
     try {
-      const plan = await db.$queryRawUnsafe<{ detail: string }[]>(`EXPLAIN QUERY PLAN SELECT "slug" FROM "Member" WHERE "displayNameKey" = 'member 7' AND "publicProfile" = 1`);
+      const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT "slug" FROM "Member" WHERE "displayNameKey" = 'member 7' AND "publicProfile" = 1`).all() as { detail: string }[];
       expect(plan.map((row) => row.detail).join(" ")).toContain("Member_displayNameKey_idx");
     } finally {
-      await db.$disconnect();
+      db.close();
       removeSqlite(file);
     }
   });
@@ -79,14 +80,14 @@ describe("the app's SQLite connection", () => {
   it("runs in WAL journal mode with synchronous NORMAL (a commit is an append, with no fsync of its own)", async () => {
     // Its own SQLite file, so this holds in the PostgreSQL pass too.
     const file = path.join(os.tmpdir(), `agent-gate-wal-${randomBytes(4).toString("hex")}.db`);
-    const db = createDb(`file:${file}`);
+    const db = openSqliteDatabase(`file:${file}`);
     try {
-      const rows = await db.$queryRawUnsafe<{ journal_mode: string }[]>("PRAGMA journal_mode");
+      const rows = db.pragma("journal_mode") as { journal_mode: string }[];
       expect(rows[0]?.journal_mode).toBe("wal");
-      const sync = await db.$queryRawUnsafe<{ synchronous: bigint | number }[]>("PRAGMA synchronous");
+      const sync = db.pragma("synchronous") as { synchronous: bigint | number }[];
       expect(Number(sync[0]?.synchronous)).toBe(1);
     } finally {
-      await db.$disconnect();
+      db.close();
       removeSqlite(file);
     }
   });

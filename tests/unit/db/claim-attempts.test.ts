@@ -1,7 +1,7 @@
 // Every row of SPEC.md's state table, on a throwaway database with a hand-moved clock (600 s, 3600 s, 24 h).
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
-import { getDb } from "@/lib/db";
+import { getDb } from "@/lib/db/prisma";
 import {
   decideAttempt,
   effectiveRegistrationStatus,

@@ -1,7 +1,7 @@
 // Racing requests cannot both win (CONTRACT.md §11): each race is fired in parallel with Promise.all.
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
-import { getDb } from "@/lib/db";
+import { getDb } from "@/lib/db/prisma";
 import { decideAttempt, pollClaim, refreshClaim, registerClaim, type NewRegistration } from "@/lib/claim-attempts";
 import { SCOPES } from "@/lib/schemas/service-auth";
 

@@ -1,7 +1,7 @@
 // The four community tools' handlers on a demo-seeded throwaway database.
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
-import { getDb } from "@/lib/db";
+import { getDb } from "@/lib/db/prisma";
 import { COMMUNITY_TOOLS, findTool, runTool, ToolError, ToolInputError } from "@/lib/tools";
 import { getCommunityStats, STATS_CACHE_SECONDS } from "@/lib/tools/community-stats";
 import { lookupMember } from "@/lib/tools/lookup-member";

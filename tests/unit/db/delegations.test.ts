@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
-import { getDb } from "@/lib/db";
+import { getDb } from "@/lib/db/prisma";
 import { sha256, newSecret } from "@/lib/crypto/secrets";
 import { recordAudit } from "@/lib/audit";
 import { cancelDelegation, listDelegations } from "@/lib/delegations";
@@ -25,11 +25,11 @@ async function approvedDelegation(email: string, clock: ManualClock, options: { 
       status: "active",
     },
   });
-  await recordAudit({ type: "registration", registrationId: registration.id, detail: "Test Agent" }, undefined, clock);
+  await recordAudit({ type: "registration", registrationId: registration.id, detail: "Test Agent" }, clock);
   const delegation = await db.delegation.create({
     data: { registrationId: registration.id, memberId: owner, clientName: registration.clientName, scope, approvedAt: clock.now() },
   });
-  await recordAudit({ type: "approval", memberId: owner, registrationId: registration.id }, undefined, clock);
+  await recordAudit({ type: "approval", memberId: owner, registrationId: registration.id }, clock);
   const tokenIds: string[] = [];
   for (let i = 0; i < (options.tokens ?? 2); i++) {
     const token = await db.accessToken.create({

@@ -182,7 +182,7 @@ describe("group commit", () => {
 
   it("callers that wait for another holder of the gate form one group when it is released, in arrival order", async () => {
     const { database, connection, gate, insert, committed, count } = setup();
-    const release = gate.tryAcquire("prisma");
+    const release = gate.tryAcquire("checkpoint");
     expect(release).not.toBeNull();
     const order: string[] = [];
     const writes = ["a", "b"].map((v) => runInGroup(connection, insert(v)).then(() => order.push(v)));

@@ -2,9 +2,9 @@ import { describe, expect, it, vi } from "vitest";
 
 describe("locally generated secrets and keys are kept in the database", () => {
   it("generates AUTH_SECRET once and returns the same value after a restart", async () => {
-    const first = await (await import("@/lib/config/local-secrets")).getAuthSecret();
+    const first = await (await import("@/lib/local-secrets")).getAuthSecret();
     vi.resetModules(); // a new process: module caches are gone, the database stays
-    const second = await (await import("@/lib/config/local-secrets")).getAuthSecret();
+    const second = await (await import("@/lib/local-secrets")).getAuthSecret();
     expect(first).toHaveLength(43);
     expect(second).toBe(first);
   });

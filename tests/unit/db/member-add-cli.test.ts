@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { getDb } from "@/lib/db";
+import { getDb } from "@/lib/db/prisma";
 
 const root = path.resolve(__dirname, "../../..");
 

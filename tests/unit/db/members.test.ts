@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ZodError } from "zod";
 import { ManualClock } from "@/lib/clock";
 import { verifySignIn, SIGN_IN_FAILURES_PER_EMAIL } from "@/lib/auth/sign-in";
-import { getDb } from "@/lib/db";
+import { getDb } from "@/lib/db/prisma";
 import { DEMO_PASSWORD } from "@/lib/demo/data";
 import { createMember, DuplicateMemberError } from "@/lib/members";
 import { hashPassword, verifyPassword } from "@/lib/members/passwords";

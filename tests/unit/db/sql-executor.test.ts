@@ -1,11 +1,11 @@
-// lib/db/sql: raw statements on the connection Prisma uses. Values written by one are read back right by the
-// other; on SQLite the one connection is shared behind a gate, so neither side's statements land inside the
-// other's open transaction; and the claim poll (raw) stays right while Prisma transactions run beside it.
+// lib/db: the stores' executor. Values it writes are read back right by Prisma (the inspection client) and the
+// other way round; one `transaction` that every store call inside it joins; a call that would wait on the
+// connection from inside a transaction (a Prisma call, the checkpointer's hold) throws at once.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
-import { getDb, transaction as prismaTransaction } from "@/lib/db";
-import { execute, query, readBoolean, readDate, readOptionalDate, transaction } from "@/lib/db/sql";
+import { execute, holdSqliteConnection, inTransaction, query, readBoolean, readDate, readOptionalDate, transaction, TransactionScopeError } from "@/lib/db";
+import { getDb } from "@/lib/db/prisma";
 import { decideAttempt, pollClaim, registerClaim, type PollOutcome } from "@/lib/claim-attempts";
 import { SCOPES } from "@/lib/schemas/service-auth";
 
@@ -78,51 +78,67 @@ describe("raw transactions", () => {
     expect(await displayName(id)).toBe("committed");
   });
 
-  it("a raw transaction started while a Prisma interactive transaction is open waits for it; both commit", async () => {
-    const a = await insertMember({ emailVerified: true, publicProfile: false, joinedAt: new Date() });
-    const b = await insertMember({ emailVerified: true, publicProfile: false, joinedAt: new Date() });
-    const events: string[] = [];
-    let opened!: () => void;
-    const prismaOpen = new Promise<void>((resolve) => (opened = resolve));
-    const prisma = prismaTransaction(async (tx) => {
-      await tx.member.update({ where: { id: a }, data: { displayName: "prisma" } });
-      opened();
-      await sleep(50);
-      await tx.member.update({ where: { id: a }, data: { displayNameKey: "prisma" } });
-      events.push("prisma done");
-    });
-    await prismaOpen;
-    const raw = transaction(async (q) => {
-      events.push("raw start");
-      await q.execute(`UPDATE "Member" SET "displayName" = $1 WHERE "id" = $2`, ["raw", b]);
-    });
-    await Promise.all([prisma, raw]);
-    expect(await displayName(a)).toBe("prisma");
-    expect(await displayName(b)).toBe("raw");
-    // SQLite: one connection, so the raw transaction ran after Prisma's (PostgreSQL runs them side by side).
-    if (!process.env.DATABASE_URL?.startsWith("postgres")) expect(events).toEqual(["prisma done", "raw start"]);
-  });
-
-  it("Prisma statements issued while a raw transaction is open do not land inside it (they survive its rollback)", async () => {
-    const inRaw = await insertMember({ emailVerified: true, publicProfile: false, joinedAt: new Date() });
-    const viaModel = await insertMember({ emailVerified: true, publicProfile: false, joinedAt: new Date() });
-    const viaRawQuery = await insertMember({ emailVerified: true, publicProfile: false, joinedAt: new Date() });
-    let prismaWrites: Promise<unknown> = Promise.resolve();
+  it("every store call inside a transaction joins it: top-level query/execute see its writes and roll back with it", async () => {
+    const id = await insertMember({ emailVerified: true, publicProfile: false, joinedAt: new Date() });
+    const before = await displayName(id);
     await expect(
-      transaction(async (q) => {
-        await q.execute(`UPDATE "Member" SET "displayName" = $1 WHERE "id" = $2`, ["lost", inRaw]);
-        prismaWrites = Promise.all([
-          getDb().member.update({ where: { id: viaModel }, data: { displayName: "kept" } }),
-          getDb().$executeRaw`UPDATE "Member" SET "displayName" = ${"kept"} WHERE "id" = ${viaRawQuery}`,
-        ]);
-        await sleep(50);
+      transaction(async () => {
+        expect(inTransaction()).toBe(true);
+        await execute(`UPDATE "Member" SET "displayName" = $1 WHERE "id" = $2`, ["inside", id]);
+        expect(await query<{ displayName: string }>(`SELECT "displayName" FROM "Member" WHERE "id" = $1`, [id])).toEqual([{ displayName: "inside" }]);
+        // A nested transaction joins the outer one (it does not wait for it).
+        await transaction((q) => q.execute(`UPDATE "Member" SET "displayNameKey" = $1 WHERE "id" = $2`, ["nested", id]));
         throw new Error("roll back");
       }),
     ).rejects.toThrow("roll back");
-    await prismaWrites;
-    expect(await displayName(inRaw)).not.toBe("lost");
-    expect(await displayName(viaModel)).toBe("kept");
-    expect(await displayName(viaRawQuery)).toBe("kept");
+    expect(inTransaction()).toBe(false);
+    expect(await displayName(id)).toBe(before);
+    expect((await getDb().member.findUniqueOrThrow({ where: { id } })).displayNameKey).not.toBe("nested");
+  });
+
+  it("a Prisma call inside a store transaction throws at once instead of waiting (both the model API and raw SQL)", async () => {
+    const id = await insertMember({ emailVerified: true, publicProfile: false, joinedAt: new Date() });
+    const started = Date.now();
+    await expect(
+      transaction(async (q) => {
+        await q.execute(`UPDATE "Member" SET "displayName" = $1 WHERE "id" = $2`, ["lost", id]);
+        await expect(getDb().member.update({ where: { id }, data: { displayName: "prisma" } })).rejects.toBeInstanceOf(TransactionScopeError);
+        await expect(getDb().$executeRaw`UPDATE "Member" SET "displayName" = ${"prisma"} WHERE "id" = ${id}`).rejects.toBeInstanceOf(TransactionScopeError);
+        await expect(getDb().member.findUnique({ where: { id } })).rejects.toThrow(/inside a store transaction/);
+        throw new Error("roll back");
+      }),
+    ).rejects.toThrow("roll back");
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(await displayName(id)).not.toBe("lost");
+    expect(await displayName(id)).not.toBe("prisma");
+  });
+
+  it("holding the SQLite connection (the checkpointer's hold) from inside a transaction throws at once", async () => {
+    await expect(transaction(() => holdSqliteConnection())).rejects.toBeInstanceOf(TransactionScopeError);
+  });
+
+  it("a store call that outlives its transaction runs at top level (it never lands in a later transaction)", async () => {
+    const id = await insertMember({ emailVerified: true, publicProfile: false, joinedAt: new Date() });
+    let fire!: () => void;
+    const fired = new Promise<void>((resolve) => (fire = resolve));
+    let leaked!: Promise<number>;
+    await transaction(async () => {
+      // Scheduled inside the first transaction, run while the later one is open.
+      void fired.then(() => {
+        leaked = execute(`UPDATE "Member" SET "displayName" = $1 WHERE "id" = $2`, ["leaked", id]);
+      });
+    });
+    await expect(
+      transaction(async (q) => {
+        await q.execute(`UPDATE "Member" SET "displayNameKey" = $1 WHERE "id" = $2`, ["in later", id]);
+        fire();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        throw new Error("roll back the later one");
+      }),
+    ).rejects.toThrow("roll back the later one");
+    expect(await leaked).toBe(1);
+    expect(await displayName(id)).toBe("leaked");
+    expect((await getDb().member.findUniqueOrThrow({ where: { id } })).displayNameKey).not.toBe("in later");
   });
 
   it("a top-level raw read does not see the uncommitted writes of an open Prisma transaction", async () => {
@@ -130,7 +146,7 @@ describe("raw transactions", () => {
     const before = await displayName(id);
     let opened!: () => void;
     const prismaOpen = new Promise<void>((resolve) => (opened = resolve));
-    const prisma = prismaTransaction(async (tx) => {
+    const prisma = getDb().$transaction(async (tx) => {
       await tx.member.update({ where: { id }, data: { displayName: "uncommitted" } });
       opened();
       await sleep(50);
@@ -143,7 +159,7 @@ describe("raw transactions", () => {
   });
 });
 
-describe("the claim poll (raw) beside Prisma transactions", () => {
+describe("the claim poll beside the other transitions", () => {
   it("many parallel polls mixed with approvals keep the state machine right", async () => {
     const clock = new ManualClock();
     const member = await getDb().member.findUniqueOrThrow({ where: { email: ADA } });

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKSTOP_PAGES, RESTART_PAGES, checkpointerRunsFor, startSqliteCheckpointer, type Checkpointer } from "@/lib/db/sqlite-checkpointer";
-import { createDb } from "@/lib/db";
+import { openSqliteDatabase } from "@/lib/db/connection";
 import { ConnectionGate } from "@/lib/db/sql/gate";
 
 const files: string[] = [];
@@ -213,12 +213,11 @@ describe("SQLite checkpoint worker", () => {
 
   it("the app connection raises its automatic checkpoint to the backstop only while a worker runs for its file", async () => {
     const readAutocheckpoint = async (file: string): Promise<number> => {
-      const client = createDb(`file:${file}`);
+      const client = openSqliteDatabase(`file:${file}`);
       try {
-        const rows = await client.$queryRawUnsafe<{ wal_autocheckpoint: bigint | number }[]>("PRAGMA wal_autocheckpoint");
-        return Number(rows[0]?.wal_autocheckpoint);
+        return Number(client.pragma("wal_autocheckpoint", { simple: true }));
       } finally {
-        await client.$disconnect();
+        client.close();
       }
     };
     const plain = tempFile();

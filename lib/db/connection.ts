@@ -1,0 +1,71 @@
+// Opens the process's one database connection from DATABASE_URL: SQLite through one better-sqlite3
+// connection (behind a gate, ./sql/gate.ts), or PostgreSQL through one pg pool. Every store reads and
+// writes through it (./index.ts); Prisma is used only by the CLI (migrations) and tests (inspection).
+import BetterSqlite3 from "better-sqlite3";
+import { Pool } from "pg";
+import { getConfig } from "@/lib/config";
+import { BACKSTOP_PAGES, checkpointerRunsFor } from "./sqlite-checkpointer";
+import { ConnectionGate } from "./sql/gate";
+import { sqliteFilePath } from "./sqlite-path";
+
+export type SqliteConnection = { provider: "sqlite"; gate: ConnectionGate; database: BetterSqlite3.Database };
+export type PostgresConnection = { provider: "postgres"; pool: Pool };
+export type SharedConnection = SqliteConnection | PostgresConnection;
+
+/**
+ * The app's SQLite connection, in WAL mode with synchronous = NORMAL. In the default rollback-journal mode
+ * every commit creates, syncs and deletes a journal file (about 10 ms here, the Node thread blocked); in WAL
+ * mode a commit is one append and readers never block the writer. synchronous = NORMAL: a commit no longer
+ * waits for an fsync of the log (synced at checkpoints): the database can never be corrupted, but a power
+ * loss (not a process crash) may undo the last transactions before a checkpoint (bench/README.md).
+ */
+export function openSqliteDatabase(url: string): BetterSqlite3.Database {
+  const file = sqliteFilePath(url);
+  const database = new BetterSqlite3(file, { fileMustExist: false });
+  database.pragma("journal_mode = WAL");
+  database.pragma("synchronous = NORMAL");
+  // A worker checkpoints off the event loop (./sqlite-checkpointer.ts); this connection's own is the backstop.
+  if (checkpointerRunsFor(file)) database.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+  // Without statistics SQLite may pick Member_publicProfile_idx (two values) over displayNameKey for a name
+  // lookup and scan most members: a bounded PRAGMA optimize analyzes tables without (or with stale) statistics.
+  database.pragma("analysis_limit = 400");
+  database.pragma("optimize = 0x10002");
+  return database;
+}
+
+/** PostgreSQL: one pool per process; idle connections do not keep a finished script alive. */
+export function openPostgresPool(url: string): Pool {
+  return new Pool({ connectionString: url, allowExitOnIdle: true });
+}
+
+interface OpenDb {
+  url: string;
+  connection: SharedConnection;
+}
+
+// On globalThis: Next bundles route modules (and the server entry) separately; all share one connection.
+const globalForDb = globalThis as unknown as { agentGateDb?: OpenDb };
+
+function open(url: string): SharedConnection {
+  if (url.startsWith("file:")) return { provider: "sqlite", gate: new ConnectionGate(), database: openSqliteDatabase(url) };
+  return { provider: "postgres", pool: openPostgresPool(url) };
+}
+
+/** The connection of this process (opened on first use, one per DATABASE_URL). */
+export function sharedConnection(): SharedConnection {
+  const url = getConfig().databaseUrl;
+  const current = globalForDb.agentGateDb;
+  if (current && current.url === url) return current.connection;
+  const connection = open(url);
+  globalForDb.agentGateDb = { url, connection };
+  return connection;
+}
+
+/** Closes the connection (scripts and a server shutting down); the next use opens a new one. */
+export async function closeConnection(): Promise<void> {
+  const current = globalForDb.agentGateDb;
+  globalForDb.agentGateDb = undefined;
+  if (!current) return;
+  if (current.connection.provider === "sqlite") current.connection.database.close();
+  else await current.connection.pool.end();
+}

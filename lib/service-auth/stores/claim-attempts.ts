@@ -1,0 +1,115 @@
+// Store of the ClaimAttempt table: the one module that writes it. A registration has one live attempt at a
+// time (every other one is closed). Statuses: initiated | approved | denied | closed ("expired" is derived
+// from expiresAt). Every write that decides a race is a conditional update whose row count the caller checks.
+import { randomUUID } from "node:crypto";
+import { db, readDate, readOptionalDate } from "@/lib/db";
+
+export interface AttemptRow {
+  id: string;
+  registrationId: string;
+  status: string;
+  expiresAt: Date;
+  interval: number;
+  lastPolledAt: Date | null;
+}
+
+/** An attempt with the registration fields the approval page and the decision need. */
+export interface AttemptWithRegistration extends AttemptRow {
+  userCodeHash: string;
+  registration: { loginHint: string; clientName: string | null; scope: string; claimExpiresAt: Date };
+}
+
+interface RawAttempt {
+  id: string;
+  registrationId: string;
+  status: string;
+  expiresAt: unknown;
+  interval: number;
+  lastPolledAt: unknown;
+}
+
+function toRow(raw: RawAttempt): AttemptRow {
+  return { id: raw.id, registrationId: raw.registrationId, status: raw.status, expiresAt: readDate(raw.expiresAt), interval: Number(raw.interval), lastPolledAt: readOptionalDate(raw.lastPolledAt) };
+}
+
+export async function insertAttempt(input: { registrationId: string; attemptTokenHash: string; userCodeHash: string; expiresAt: Date; interval: number; now: Date }): Promise<string> {
+  const id = randomUUID();
+  await db().execute(
+    `INSERT INTO "ClaimAttempt" ("id", "registrationId", "attemptTokenHash", "userCodeHash", "status", "expiresAt", "interval", "failedCodeCount", "createdAt")
+     VALUES ($1, $2, $3, $4, 'initiated', $5, $6, 0, $7)`,
+    [id, input.registrationId, input.attemptTokenHash, input.userCodeHash, input.expiresAt, input.interval, input.now],
+  );
+  return id;
+}
+
+/** The registration's one live attempt (every other one is closed). */
+export async function currentAttempt(registrationId: string): Promise<AttemptRow | null> {
+  const rows = await db().query<RawAttempt>(
+    `SELECT "id", "registrationId", "status", "expiresAt", "interval", "lastPolledAt" FROM "ClaimAttempt"
+     WHERE "registrationId" = $1 AND "status" <> 'closed' ORDER BY "createdAt" DESC LIMIT 1`,
+    [registrationId],
+  );
+  return rows[0] ? toRow(rows[0]) : null;
+}
+
+export async function findAttemptByTokenHash(attemptTokenHash: string): Promise<AttemptWithRegistration | null> {
+  const rows = await db().query<RawAttempt & { userCodeHash: string; loginHint: string; clientName: string | null; scope: string; claimExpiresAt: unknown }>(
+    `SELECT a."id", a."registrationId", a."status", a."expiresAt", a."interval", a."lastPolledAt", a."userCodeHash",
+            r."loginHint", r."clientName", r."scope", r."claimExpiresAt"
+     FROM "ClaimAttempt" a JOIN "Registration" r ON r."id" = a."registrationId"
+     WHERE a."attemptTokenHash" = $1`,
+    [attemptTokenHash],
+  );
+  const raw = rows[0];
+  if (!raw) return null;
+  return {
+    ...toRow(raw),
+    userCodeHash: raw.userCodeHash,
+    registration: { loginHint: raw.loginHint, clientName: raw.clientName, scope: raw.scope, claimExpiresAt: readDate(raw.claimExpiresAt) },
+  };
+}
+
+/** Closes an initiated attempt (replaced by a refresh); 0 when it was decided or closed first. */
+export function closeInitiated(id: string): Promise<number> {
+  return db().execute(`UPDATE "ClaimAttempt" SET "status" = 'closed' WHERE "id" = $1 AND "status" = 'initiated'`, [id]);
+}
+
+/** A poll that came too soon: the interval grows and the poll is remembered, unless a parallel poll moved either first. */
+export function slowDown(attempt: AttemptRow & { lastPolledAt: Date }, interval: number, now: Date): Promise<number> {
+  return db().execute(`UPDATE "ClaimAttempt" SET "interval" = $1, "lastPolledAt" = $2 WHERE "id" = $3 AND "interval" = $4 AND "lastPolledAt" = $5`, [
+    interval,
+    now,
+    attempt.id,
+    attempt.interval,
+    attempt.lastPolledAt,
+  ]);
+}
+
+/** Claims this poll's slot; a parallel poll that saw the same lastPolledAt matches nothing. */
+export function claimPollSlot(attempt: AttemptRow, now: Date): Promise<number> {
+  return attempt.lastPolledAt === null
+    ? db().execute(`UPDATE "ClaimAttempt" SET "lastPolledAt" = $1 WHERE "id" = $2 AND "status" = $3 AND "lastPolledAt" IS NULL`, [now, attempt.id, attempt.status])
+    : db().execute(`UPDATE "ClaimAttempt" SET "lastPolledAt" = $1 WHERE "id" = $2 AND "status" = $3 AND "lastPolledAt" = $4`, [now, attempt.id, attempt.status, attempt.lastPolledAt]);
+}
+
+/** Counts a wrong user code on an initiated attempt; the new count, or null when the attempt was decided first. */
+export async function countWrongCode(id: string): Promise<number | null> {
+  const rows = await db().query<{ failedCodeCount: number }>(
+    `UPDATE "ClaimAttempt" SET "failedCodeCount" = "failedCodeCount" + 1 WHERE "id" = $1 AND "status" = 'initiated' RETURNING "failedCodeCount"`,
+    [id],
+  );
+  return rows[0] ? Number(rows[0].failedCodeCount) : null;
+}
+
+/** Decides an initiated attempt (approval only while it has not expired); 0 when another request decided first. */
+export function decide(id: string, decision: "approved" | "denied", memberId: string, now: Date): Promise<number> {
+  return decision === "approved"
+    ? db().execute(`UPDATE "ClaimAttempt" SET "status" = 'approved', "decidedAt" = $1, "decidedByMemberId" = $2 WHERE "id" = $3 AND "status" = 'initiated' AND "expiresAt" > $1`, [now, memberId, id])
+    : db().execute(`UPDATE "ClaimAttempt" SET "status" = 'denied', "decidedAt" = $1, "decidedByMemberId" = $2 WHERE "id" = $3 AND "status" = 'initiated'`, [now, memberId, id]);
+}
+
+/** Registrations whose attempts this member decided (for the member's audit log). */
+export async function registrationsDecidedBy(memberId: string): Promise<string[]> {
+  const rows = await db().query<{ registrationId: string }>(`SELECT DISTINCT "registrationId" FROM "ClaimAttempt" WHERE "decidedByMemberId" = $1`, [memberId]);
+  return rows.map((row) => row.registrationId);
+}

@@ -1,0 +1,71 @@
+// Store of the Registration table: the one module that writes it. A registration holds the outer claim
+// (clm_, kept as SHA-256) and its status: pending | active | denied | expired | cancelled.
+import { randomUUID } from "node:crypto";
+import { db, readDate } from "@/lib/db";
+
+export interface RegistrationRow {
+  id: string;
+  loginHint: string;
+  clientName: string | null;
+  scope: string;
+  claimExpiresAt: Date;
+  status: string;
+}
+
+interface RawRegistration {
+  id: string;
+  loginHint: string;
+  clientName: string | null;
+  scope: string;
+  claimExpiresAt: unknown;
+  status: string;
+}
+
+const COLUMNS = `"id", "loginHint", "clientName", "scope", "claimExpiresAt", "status"`;
+
+function toRow(raw: RawRegistration): RegistrationRow {
+  return { ...raw, claimExpiresAt: readDate(raw.claimExpiresAt) };
+}
+
+export async function insertRegistration(input: { loginHint: string; clientName: string | null; scope: string; claimTokenHash: string; claimExpiresAt: Date; now: Date }): Promise<string> {
+  const id = randomUUID();
+  await db().execute(
+    `INSERT INTO "Registration" ("id", "registrationType", "loginHint", "clientName", "scope", "claimTokenHash", "claimExpiresAt", "status", "createdAt", "updatedAt")
+     VALUES ($1, 'service_auth', $2, $3, $4, $5, $6, 'pending', $7, $7)`,
+    [id, input.loginHint, input.clientName, input.scope, input.claimTokenHash, input.claimExpiresAt, input.now],
+  );
+  return id;
+}
+
+export async function findRegistrationByClaimTokenHash(claimTokenHash: string): Promise<RegistrationRow | null> {
+  const rows = await db().query<RawRegistration>(`SELECT ${COLUMNS} FROM "Registration" WHERE "claimTokenHash" = $1`, [claimTokenHash]);
+  return rows[0] ? toRow(rows[0]) : null;
+}
+
+export async function findRegistration(id: string): Promise<RegistrationRow | null> {
+  const rows = await db().query<RawRegistration>(`SELECT ${COLUMNS} FROM "Registration" WHERE "id" = $1`, [id]);
+  return rows[0] ? toRow(rows[0]) : null;
+}
+
+/** Moves the registration from `from` to `to`; the number of rows changed (0 when another request moved it first). */
+export function moveRegistration(id: string, from: string, to: string, now: Date): Promise<number> {
+  return db().execute(`UPDATE "Registration" SET "status" = $1, "updatedAt" = $2 WHERE "id" = $3 AND "status" = $4`, [to, now, id, from]);
+}
+
+/** An outer claim that ran out without approval: the registration is expired (set lazily on the next touch). */
+export function markExpiredIfPending(id: string, now: Date): Promise<number> {
+  return moveRegistration(id, "pending", "expired", now);
+}
+
+/** The member cancelled the delegation: whatever the registration's status, it reads "cancelled". */
+export function markCancelled(id: string, now: Date): Promise<number> {
+  return db().execute(`UPDATE "Registration" SET "status" = 'cancelled', "updatedAt" = $1 WHERE "id" = $2`, [now, id]);
+}
+
+/** Client names of these registrations (for the member's audit log). */
+export async function clientNamesOf(ids: readonly string[]): Promise<Map<string, string | null>> {
+  if (ids.length === 0) return new Map();
+  const placeholders = ids.map((_, i) => `$${i + 1}`).join(", ");
+  const rows = await db().query<{ id: string; clientName: string | null }>(`SELECT "id", "clientName" FROM "Registration" WHERE "id" IN (${placeholders})`, ids);
+  return new Map(rows.map((row) => [row.id, row.clientName]));
+}
