@@ -1,8 +1,7 @@
 // /auth.md: the service_auth walkthrough as markdown (CONTRACT.md §7, §10); JSON 404 in private release mode.
-import { authMarkdownResponse } from "@/lib/docs/responses";
-import { notAllowed, route } from "@/lib/http/route";
+import { authMarkdownReply } from "@/lib/docs/responses";
+import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
 
-export const GET = route(async () => authMarkdownResponse());
-export const HEAD = route(async () => authMarkdownResponse(true));
-const other = notAllowed(["GET", "HEAD"]);
-export { other as POST, other as PUT, other as PATCH, other as DELETE };
+export const GET = apiRoute(() => authMarkdownReply());
+export const HEAD = GET;
+export const { POST, PUT, PATCH, DELETE } = refuseOtherMethods(["GET", "HEAD"]);

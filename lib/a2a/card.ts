@@ -1,6 +1,7 @@
 // The A2A 0.3.0 agent card, derived from the tool registry: one skill per community tool.
 import type { AgentCard, AgentSkill } from "@a2a-js/sdk";
 import { absoluteUrl, getConfig } from "@/lib/config";
+import { jsonReply, type ApiReply } from "@/lib/http/api";
 import { COMMUNITY_TOOLS, type ToolDefinition } from "@/lib/tools";
 
 export const A2A_PROTOCOL_VERSION = "0.3.0";
@@ -60,9 +61,6 @@ export function buildAgentCard(): AgentCard {
 }
 
 /** GET /.well-known/agent-card.json and /.well-known/agent: the same body, readable from any origin. */
-export function agentCardResponse(): Response {
-  return new Response(JSON.stringify(buildAgentCard()), {
-    status: 200,
-    headers: { "Content-Type": "application/json", "Access-Control-Allow-Origin": "*", "Cache-Control": "public, max-age=300" },
-  });
+export function agentCardReply(): ApiReply {
+  return jsonReply(buildAgentCard(), { "access-control-allow-origin": "*", "cache-control": "public, max-age=300" });
 }

@@ -7,6 +7,7 @@ import { systemClock } from "@/lib/clock";
 import { absoluteUrl } from "@/lib/config";
 import { sha256 } from "@/lib/crypto/secrets";
 import { createFormToken, isSameOriginRequest, verifyFormToken, type FormBinding } from "@/lib/csrf";
+import type { ApiReply, ApiRequest } from "@/lib/http/api";
 import { readForm } from "@/lib/http/body";
 import { formRefused, seeOther } from "@/lib/http/browser-responses";
 
@@ -68,7 +69,7 @@ export function redirectAfterDecision(attemptToken: string, outcome: DecisionOut
  * POST /agent/authorize/decision. Refused with 403 (nothing changes) unless the browser does not flag
  * it as cross-site AND it carries this member's form token for this attempt.
  */
-export async function handleDecisionPost(request: Request, clock: Clock = systemClock): Promise<Response> {
+export async function handleDecisionPost(request: ApiRequest, clock: Clock = systemClock): Promise<ApiReply> {
   if (!isSameOriginRequest(request.headers)) return formRefused();
   const form = await readForm(request, FORM_LIMIT_BYTES);
   if (!form.ok) return formRefused(400);

@@ -9,6 +9,7 @@ import { systemClock } from "@/lib/clock";
 import { getConfig } from "@/lib/config";
 import { getAuthSecret } from "@/lib/local-secrets";
 import { constantTimeEqual } from "@/lib/crypto/secrets";
+import type { HeaderReader } from "@/lib/http/api";
 
 export type FormPurpose = "agent-authorize-decision" | "delegation-revoke";
 
@@ -50,7 +51,7 @@ export async function verifyFormToken(binding: FormBinding, token: string | null
  * current browser; only "same-origin" is accepted when present. An Origin header other than "null" must be
  * this service's origin (from BASE_URL). Neither header alone is relied on: the form token is required too.
  */
-export function isSameOriginRequest(headers: Headers): boolean {
+export function isSameOriginRequest(headers: HeaderReader): boolean {
   const site = headers.get("sec-fetch-site");
   if (site !== null && site !== "same-origin") return false;
   const origin = headers.get("origin");

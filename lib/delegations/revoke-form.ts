@@ -4,6 +4,7 @@ import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { absoluteUrl } from "@/lib/config";
 import { createFormToken, isSameOriginRequest, verifyFormToken, type FormBinding } from "@/lib/csrf";
+import type { ApiReply, ApiRequest } from "@/lib/http/api";
 import { readForm } from "@/lib/http/body";
 import { formRefused, seeOther } from "@/lib/http/browser-responses";
 import { cancelDelegation } from "./index";
@@ -18,7 +19,7 @@ export function revokeFormToken(memberId: string, delegationId: string, clock: C
   return createFormToken(revokeFormBinding(memberId, delegationId), clock);
 }
 
-export async function handleRevokePost(request: Request, clock: Clock = systemClock): Promise<Response> {
+export async function handleRevokePost(request: ApiRequest, clock: Clock = systemClock): Promise<ApiReply> {
   if (!isSameOriginRequest(request.headers)) return formRefused();
   const form = await readForm(request, 2048);
   if (!form.ok) return formRefused(400);

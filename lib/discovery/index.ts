@@ -1,7 +1,8 @@
 // Authorization discovery documents (SPEC.md "Discovery", CONTRACT.md §7): every URL from BASE_URL, never
 // from the Host header; RELEASE_MODE=private turns the authorization documents into the JSON 404.
 import { absoluteUrl, getConfig } from "@/lib/config";
-import { methodNotAllowed, notFound } from "@/lib/http/errors";
+import { jsonReply, type ApiReply } from "@/lib/http/api";
+import { methodNotAllowedReply, notFoundReply } from "@/lib/http/errors";
 import { publicJwks } from "@/lib/keys";
 import { isAuthDiscoveryPublic } from "@/lib/release-mode";
 import { CLAIM_GRANT_TYPE, JWT_BEARER_GRANT_TYPE, SCOPES } from "@/lib/schemas/service-auth";
@@ -49,7 +50,7 @@ export function credentialFreeResourceMetadata() {
   };
 }
 
-const DISCOVERY_HEADERS = { "Content-Type": "application/json", "Cache-Control": "no-store", "Access-Control-Allow-Origin": "*" } as const;
+const DISCOVERY_HEADERS = { "cache-control": "no-store", "access-control-allow-origin": "*" } as const;
 
 export type DiscoveryDocument = "protected-resource" | "authorization-server" | "jwks" | "credential-free";
 
@@ -74,18 +75,13 @@ async function documentBody(document: DiscoveryDocument): Promise<unknown> {
 }
 
 /** GET/HEAD of a discovery document. */
-export async function serveDiscovery(request: Request, document: DiscoveryDocument): Promise<Response> {
-  if (!visible(document)) return notFound("Authorization discovery is not published in this release mode.");
-  const body = JSON.stringify(await documentBody(document));
-  return new Response(request.method === "HEAD" ? null : body, { status: 200, headers: DISCOVERY_HEADERS });
+export async function serveDiscovery(document: DiscoveryDocument): Promise<ApiReply> {
+  if (!visible(document)) return notFoundReply("Authorization discovery is not published in this release mode.");
+  return jsonReply(await documentBody(document), DISCOVERY_HEADERS);
 }
 
 /** Other methods: 405 where the document exists, the JSON 404 where the release mode hides it. */
-export function discoveryMethodNotAllowed(document: DiscoveryDocument): () => Response {
-  return () => {
-    if (!visible(document)) return notFound("Authorization discovery is not published in this release mode.");
-    const response = methodNotAllowed(["GET", "HEAD"]);
-    response.headers.set("Access-Control-Allow-Origin", "*");
-    return response;
-  };
+export function discoveryMethodNotAllowed(document: DiscoveryDocument): ApiReply {
+  if (!visible(document)) return notFoundReply("Authorization discovery is not published in this release mode.");
+  return methodNotAllowedReply(["GET", "HEAD"], { "Access-Control-Allow-Origin": "*" });
 }

@@ -1,18 +1,11 @@
-// Responses of discovery documents: JSON (or another media type), CORS open, cacheable for a while.
-export function discoveryJson(body: unknown, contentType = "application/json", extraHeaders: HeadersInit = {}): Response {
-  const headers = new Headers(extraHeaders);
-  headers.set("Content-Type", contentType);
-  headers.set("Access-Control-Allow-Origin", "*");
-  headers.set("Cache-Control", "public, max-age=300");
-  return new Response(JSON.stringify(body, null, 2), { status: 200, headers });
+// Answers of discovery documents: JSON (or another media type), CORS open, cacheable for a while.
+import { textReply, type ApiReply } from "@/lib/http/api";
+import { lowerCaseHeaders } from "@/lib/http/errors";
+
+export function discoveryText(body: string, contentType: string, extraHeaders: HeadersInit = {}): ApiReply {
+  return textReply(body, 200, { ...lowerCaseHeaders(extraHeaders), "content-type": contentType, "access-control-allow-origin": "*", "cache-control": "public, max-age=300" });
 }
 
-export function discoveryText(body: string, contentType: string): Response {
-  return new Response(body, { status: 200, headers: { "Content-Type": contentType, "Access-Control-Allow-Origin": "*", "Cache-Control": "public, max-age=300" } });
-}
-
-/** HEAD twin of a GET handler: same status and headers, no body. */
-export async function headOf(response: Response | Promise<Response>): Promise<Response> {
-  const r = await response;
-  return new Response(null, { status: r.status, headers: r.headers });
+export function discoveryJson(body: unknown, contentType = "application/json", extraHeaders: HeadersInit = {}): ApiReply {
+  return discoveryText(JSON.stringify(body, null, 2), contentType, extraHeaders);
 }

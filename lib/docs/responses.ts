@@ -1,7 +1,7 @@
 // HTTP answers of the read-only docs surfaces: markdown twins, /ask, /auth.md and /sitemap.xml.
 import { absoluteUrl } from "@/lib/config";
-import { queryOf, textReply, toWebResponse, type ApiReply, type ApiRequest } from "@/lib/http/api";
-import { errorReply, lowerCaseHeaders, notFound } from "@/lib/http/errors";
+import { queryOf, textReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
+import { errorReply, notFoundReply } from "@/lib/http/errors";
 import { isAuthDiscoveryPublic } from "@/lib/release-mode";
 import { TOP_K_DEFAULT } from "@/lib/schemas/public-read";
 import { turns } from "@/lib/turns";
@@ -17,14 +17,10 @@ export const AUTH_WALKTHROUGH_SLUG = "service-auth";
 
 const PUBLIC_READ = { "Access-Control-Allow-Origin": "*" } as const;
 
-function textResponse(body: string, status: number, headers: Record<string, string>, head: boolean): Response {
-  return toWebResponse(textReply(body, status, lowerCaseHeaders(headers), head));
-}
-
 /** The markdown rendering of a page path (the target of proxy.ts's rewrites). */
-export async function markdownPageResponse(pagePath: string, head = false): Promise<Response> {
+export async function markdownPageReply(pagePath: string): Promise<ApiReply> {
   const page = (await memberPageMarkdown(pagePath)) ?? pageMarkdown(pagePath);
-  return textResponse(page.markdown, page.status, { "Content-Type": MARKDOWN_TYPE, Vary: "Accept", "Cache-Control": "public, max-age=300", ...PUBLIC_READ }, head);
+  return textReply(page.markdown, page.status, { "content-type": MARKDOWN_TYPE, vary: "Accept", "cache-control": "public, max-age=300", "access-control-allow-origin": "*" });
 }
 
 const ASK_HEADERS = { vary: "Accept", "cache-control": "public, max-age=300", "access-control-allow-origin": "*" } as const;
@@ -44,11 +40,11 @@ export async function askReply(request: ApiRequest): Promise<ApiReply> {
 }
 
 /** /auth.md: the service_auth walkthrough as markdown; the JSON 404 when discovery is private (CONTRACT.md §7). */
-export function authMarkdownResponse(head = false): Response {
-  if (!isAuthDiscoveryPublic()) return notFound("Authorization discovery is not published in this release mode.");
+export function authMarkdownReply(): ApiReply {
+  if (!isAuthDiscoveryPublic()) return notFoundReply("Authorization discovery is not published in this release mode.");
   const markdown = docMarkdown(AUTH_WALKTHROUGH_SLUG);
-  if (!markdown) return notFound("The service_auth walkthrough is not published.");
-  return textResponse(markdown, 200, { "Content-Type": MARKDOWN_TYPE, "Cache-Control": "public, max-age=300", ...PUBLIC_READ }, head);
+  if (!markdown) return notFoundReply("The service_auth walkthrough is not published.");
+  return textReply(markdown, 200, { "content-type": MARKDOWN_TYPE, "cache-control": "public, max-age=300", "access-control-allow-origin": "*" });
 }
 
 const escapeXml = (text: string): string => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -61,6 +57,6 @@ export function sitemapXml(): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.map((u) => `  <url><loc>${escapeXml(u)}</loc></url>`).join("\n")}\n</urlset>\n`;
 }
 
-export function sitemapResponse(head = false): Response {
-  return textResponse(sitemapXml(), 200, { "Content-Type": "application/xml; charset=utf-8", "Cache-Control": "public, max-age=300", ...PUBLIC_READ }, head);
+export function sitemapReply(): ApiReply {
+  return textReply(sitemapXml(), 200, { "content-type": "application/xml; charset=utf-8", "cache-control": "public, max-age=300", "access-control-allow-origin": "*" });
 }

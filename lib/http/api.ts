@@ -25,7 +25,6 @@ export interface ApiReply {
   body: string | null;
 }
 
-export type ApiHandler = (request: ApiRequest) => Promise<ApiReply>;
 
 /** The path-and-query part of an absolute URL string, without parsing (URL would drop a bare "?"). */
 export function targetOf(url: string): string {

@@ -82,11 +82,16 @@ export function errorResponse(code: ErrorCode, description: string, options: Err
   return toWebResponse(errorReply(code, description, options));
 }
 
-export const notFound = (description = "No such resource on this service."): Response =>
-  errorResponse("not_found", description, { headers: { "Access-Control-Allow-Origin": "*" } });
+/** The JSON 404 (CONTRACT.md §2), readable from any origin. */
+export const notFoundReply = (description = "No such resource on this service."): ApiReply =>
+  errorReply("not_found", description, { headers: { "Access-Control-Allow-Origin": "*" } });
 
-export const methodNotAllowed = (allow: readonly string[]): Response =>
-  errorResponse("method_not_allowed", `This path supports only ${allow.join(", ")}.`, { allow });
+export const notFound = (description?: string): Response => toWebResponse(notFoundReply(description));
+
+export const methodNotAllowedReply = (allow: readonly string[], headers?: HeadersInit): ApiReply =>
+  errorReply("method_not_allowed", `This path supports only ${allow.join(", ")}.`, { allow, headers });
+
+export const methodNotAllowed = (allow: readonly string[]): Response => toWebResponse(methodNotAllowedReply(allow));
 
 export const payloadTooLargeReply = (limitBytes: number): ApiReply =>
   errorReply("invalid_request", `The request body is larger than ${limitBytes} bytes.`, { status: 413 });

@@ -1,8 +1,8 @@
 // Wraps every route handler: whatever happens, an API path answers JSON (never a stack trace or HTML);
 // an unreachable database becomes 503 temporarily_unavailable with Retry-After.
 import { isDatabaseUnavailable } from "@/lib/db/errors";
-import { fromWebRequest, toWebResponse, type ApiHandler, type ApiReply } from "./api";
-import { errorReply, methodNotAllowed, temporarilyUnavailableReply } from "./errors";
+import { fromWebRequest, toWebResponse, type ApiReply, type ApiRequest } from "./api";
+import { errorReply, methodNotAllowedReply, temporarilyUnavailableReply } from "./errors";
 
 export type RouteContext<P = Record<string, string | string[]>> = { params: Promise<P> };
 type Handler<P> = (request: Request, context: RouteContext<P>) => Promise<Response> | Response;
@@ -29,12 +29,18 @@ export function errorToResponse(error: unknown): Response {
   return toWebResponse(errorToReply(error));
 }
 
-/** A route handler serving an ApiHandler (lib/http/api.ts), which the node:http front serves too; a failure
- * becomes the same JSON answer route() gives. */
-export function apiRoute(handler: ApiHandler): (request: Request) => Promise<Response> {
-  return async (request) => {
+/** An API handler: plain data in, plain data out (lib/http/api.ts); the node:http front serves the same ones. */
+export type ApiHandler<P = Record<string, never>> = (request: ApiRequest, params: P) => Promise<ApiReply> | ApiReply;
+
+/**
+ * A route handler serving an ApiHandler (the one handler shape): a failure becomes the same JSON answer as in
+ * the front; a HEAD request gets the GET answer's status and headers without its body.
+ */
+export function apiRoute<P = Record<string, never>>(handler: ApiHandler<P>): (request: Request, context: RouteContext<P>) => Promise<Response> {
+  return async (request, context) => {
     try {
-      return toWebResponse(await handler(fromWebRequest(request)));
+      const reply = await handler(fromWebRequest(request), (await context?.params) as P);
+      return toWebResponse(request.method === "HEAD" ? { ...reply, body: null } : reply);
     } catch (error) {
       return toWebResponse(errorToReply(error));
     }
@@ -43,7 +49,7 @@ export function apiRoute(handler: ApiHandler): (request: Request) => Promise<Res
 
 /** A handler for methods a path does not support: JSON 405 with Allow (CONTRACT.md §2). */
 export function notAllowed(allow: readonly string[]): () => Response {
-  return () => methodNotAllowed(allow);
+  return () => toWebResponse(methodNotAllowedReply(allow));
 }
 
 export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;

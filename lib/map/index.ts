@@ -2,7 +2,8 @@
 // the /map page itself (same-origin browser fetches); it is not an agent or bulk API (SPEC.md 7).
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
-import { errorResponse } from "@/lib/http/errors";
+import { jsonReply, type ApiReply, type ApiRequest, type HeaderReader } from "@/lib/http/api";
+import { errorReply } from "@/lib/http/errors";
 import { listMappedMembers } from "@/lib/members/store";
 
 export const mapMemberSchema = z.object({
@@ -23,7 +24,7 @@ const MAX_MAP_MEMBERS = 1000;
  * A fetch made by a page of this very site: the browser says Sec-Fetch-Site: same-origin (scripts
  * cannot forge Sec- headers) and, when it sends an Origin, that Origin is ours (from BASE_URL).
  */
-export function isSameOriginPageRequest(headers: Headers): boolean {
+export function isSameOriginPageRequest(headers: HeaderReader): boolean {
   if (headers.get("sec-fetch-site") !== "same-origin") return false;
   const origin = headers.get("origin");
   return origin === null || origin === getConfig().baseUrl;
@@ -35,15 +36,12 @@ export async function listMapMembers(): Promise<MapMember[]> {
 }
 
 /** GET /api/map/search. */
-export async function mapSearchResponse(request: Request): Promise<Response> {
+export async function mapSearchReply(request: ApiRequest): Promise<ApiReply> {
   if (!isSameOriginPageRequest(request.headers)) {
-    return errorResponse("not_supported", "This path serves only the map page of this site; it is not an API.");
+    return errorReply("not_supported", "This path serves only the map page of this site; it is not an API.");
   }
   const body: MapSearchResponse = { members: await listMapMembers() };
-  return new Response(JSON.stringify(body), {
-    status: 200,
-    headers: { "Content-Type": "application/json", "Cache-Control": "no-store", "X-Robots-Tag": "noindex", Vary: "Sec-Fetch-Site, Origin" },
-  });
+  return jsonReply(body, { "cache-control": "no-store", "x-robots-tag": "noindex", vary: "Sec-Fetch-Site, Origin" });
 }
 
 /** Equirectangular projection onto a width × height box (x grows east, y grows south). */

@@ -1,8 +1,9 @@
 // The same A2A agent card as /.well-known/agent-card.json, at the path older clients try.
-import { agentCardResponse } from "@/lib/a2a/card";
-import { route, refuseOtherMethods } from "@/lib/http/route";
+import { agentCardReply } from "@/lib/a2a/card";
+import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
-export const GET = route(() => agentCardResponse());
+export const GET = apiRoute(() => agentCardReply());
+export const HEAD = GET;
 export const { POST, PUT, PATCH, DELETE } = refuseOtherMethods(["GET", "HEAD"]);

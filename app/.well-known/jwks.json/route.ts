@@ -1,11 +1,11 @@
 // GET/HEAD /.well-known/jwks.json (CONTRACT.md §7).
-import { route } from "@/lib/http/route";
 import { discoveryMethodNotAllowed, serveDiscovery } from "@/lib/discovery";
+import { apiRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
-export const GET = route((request) => serveDiscovery(request, "jwks"));
+
+export const GET = apiRoute(() => serveDiscovery("jwks"));
 export const HEAD = GET;
-export const POST = discoveryMethodNotAllowed("jwks");
-export const PUT = POST;
-export const PATCH = POST;
-export const DELETE = POST;
+// Not refuseOtherMethods: in private release mode the document does not exist for any method (JSON 404).
+const other = apiRoute(() => discoveryMethodNotAllowed("jwks"));
+export { other as POST, other as PUT, other as PATCH, other as DELETE };

@@ -1,10 +1,10 @@
 // The server card of the documentation server at /mcp/docs (also at /.well-known/mcp-docs/server-card.json).
 import { docsServerCard, SERVER_CARD_CONTENT_TYPE } from "@/lib/discovery/mcp-cards";
-import { discoveryJson, headOf } from "@/lib/discovery/respond";
-import { route, refuseOtherMethods } from "@/lib/http/route";
+import { discoveryJson } from "@/lib/discovery/respond";
+import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
 
 const serve = () => discoveryJson(docsServerCard(), SERVER_CARD_CONTENT_TYPE);
 
-export const GET = route(serve);
-export const HEAD = route(() => headOf(serve()));
+export const GET = apiRoute(serve);
+export const HEAD = GET;
 export const { POST, PUT, PATCH, DELETE } = refuseOtherMethods(["GET", "HEAD"]);

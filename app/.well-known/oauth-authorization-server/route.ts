@@ -1,11 +1,11 @@
 // GET/HEAD /.well-known/oauth-authorization-server (CONTRACT.md §7).
-import { route } from "@/lib/http/route";
 import { discoveryMethodNotAllowed, serveDiscovery } from "@/lib/discovery";
+import { apiRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
-export const GET = route((request) => serveDiscovery(request, "authorization-server"));
+
+export const GET = apiRoute(() => serveDiscovery("authorization-server"));
 export const HEAD = GET;
-export const POST = discoveryMethodNotAllowed("authorization-server");
-export const PUT = POST;
-export const PATCH = POST;
-export const DELETE = POST;
+// Not refuseOtherMethods: in private release mode the document does not exist for any method (JSON 404).
+const other = apiRoute(() => discoveryMethodNotAllowed("authorization-server"));
+export { other as POST, other as PUT, other as PATCH, other as DELETE };

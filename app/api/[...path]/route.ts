@@ -1,5 +1,6 @@
 // Unknown API paths answer the JSON 404 (CONTRACT.md §2), whatever the method.
-import { notFound } from "@/lib/http/errors";
+import { notFoundReply } from "@/lib/http/errors";
+import { apiRoute } from "@/lib/http/route";
 
-const handler = (): Response => notFound("No such API path.");
+const handler = apiRoute(() => notFoundReply("No such API path."));
 export { handler as GET, handler as HEAD, handler as POST, handler as PUT, handler as PATCH, handler as DELETE, handler as OPTIONS };

@@ -1,16 +1,12 @@
 // Internal target of proxy.ts: the markdown rendering of a page (its `.md` twin or `Accept: text/markdown`).
-import { markdownPageResponse } from "@/lib/docs/responses";
+import { markdownPageReply } from "@/lib/docs/responses";
 import { MARKDOWN_TWIN_HEADER } from "@/lib/docs/twins";
-import { route, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
 
-type Params = { path?: string[] };
-
-const handler = route<Params>(async (request, context) => {
-  const { path } = await context.params;
+export const GET = apiRoute<{ path?: string[] }>((request, { path }) => {
   // Only proxy.ts's rewrites are served; the internal path itself is no page.
   const pagePath = request.headers.get(MARKDOWN_TWIN_HEADER) === "1" ? (path ? `/${path.join("/")}` : "/") : "/page-markdown";
-  return markdownPageResponse(pagePath, request.method === "HEAD");
+  return markdownPageReply(pagePath);
 });
-
-export { handler as GET, handler as HEAD };
+export const HEAD = GET;
 export const { POST, PUT, PATCH, DELETE } = refuseOtherMethods(["GET", "HEAD"]);

@@ -268,12 +268,12 @@ export function db(): SqlExecutor {
 }
 
 /** Rows of one statement, in the caller's transaction if there is one. */
-export function query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+export async function query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
   return db().query<T>(sql, params);
 }
 
 /** One write, in the caller's transaction if there is one; the number of rows it changed. */
-export function execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
+export async function execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
   return db().execute(sql, params);
 }
 
@@ -283,9 +283,10 @@ export function execute(sql: string, params: readonly SqlValue[] = []): Promise<
  * together with the other transactions started in this event-loop iteration: ./group-commit.ts; the promise
  * settles after the COMMIT), rolls back its own statements when it throws.
  */
-export function transaction<T>(fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
+export async function transaction<T>(fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
   const outer = openFrame();
   if (outer) return fn(outer.executor);
+  // Opening the connection may fail (an unreachable database): a rejection, as for any statement.
   const connection = sharedConnection();
   return connection.provider === "sqlite" ? sqliteTransaction(connection, fn) : postgresTransaction(connection.pool, fn);
 }

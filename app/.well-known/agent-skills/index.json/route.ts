@@ -1,7 +1,7 @@
-import { discoveryJson, headOf } from "@/lib/discovery/respond";
+import { discoveryJson } from "@/lib/discovery/respond";
 import { skillsIndex } from "@/lib/discovery/skills";
-import { route, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
 
-export const GET = route(() => discoveryJson(skillsIndex()));
-export const HEAD = route(() => headOf(discoveryJson(skillsIndex())));
+export const GET = apiRoute(() => discoveryJson(skillsIndex()));
+export const HEAD = GET;
 export const { POST, PUT, PATCH, DELETE } = refuseOtherMethods(["GET", "HEAD"]);

@@ -1,15 +1,11 @@
-import { discoveryText, headOf } from "@/lib/discovery/respond";
+import { discoveryText } from "@/lib/discovery/respond";
 import { findSkill } from "@/lib/discovery/skills";
-import { notFound } from "@/lib/http/errors";
-import { route, refuseOtherMethods } from "@/lib/http/route";
+import { notFoundReply } from "@/lib/http/errors";
+import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
 
-type Params = { name: string };
-
-const serve = async (context: { params: Promise<Params> }): Promise<Response> => {
-  const skill = findSkill((await context.params).name);
-  return skill ? discoveryText(skill.body, "text/markdown; charset=utf-8") : notFound("No such skill.");
-};
-
-export const GET = route<Params>((_request, context) => serve(context));
-export const HEAD = route<Params>((_request, context) => headOf(serve(context)));
+export const GET = apiRoute<{ name: string }>((_request, { name }) => {
+  const skill = findSkill(name);
+  return skill ? discoveryText(skill.body, "text/markdown; charset=utf-8") : notFoundReply("No such skill.");
+});
+export const HEAD = GET;
 export const { POST, PUT, PATCH, DELETE } = refuseOtherMethods(["GET", "HEAD"]);
