@@ -1,9 +1,8 @@
 import { createHash, randomFillSync, timingSafeEqual, randomInt } from "node:crypto";
 
 // Secrets take their bytes from a pool filled by one CSPRNG call per 4 KB (128 secrets), as Node's own
-// randomUUID does: one call per secret cost 5–30 µs under load (an OpenSSL DRBG call behind Next's wrapper
-// of crypto.randomBytes), 5 % of a token exchange (bench/README.md). Each byte is handed out once and zeroed
-// as soon as the secret's text is made; the next fill overwrites the pool.
+// randomUUID does: a call per secret was a measurable share of a token exchange (bench/README.md). Each byte
+// is handed out once and zeroed as soon as the secret's text is made; the next fill overwrites the pool.
 const SECRET_BYTES = 32;
 const pool = Buffer.alloc(4096);
 let poolOffset = pool.length;

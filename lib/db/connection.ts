@@ -14,8 +14,8 @@ export type SharedConnection = SqliteConnection | PostgresConnection;
 
 /**
  * The app's SQLite connection, in WAL mode with synchronous = NORMAL. In the default rollback-journal mode
- * every commit creates, syncs and deletes a journal file (about 10 ms here, the Node thread blocked); in WAL
- * mode a commit is one append and readers never block the writer. synchronous = NORMAL: a commit no longer
+ * every commit creates, syncs and deletes a journal file (the Node thread blocked meanwhile); in WAL mode a
+ * commit is one append and readers never block the writer (figures: bench/README.md). synchronous = NORMAL: a commit no longer
  * waits for an fsync of the log (synced at checkpoints): the database can never be corrupted, but a power
  * loss (not a process crash) may undo the last transactions before a checkpoint (bench/README.md).
  */
