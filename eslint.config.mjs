@@ -7,7 +7,18 @@ import nextTypeScript from "eslint-config-next/typescript";
 export default defineConfig([
   ...nextVitals,
   ...nextTypeScript,
-  globalIgnores([".next/**", "dist/**", "lib/generated/**", "node_modules/**", ".tmp/**", "data/**", "bench/results/**", "test-results/**", "playwright-report/**", "next-env.d.ts"]),
+  globalIgnores([
+    ".next/**",
+    "dist/**",
+    "lib/generated/**",
+    "node_modules/**",
+    ".tmp/**",
+    "data/**",
+    "bench/results/**",
+    "test-results/**",
+    "playwright-report/**",
+    "next-env.d.ts",
+  ]),
   {
     // Test helpers named use… (useAuthServer, useServerDatabase) are Vitest set-up, not React hooks.
     files: ["tests/**"],
