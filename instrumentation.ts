@@ -3,7 +3,11 @@
 // (socket-address stamp, node:http front, turns, checkpoint worker) is server.ts.
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME === "nodejs") {
-    const { configOrExit } = await import("@/lib/startup");
+    const { configOrExit, startedByServerEntry } = await import("@/lib/startup");
     configOrExit();
+    if (process.env.NODE_ENV === "production" && !startedByServerEntry()) {
+      // Without server.ts nothing stamps the socket address: TRUSTED_PROXY=none would then trust a client-sent header.
+      console.error("[agent-gate] started without server.ts (use npm start): socket addresses are not stamped and the node:http front is off");
+    }
   }
 }

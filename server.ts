@@ -14,22 +14,31 @@ import { startSqliteCheckpointer } from "@/lib/db/sqlite-checkpointer";
 import { serveFront } from "@/lib/server/front";
 import { requestListener } from "@/lib/server/request-listener";
 import { turns } from "@/lib/server/turns";
-import { configOrExit } from "@/lib/startup";
+import { configOrExit, markServerEntry } from "@/lib/startup";
 import { sqliteFilePath } from "@/prisma/adapters";
 
 /** How long a shutdown waits for requests in flight before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-async function main(): Promise<void> {
-  const port = Number(process.env.PORT ?? 3000);
-  const hostname = process.env.HOSTNAME || undefined;
+/** PORT as a TCP port (default 3000), or the process stops with one line naming the variable. */
+function portOrExit(raw: string | undefined): number {
+  if (raw === undefined || raw === "") return 3000;
+  const port = Number(raw);
+  if (/^\d{1,5}$/.test(raw) && port <= 65535) return port;
+  console.error("Invalid configuration: PORT must be a TCP port number (0-65535)");
+  process.exit(1);
+}
 
+async function main(): Promise<void> {
   // Preflight before listen: a bad value stops the process here, before a port is taken.
+  const port = portOrExit(process.env.PORT);
+  const hostname = process.env.HOSTNAME || undefined;
   const config = configOrExit();
 
   // Before the first query opens the database, so the app connection knows a worker checkpoints for it.
   const checkpointer = config.databaseProvider === "sqlite" ? startSqliteCheckpointer(sqliteFilePath(config.databaseUrl), { holdConnection: holdSqliteConnection }) : null;
 
+  markServerEntry();
   const app = next({ dev: false, dir: process.cwd(), hostname: hostname ?? "localhost", port });
   await app.prepare();
   const server = http.createServer(requestListener(app.getRequestHandler(), { front: config.nodeFront ? serveFront : undefined, turns: turns() }));
@@ -39,10 +48,13 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.error(`[agent-gate] ${signal}: no new connections; finishing the requests in flight`);
-    // Requests still running after the grace period lose their connection.
+    // Keep-alive connections are closed as soon as their request is answered; requests still running after
+    // the grace period lose their connection.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
     const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     grace.unref();
     server.close(() => {
+      clearInterval(sweep);
       clearTimeout(grace);
       void (async () => {
         await app.close();
@@ -55,7 +67,6 @@ async function main(): Promise<void> {
         process.exit(1);
       });
     });
-    server.closeIdleConnections();
   };
   process.once("SIGTERM", shutdown);
   process.once("SIGINT", shutdown);

@@ -13,6 +13,8 @@ export interface TestServer {
   port: number;
   /** Everything the server printed (for assertions on start-up failures). */
   output(): string;
+  /** The process's exit code once it has exited (null while running or when ended by a signal). */
+  exitCode(): number | null;
   stop(): Promise<void>;
 }
 
@@ -103,7 +105,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     await exited;
     clearTimeout(timer);
   };
-  const server: TestServer = { baseUrl, databaseUrl, port, output: () => output, stop };
+  const server: TestServer = { baseUrl, databaseUrl, port, output: () => output, exitCode: () => child.exitCode, stop };
 
   if (options.expectExit) {
     const timeout = setTimeout(() => child.kill("SIGKILL"), 30_000);
