@@ -13,7 +13,7 @@ import type { TurnQueue } from "@/lib/server/turns";
 export type FrontServer = (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
 
 /** Next's request handler (app.getRequestHandler()), or any node:http listener. */
-export type NextHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
+export type NextHandler = (req: http.IncomingMessage, res: http.ServerResponse) => unknown;
 
 export interface RequestListenerOptions {
   /** Takes the requests it answers (the node:http front); none: everything goes to `next`. */
@@ -35,7 +35,8 @@ function handOver(next: NextHandler, req: http.IncomingMessage, res: http.Server
   };
   try {
     const done = next(req, res);
-    if (done !== undefined) done.catch(dropOnFailure);
+    // Next's handler is async; a plain node:http listener returns nothing (or whatever res.end() returned).
+    if (done instanceof Promise) done.catch(dropOnFailure);
   } catch (error) {
     dropOnFailure(error);
   }
