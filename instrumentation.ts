@@ -4,9 +4,9 @@
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME === "nodejs") {
     const { configOrExit, startedByServerEntry } = await import("@/lib/startup");
-    configOrExit();
-    if (process.env.NODE_ENV === "production" && !startedByServerEntry()) {
-      // Without server.ts nothing stamps the socket address: TRUSTED_PROXY=none would then trust a client-sent header.
+    const config = configOrExit();
+    if (process.env.NODE_ENV === "production" && !startedByServerEntry() && config.trustedProxy.kind !== "vercel") {
+      // Without server.ts nothing stamps the socket address, which TRUSTED_PROXY=none and hop counts rely on.
       console.error("[agent-gate] started without server.ts (use npm start): socket addresses are not stamped and the node:http front is off");
     }
   }
