@@ -1,5 +1,5 @@
 // npm run bench: builds, fills a throwaway SQLite database and a 500-document CONTENT_DIR, starts
-// `next start` and the two bare-Node baselines, drives every scenario with autocannon from a second
+// the production server (dist/server.mjs, as `npm start`) and the two bare-Node baselines, drives every scenario with autocannon from a second
 // process (bench/load.ts), samples the server's RSS, and prints one table with ratios and the budget.
 //
 //   npm run bench [-- --no-build] [--duration 10] [--connections 64] [--only own-account,mcp] [--keep] [--server-log file]
@@ -11,7 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { migrate, ROOT } from "../scripts/lib";
-import { freePort } from "../tests/support/server";
+import { freePort, SERVER_ENTRY } from "../tests/support/server";
 import type { LoadJob, LoadResult, RequestVariant } from "./load";
 import type { BenchFixtures } from "./seed";
 
@@ -408,11 +408,11 @@ async function main(): Promise<number> {
   const started = Date.now();
   log(`${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; ${options.smoke ? "smoke" : "full"} run, ${options.connections} connections, ${options.durationSeconds} s per scenario`);
   if (options.build) {
-    log("next build…");
-    const build = spawnSync("npx", ["next", "build"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
-    if (build.status !== 0) throw new Error("next build failed");
-  } else if (!fs.existsSync(path.join(ROOT, ".next", "BUILD_ID"))) {
-    throw new Error("--no-build needs an existing build: run `npx next build` first");
+    log("npm run build…");
+    const build = spawnSync("npm", ["run", "build"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+    if (build.status !== 0) throw new Error("npm run build failed");
+  } else if (!fs.existsSync(path.join(ROOT, ".next", "BUILD_ID")) || !fs.existsSync(SERVER_ENTRY)) {
+    throw new Error("--no-build needs an existing build: run `npm run build` first");
   }
 
   const dir = path.join(ROOT, ".tmp", `bench-${Date.now()}`);
@@ -446,9 +446,9 @@ async function main(): Promise<number> {
     if (seed.status !== 0) throw new Error("seeding failed");
     const fixtures = JSON.parse(fs.readFileSync(fixturesFile, "utf8")) as BenchFixtures;
 
-    log(`next start on ${base}…`);
+    log(`server on ${base}…`);
     const profile = options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`] : [];
-    const app = await startProcess("next start", process.execPath, [...profile, ...options.serverNodeOptions, path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], appEnv, () =>
+    const app = await startProcess("server", process.execPath, [...profile, ...options.serverNodeOptions, SERVER_ENTRY], { ...appEnv, PORT: String(port), HOSTNAME: "127.0.0.1" }, () =>
       answers(`http://127.0.0.1:${port}/ask?query=ready`),
       options.serverLog,
     );
@@ -510,10 +510,10 @@ async function main(): Promise<number> {
     }
 
     console.log(`\nAgent Gate bench — ${new Date().toISOString()}, ${os.cpus().length} CPUs, ${options.connections} connections, ${options.durationSeconds} s per scenario${options.smoke ? " (smoke)" : ""}`);
-    console.log(`server: next start${options.serverNodeOptions.length ? ` with node ${options.serverNodeOptions.join(" ")}` : ""}, TRUSTED_PROXY=1, SQLite`);
+    console.log(`server: dist/server.mjs${options.serverNodeOptions.length ? ` with node ${options.serverNodeOptions.join(" ")}` : ""}, TRUSTED_PROXY=1, SQLite`);
     console.log(`data: ${fixtures.counts.members} members, ${fixtures.counts.delegations} active delegations, ${fixtures.counts.pending} pending claims, ${fixtures.counts.documents} generated documents\n`);
     console.log(table(rows));
-    console.log(`\nservice peak RSS (next start process tree): ${mb(servicePeak)}; "CPU ms/req" = server CPU time (user + system) per answered request, warm-up included; "load" = 1-minute load average when the scenario ended`);
+    console.log(`\nservice peak RSS (server process tree): ${mb(servicePeak)}; "CPU ms/req" = server CPU time (user + system) per answered request, warm-up included; "load" = 1-minute load average when the scenario ended`);
     const checks = budgetChecks(rows, servicePeak, options.connections);
     if (!options.smoke) {
       console.log("\nbudget (2 cores, 64 connections):");

@@ -22,9 +22,9 @@ function run(command: string, args: string[]): void {
 
 migrate(env.DATABASE_URL!);
 run("npx", ["tsx", "scripts/seed.ts"]);
-run("npx", ["next", "build"]);
+run("npm", ["run", "build"]);
 console.log(`\nAgent Gate is starting at ${env.BASE_URL}`);
 console.log("Demo logins: see README.md, section 'Demo logins' (e.g. ada@example.com / demo-password).\n");
-const server = spawn("npx", ["next", "start", "-p", port], { stdio: "inherit", env });
+const server = spawn("npm", ["start"], { stdio: "inherit", env: { ...env, PORT: port } });
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => server.kill(signal));
 server.on("exit", (code) => process.exit(code ?? 0));

@@ -1,4 +1,4 @@
-// npm test: build, type-check, then every test on SQLite and again (database-facing tests) on PostgreSQL.
+// npm test: build, type-check, lint, format check, then every test on SQLite and again (database-facing tests) on PostgreSQL.
 // PostgreSQL: TEST_POSTGRES_URL, or the local Debian cluster (started here when installed).
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -71,7 +71,10 @@ function localPostgres(): string | undefined {
   return `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`;
 }
 
-const built = step("build", "npx", ["next", "build"]) && step("typecheck", "npx", ["tsc", "--noEmit"]);
+const built = step("build", "npm", ["run", "build"]) && step("typecheck", "npx", ["tsc", "--noEmit"]);
+// Style problems are reported but do not stop the tests: every failed step fails npm test at the end.
+step("lint", "npm", ["run", "lint"]);
+step("format check", "npm", ["run", "format:check"]);
 if (built) {
   testsOn("sqlite", baseEnv);
   // Proves the bench harness works (every scenario answers as expected); asserts no speed figure.

@@ -38,7 +38,7 @@ export function MemberMap() {
     };
   }, []);
 
-  const members = state.kind === "ready" ? state.members : [];
+  const members = useMemo(() => (state.kind === "ready" ? state.members : []), [state]);
   const shown = useMemo(() => {
     const needle = filter.trim().toLocaleLowerCase();
     if (!needle) return members;

@@ -2,7 +2,7 @@
 // synchronous = NORMAL a commit only appends to the log. SQLite's automatic checkpoint (every 1,000 pages)
 // then copies the log into the database and fsyncs it inside whichever commit crosses the mark: 15–20 ms on
 // this machine's disk, with the one Node thread blocked — it set the p99 of every write path. Under
-// `next start` a worker thread with its own connection checkpoints passively every 50 ms instead (it never
+// server.ts (npm start) a worker thread with its own connection checkpoints passively every 50 ms instead (it never
 // blocks the app's writers).
 //
 // The log restarts from its beginning only when a write begins after a checkpoint has copied all of it;
@@ -14,6 +14,8 @@
 // checkpoint, raised to BACKSTOP_PAGES, only steps in if that ever fails (it blocks the event loop for the
 // whole copy and both fsyncs). With no worker
 // running (CLI, tests, other hosts) nothing changes.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 
 /** Past this many pages of log (~16 MB) the worker asks for a hold to let the log restart. */
@@ -22,53 +24,28 @@ export const RESTART_PAGES = 4000;
 /** The app connection's wal_autocheckpoint while the worker runs: a backstop well above RESTART_PAGES. */
 export const BACKSTOP_PAGES = 10000;
 
-/** Messages between the worker and the app. */
-type WorkerMessage = "hold" | "restartable";
-type AppMessage = "held";
+/** Messages between the worker (lib/db/sqlite-checkpoint-worker.ts) and the app. */
+export type WorkerMessage = "hold" | "restartable";
+export type AppMessage = "held";
 
-// Plain CommonJS for an eval worker: resolved from node_modules at run time (better-sqlite3 is external).
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const Database = require("better-sqlite3");
-const db = new Database(workerData.file, { fileMustExist: true });
-db.pragma("busy_timeout = 0");
-const checkpoint = () => {
-  try {
-    const result = db.pragma("wal_checkpoint(PASSIVE)")[0];
-    if (result.log >= 0) return result;
-    // -1: this connection has not seen the file in WAL mode yet (the app switched it after the worker opened
-    // it, as on a fresh database); a read transaction makes the connection notice, the next tick checkpoints.
-    db.pragma("schema_version");
-    return null;
-  } catch (error) {
-    return null; // busy: the next tick retries
-  }
-};
-let lastLog = 0;
-let nextHoldAt = workerData.restartPages;
-const tick = () => {
-  const result = checkpoint();
-  if (result) {
-    if (result.log < lastLog) nextHoldAt = workerData.restartPages; // the log restarted
-    lastLog = result.log;
-  }
-  if (!result || result.log < nextHoldAt) return void setTimeout(tick, workerData.intervalMs);
-  // Two more passes copy what the app committed during the pass before, so that the hold's pass, during
-  // which the app writes nothing, has little left: the app's last commit group and two fsyncs.
-  for (let pass = 0; pass < 2; pass++) checkpoint();
-  // Should the log not restart (a reader in another process still uses it), ask again only once it has
-  // grown as much again, not at every tick.
-  nextHoldAt = lastLog + workerData.restartPages;
-  parentPort.postMessage("hold");
-};
-parentPort.on("message", (message) => {
-  if (message !== "held") return;
-  checkpoint(); // nothing is written meanwhile: this one copies the rest of the log
-  parentPort.postMessage("restartable");
-  setTimeout(tick, workerData.intervalMs);
-});
-tick();
-`;
+/** What the worker is started with. */
+export interface CheckpointWorkerData {
+  file: string;
+  intervalMs: number;
+  restartPages: number;
+}
+
+/**
+ * Starts the worker's module, which sits next to this one: the bundled .mjs beside the production bundle
+ * (npm run build puts both in dist/), the TypeScript source anywhere else (tests, tsx scripts), where the
+ * thread first registers tsx (Node 20 ignores `--import tsx` in a worker's execArgv).
+ */
+function newWorker(workerData: CheckpointWorkerData): Worker {
+  const here = fileURLToPath(import.meta.url);
+  if (!here.endsWith(".ts")) return new Worker(path.join(path.dirname(here), "sqlite-checkpoint-worker.mjs"), { workerData });
+  const source = path.join(path.dirname(here), "sqlite-checkpoint-worker.ts");
+  return new Worker(`require("tsx/cjs/api").register(); require(${JSON.stringify(source)});`, { eval: true, workerData });
+}
 
 const globalForCheckpointer = globalThis as unknown as { agentGateCheckpointer?: { file: string; worker: Worker } };
 
@@ -90,19 +67,26 @@ const HOLD_LIMIT_MS = 1000;
 export function startSqliteCheckpointer(file: string, options: CheckpointerOptions = {}): Checkpointer {
   const running = globalForCheckpointer.agentGateCheckpointer;
   if (running?.file === file) return { stop: () => stopCheckpointer() };
-  const workerData = { file, intervalMs: options.intervalMs ?? 50, restartPages: options.restartPages ?? RESTART_PAGES };
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
+  const workerData: CheckpointWorkerData = { file, intervalMs: options.intervalMs ?? 50, restartPages: options.restartPages ?? RESTART_PAGES };
+  const worker = newWorker(workerData);
   worker.unref();
   let endHold: (() => void) | null = null;
   worker.on("message", (message: WorkerMessage) => {
     if (message === "restartable") return endHold?.();
     if (message === "hold") void holdFor(worker, options.holdConnection, (end) => (endHold = end));
   });
-  worker.on("exit", () => endHold?.());
+  const forget = (): void => {
+    if (globalForCheckpointer.agentGateCheckpointer?.worker === worker) globalForCheckpointer.agentGateCheckpointer = undefined;
+  };
+  // The worker only ends by itself when it cannot open the file (it logged why): the backstop checkpoints.
+  worker.on("exit", () => {
+    endHold?.();
+    forget();
+  });
   worker.on("error", (error) => {
     // The backstop still checkpoints; only the pauses come back.
     console.error(`[agent-gate] SQLite checkpoint worker stopped: ${error.message.slice(0, 200)}`);
-    if (globalForCheckpointer.agentGateCheckpointer?.worker === worker) globalForCheckpointer.agentGateCheckpointer = undefined;
+    forget();
   });
   globalForCheckpointer.agentGateCheckpointer = { file, worker };
   return { stop: () => stopCheckpointer() };

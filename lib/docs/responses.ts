@@ -4,7 +4,7 @@ import { queryOf, textReply, type ApiReply, type ApiRequest } from "@/lib/http/a
 import { errorReply, notFoundReply } from "@/lib/http/errors";
 import { isAuthDiscoveryPublic } from "@/lib/release-mode";
 import { TOP_K_DEFAULT } from "@/lib/schemas/public-read";
-import { turns } from "@/lib/turns";
+import { turns } from "@/lib/server/turns";
 import { askDocs, askMarkdown, parseAskQuery } from "./ask";
 import { docMarkdown, memberPageMarkdown, pageMarkdown, pagePaths } from "./pages";
 import { hasCachedAnswer } from "./search";

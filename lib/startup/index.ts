@@ -1,28 +1,27 @@
-// Node.js-only start-up work, loaded by instrumentation.ts.
-import { ConfigError, getConfig } from "@/lib/config";
-import { serveFront } from "@/lib/front";
-import { holdSqliteConnection } from "@/lib/db/sql";
-import { startSqliteCheckpointer } from "@/lib/db/sqlite-checkpointer";
-import { installPeerStamp } from "@/lib/http/peer-stamp";
-import { turns } from "@/lib/turns";
-import { sqliteFilePath } from "@/prisma/adapters";
+// Start-up checks shared by server.ts (npm start) and instrumentation.ts (a bare `next start`, `next dev`).
+import { ConfigError, getConfig, type AppConfig } from "@/lib/config";
 
-export function startNodeServer(): void {
-  let config: ReturnType<typeof getConfig>;
+/** The configuration, or the process stops with one clear line naming the bad variable. */
+export function configOrExit(): AppConfig {
   try {
-    config = getConfig();
+    return getConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
-      // One clear line naming the variable, then stop.
       console.error(error.message);
       process.exit(1);
     }
     throw error;
   }
-  // The front only under `next start`: `next dev` keeps recompiling route files, the front would not.
-  const production = process.env.NODE_ENV === "production";
-  // Requests Next answers take turns (lib/turns) under `next start`, where the bench measures the server.
-  installPeerStamp({ intercept: config.nodeFront && production ? serveFront : undefined, turns: production ? turns() : undefined });
-  // Before the first query opens the database, so the app connection knows a worker checkpoints for it.
-  if (production && config.databaseProvider === "sqlite") startSqliteCheckpointer(sqliteFilePath(config.databaseUrl), { holdConnection: holdSqliteConnection });
+}
+
+const SERVER_ENTRY = Symbol.for("agent-gate.server-entry");
+
+/** Called by server.ts before Next starts, so instrumentation can tell it from a bare `next start`. */
+export function markServerEntry(): void {
+  (globalThis as Record<symbol, unknown>)[SERVER_ENTRY] = true;
+}
+
+/** Whether server.ts started this process (then it stamps socket addresses and mounts the front). */
+export function startedByServerEntry(): boolean {
+  return (globalThis as Record<symbol, unknown>)[SERVER_ENTRY] === true;
 }

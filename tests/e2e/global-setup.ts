@@ -1,4 +1,4 @@
-// Playwright global setup: template database and one `next start` server; tests read E2E_BASE_URL.
+// Playwright global setup: template database and one production server (dist/server.mjs); tests read E2E_BASE_URL.
 import { prepareTemplate } from "../support/databases";
 import { startServer } from "../support/server";
 

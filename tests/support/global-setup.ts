@@ -1,4 +1,4 @@
-// Vitest global setup: one template database, and one shared `next start` server (public release mode)
+// Vitest global setup: one template database, and one shared production server (dist/server.mjs) (public release mode)
 // that HTTP tests reach through inject("baseUrl").
 import type { TestProject } from "vitest/node";
 import { prepareTemplate } from "./databases";

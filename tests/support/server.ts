@@ -1,4 +1,5 @@
-// Starts the built app with `next start` on a free port with its own throwaway database.
+// Starts the built app with its production entry (dist/server.mjs, as `npm start` does) on a free port with its
+// own throwaway database.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -12,6 +13,8 @@ export interface TestServer {
   port: number;
   /** Everything the server printed (for assertions on start-up failures). */
   output(): string;
+  /** The process's exit code once it has exited (null while running or when ended by a signal). */
+  exitCode(): number | null;
   stop(): Promise<void>;
 }
 
@@ -38,8 +41,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The bundled custom server (server.ts), written by `npm run build`. */
+export const SERVER_ENTRY = path.join(ROOT, "dist", "server.mjs");
+
 function assertBuilt(): void {
-  if (!fs.existsSync(path.join(ROOT, ".next", "BUILD_ID"))) {
+  if (!fs.existsSync(path.join(ROOT, ".next", "BUILD_ID")) || !fs.existsSync(SERVER_ENTRY)) {
     throw new Error("No production build found: run `npm run build` first (npm test does it for you).");
   }
 }
@@ -72,11 +78,13 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const baseUrl = `http://localhost:${port}`;
   const databaseUrl = options.databaseUrl ?? (await freshDatabase(options.label ?? "server"));
   let output = "";
-  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+  const child: ChildProcess = spawn(process.execPath, ["--enable-source-maps", SERVER_ENTRY], {
     cwd: ROOT,
     env: {
       ...process.env,
       NODE_ENV: "production",
+      PORT: String(port),
+      HOSTNAME: "127.0.0.1",
       NEXT_TELEMETRY_DISABLED: "1",
       BASE_URL: baseUrl,
       DATABASE_URL: databaseUrl,
@@ -97,7 +105,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     await exited;
     clearTimeout(timer);
   };
-  const server: TestServer = { baseUrl, databaseUrl, port, output: () => output, stop };
+  const server: TestServer = { baseUrl, databaseUrl, port, output: () => output, exitCode: () => child.exitCode, stop };
 
   if (options.expectExit) {
     const timeout = setTimeout(() => child.kill("SIGKILL"), 30_000);
@@ -111,11 +119,11 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   let lastProbe = "none yet";
   let deadlineTimer: NodeJS.Timeout | undefined;
   const giveUp = new Promise<never>((_resolve, reject) => {
-    deadlineTimer = setTimeout(() => reject(new Error(`next start on port ${port} did not answer within 60 s (last probe: ${lastProbe}):\n${output}`)), 60_000);
+    deadlineTimer = setTimeout(() => reject(new Error(`the server on port ${port} did not answer within 60 s (last probe: ${lastProbe}):\n${output}`)), 60_000);
   });
   const answering = (async () => {
     for (;;) {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`next start exited early (${child.exitCode ?? child.signalCode}):\n${output}`);
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server exited early (${child.exitCode ?? child.signalCode}):\n${output}`);
       try {
         await probe(port);
         return;

@@ -15,7 +15,7 @@ import { buildIndex, hasCachedAnswer, searchDocs } from "@/lib/docs/search";
 import { acceptQuality, pagePathOfTwin, prefersMarkdown } from "@/lib/docs/twins";
 import { batchResponseSchema } from "@/lib/schemas/public-read";
 import { simulate } from "@/lib/sandbox/simulate";
-import { turns } from "@/lib/turns";
+import { turns } from "@/lib/server/turns";
 import { SIMULATOR_SCENARIOS, simulateResponseSchema, TOP_K_DEFAULT } from "@/lib/schemas/public-read";
 
 describe("corpus", () => {

@@ -13,8 +13,8 @@ let readLimit = 0;
 
 beforeAll(async () => {
   vi.stubEnv("BASE_URL", "https://gate.example.com");
-  const { serveFront } = await import("@/lib/front");
-  const { readRawBody, writeReply } = await import("@/lib/front/node");
+  const { serveFront } = await import("@/lib/server/front");
+  const { readRawBody, writeReply } = await import("@/lib/server/front/node");
   server = http.createServer((req, res) => {
     // A test-only path that echoes what readRawBody read, with the limit the test set.
     // A test-only path that writes a fixed reply through writeReply.
@@ -105,7 +105,7 @@ describe("what the front takes", () => {
 
   it("no path or method leaks into the front by accident (property)", async () => {
     const served = new Set(["POST /oauth2/token", "GET /api/v1/agent/account", "HEAD /api/v1/agent/account", "GET /api/v1/agent/registrations", "HEAD /api/v1/agent/registrations", "GET /ask", "HEAD /ask", "POST /mcp"]);
-    const { FRONT_ROUTES } = await import("@/lib/front");
+    const { FRONT_ROUTES } = await import("@/lib/server/front");
     const table = Object.entries(FRONT_ROUTES).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m} ${path}`));
     expect(new Set(table)).toEqual(served);
     await fc.assert(

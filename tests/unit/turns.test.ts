@@ -1,6 +1,6 @@
-// lib/turns: heavy work runs one job per event-loop iteration, in arrival order.
+// lib/server/turns: heavy work runs one job per event-loop iteration, in arrival order.
 import { describe, expect, it } from "vitest";
-import { TurnQueue } from "@/lib/turns";
+import { TurnQueue } from "@/lib/server/turns";
 
 /** A scheduler the test steps by hand: each tick() is one event-loop iteration's check phase. */
 function manualScheduler() {

@@ -22,10 +22,6 @@ async function member(email = ADA) {
   return { id: row.id, email: row.email };
 }
 
-function tokenOf(verificationUri: string): string {
-  return new URL(verificationUri).searchParams.get("claim_attempt_token") ?? "";
-}
-
 async function register(clock: ManualClock, loginHint = ADA, clientName: string | null = "Test Agent"): Promise<NewRegistration> {
   return registerClaim({ loginHint, clientName, scopes: [...SCOPES] }, clock);
 }

@@ -48,7 +48,7 @@ const nextIteration = () => new Promise<void>((resolve) => setImmediate(resolve)
 
 describe("group commit", () => {
   it("shares one BEGIN and one COMMIT among the transactions of one iteration, each after the first in a savepoint", async () => {
-    const { database, connection, insert, committed, count } = setup();
+    const { connection, insert, committed, count } = setup();
     const results = await Promise.all(["a", "b", "c", "d", "e"].map((v) => runInGroup(connection, insert(v))));
     expect(results).toEqual([1, 2, 3, 4, 5]);
     expect(count("BEGIN IMMEDIATE")).toBe(1);
@@ -79,7 +79,7 @@ describe("group commit", () => {
   });
 
   it("a failing transaction rolls back its own statements only; the others commit", async () => {
-    const { database, connection, insert, committed, count } = setup();
+    const { connection, insert, committed, count } = setup();
     const failing = (q: Database.Database) => {
       q.prepare("INSERT INTO t (v) VALUES ('doomed')").run();
       return Promise.reject(new Error("refused"));
@@ -99,7 +99,7 @@ describe("group commit", () => {
   });
 
   it("a failing first transaction rolls the transaction back whole; the next one begins anew and commits", async () => {
-    const { database, connection, insert, committed, count } = setup();
+    const { connection, insert, committed, count } = setup();
     const failing = (q: Database.Database) => {
       q.prepare("INSERT INTO t (v) VALUES ('doomed')").run();
       return Promise.reject(new Error("refused"));
@@ -126,7 +126,7 @@ describe("group commit", () => {
   });
 
   it("transactions of different iterations commit separately", async () => {
-    const { database, connection, insert, committed, count } = setup();
+    const { connection, insert, committed, count } = setup();
     await runInGroup(connection, insert("a"));
     await nextIteration();
     await runInGroup(connection, insert("b"));
@@ -136,7 +136,7 @@ describe("group commit", () => {
   });
 
   it("a transaction that awaits real I/O keeps the group open; a later caller waits for the next group", async () => {
-    const { database, connection, insert, committed, count } = setup();
+    const { connection, insert, committed, count } = setup();
     const slow = async (q: Database.Database) => {
       q.prepare("INSERT INTO t (v) VALUES ('slow')").run();
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -163,7 +163,7 @@ describe("group commit", () => {
   });
 
   it("when SQLite drops the whole transaction mid-group, the transactions before reject and the next ones still commit", async () => {
-    const { database, connection, insert, committed } = setup();
+    const { connection, insert, committed } = setup();
     // Stands in for an I/O or disk-full error, after which SQLite has rolled everything back.
     const dropsEverything = (q: Database.Database) => {
       q.prepare("ROLLBACK").run();
@@ -181,7 +181,7 @@ describe("group commit", () => {
   });
 
   it("callers that wait for another holder of the gate form one group when it is released, in arrival order", async () => {
-    const { database, connection, gate, insert, committed, count } = setup();
+    const { connection, gate, insert, committed, count } = setup();
     const release = gate.tryAcquire("checkpoint");
     expect(release).not.toBeNull();
     const order: string[] = [];

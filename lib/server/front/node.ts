@@ -1,4 +1,4 @@
-// node:http ⇄ ApiRequest/ApiReply and web Request/Response, for the front (lib/front/index.ts).
+// node:http ⇄ ApiRequest/ApiReply and web Request/Response, for the front (lib/server/front/index.ts).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApiReply, ApiRequest, HeaderReader } from "@/lib/http/api";
 import { bodyTooLarge, decodeUtf8, type BodyResult } from "@/lib/http/body";

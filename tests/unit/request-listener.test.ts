@@ -1,13 +1,13 @@
-// lib/http/peer-stamp.ts on real node:http servers: the peer stamp, the front's interception, and turns for
+// lib/server/request-listener.ts on real node:http servers: the peer stamp, the front's interception, and turns for
 // everything else — which keep a saturated server admitting new connections (libuv accepts one connection
 // per event-loop iteration) and skip requests whose client has gone.
 import http from "node:http";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { PEER_HEADER } from "@/lib/http/client-ip";
-import { hookRequests, type RequestHookOptions } from "@/lib/http/peer-stamp";
-import { TurnQueue } from "@/lib/turns";
+import { requestListener, type NextHandler, type RequestListenerOptions } from "@/lib/server/request-listener";
+import { TurnQueue } from "@/lib/server/turns";
 
 const servers: http.Server[] = [];
 const sockets: net.Socket[] = [];
@@ -17,9 +17,8 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
-async function serve(listener: http.RequestListener, options: RequestHookOptions): Promise<number> {
-  const server = http.createServer(listener);
-  hookRequests(server, options);
+async function serve(listener: NextHandler, options: RequestListenerOptions): Promise<number> {
+  const server = http.createServer(requestListener(listener, options));
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return (server.address() as AddressInfo).port;
@@ -84,7 +83,7 @@ describe("the request hook", () => {
 
   it("lets the interceptor answer its requests; the listener gets the rest", async () => {
     const port = await serve((_req, res) => res.end("listener"), {
-      intercept: (req, res) => {
+      front: (req, res) => {
         if (req.url !== "/front") return false;
         res.end("front");
         return true;
@@ -93,6 +92,24 @@ describe("the request hook", () => {
     });
     expect((await get(port, "/front")).body).toBe("front");
     expect((await get(port, "/other")).body).toBe("listener");
+  });
+
+  it("a handler that fails ends that connection without an answer, logs one line, and the server keeps serving", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const port = await serve(
+        async (req, res) => {
+          if (req.url === "/fails") throw new Error("secret detail");
+          res.end("fine");
+        },
+        { turns: new TurnQueue() },
+      );
+      await expect(get(port, "/fails")).rejects.toThrow();
+      expect((await get(port, "/works")).body).toBe("fine");
+      expect(errors.mock.calls.map(([line]) => String(line))).toEqual(["[agent-gate] request handler failed: Error"]);
+    } finally {
+      errors.mockRestore();
+    }
   });
 
   it("hands requests to the listener on their turn, and never a request whose client has gone", async () => {

@@ -1,10 +1,10 @@
-// The node:http front (issue 7, bench/README.md). Under `next start`, Next's request pipeline costs 2–3 ms of
+// The node:http front (issue 7, bench/README.md). Next's request pipeline costs 2–3 ms of
 // CPU per request before a route handler runs (web-stream conversion, router server, tracing, module
 // template): that alone caps a route at a few hundred requests per second on two cores. The hottest API
 // paths are therefore answered straight from node:http, by the very handlers their route files use
 // (lib/http/api.ts), with the same security headers. Every other path, and every other method of these
-// paths (405s, CORS preflights…), goes to Next unchanged; on hosts without `next start` (Vercel) the route
-// files answer these paths themselves.
+// paths (405s, CORS preflights…), goes to Next unchanged. Only server.ts mounts the front: under a bare
+// `next start` or on Vercel the route files answer these paths themselves.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { serveOwnAccountRoute } from "@/lib/agent-api";
 import { askReply } from "@/lib/docs/responses";

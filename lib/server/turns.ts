@@ -52,7 +52,7 @@ export class TurnQueue {
 const globalForTurns = globalThis as typeof globalThis & { agentGateTurns?: TurnQueue };
 
 export function turns(): TurnQueue {
-  // One queue per process even when Next bundles this module twice (instrumentation and routes).
+  // One queue per process although the module is bundled twice (server.ts's bundle and Next's routes).
   globalForTurns.agentGateTurns ??= new TurnQueue();
   return globalForTurns.agentGateTurns;
 }

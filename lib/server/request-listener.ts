@@ -1,0 +1,57 @@
+// The server's one request listener (server.ts), in three steps:
+// 1. Stamp each request with its socket address (PEER_HEADER), replacing any client-sent copy. A route
+//    handler under Next sees only headers, and Next copies a client-sent X-Forwarded-For verbatim, so
+//    TRUSTED_PROXY=none really means "the socket address" only thanks to this stamp.
+// 2. Let the node:http front (lib/server/front) answer the paths it serves.
+// 3. Hand every other request to Next one per event-loop turn (lib/server/turns), so a saturated server
+//    keeps admitting new connections; a request whose client has left meanwhile is skipped.
+import type http from "node:http";
+import { PEER_HEADER } from "@/lib/http/client-ip";
+import type { TurnQueue } from "@/lib/server/turns";
+
+/** Answers a request itself (true) or leaves it to the next handler (false). */
+export type FrontServer = (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
+
+/** Next's request handler (app.getRequestHandler()), or any node:http listener. */
+export type NextHandler = (req: http.IncomingMessage, res: http.ServerResponse) => unknown;
+
+export interface RequestListenerOptions {
+  /** Takes the requests it answers (the node:http front); none: everything goes to `next`. */
+  front?: FrontServer;
+  /** Hands every other request to `next` on its turn; none: at once. */
+  turns?: TurnQueue;
+}
+
+/** Whether the client is gone (it closed the connection while its request waited for a turn). */
+function abandoned(req: http.IncomingMessage): boolean {
+  return req.destroyed || req.socket.destroyed;
+}
+
+/** Runs `next`; a failure it does not answer itself ends the connection (never an internal message to the client). */
+function handOver(next: NextHandler, req: http.IncomingMessage, res: http.ServerResponse): void {
+  const dropOnFailure = (error: unknown): void => {
+    console.error(`[agent-gate] request handler failed: ${error instanceof Error ? error.name : typeof error}`);
+    res.destroy();
+  };
+  try {
+    const done = next(req, res);
+    // Next's handler is async; a plain node:http listener returns nothing (or whatever res.end() returned).
+    if (done instanceof Promise) done.catch(dropOnFailure);
+  } catch (error) {
+    dropOnFailure(error);
+  }
+}
+
+/** The listener for http.createServer: peer stamp → front → turns → `next`. */
+export function requestListener(next: NextHandler, options: RequestListenerOptions = {}): http.RequestListener {
+  const { front, turns } = options;
+  return (req, res) => {
+    req.headers[PEER_HEADER] = req.socket?.remoteAddress ?? "unknown";
+    if (front?.(req, res)) return;
+    if (!turns) return handOver(next, req, res);
+    turns.run(() => {
+      // Work for a client that gave up is skipped: under load it would only delay the others.
+      if (!abandoned(req)) handOver(next, req, res);
+    });
+  };
+}

@@ -1,0 +1,82 @@
+// The production server: `npm start` runs this file (bundled by `npm run build` into dist/server.mjs,
+// scripts/build-server.ts). It is Next's documented custom server with one request listener in front:
+//
+//   socket → stamp the socket address → the node:http front (its paths) → turns → Next's handler
+//
+// (lib/server/request-listener.ts). A bare `next start` still serves the app, without this listener; on
+// Vercel the route files answer everything. PORT (default 3000) and HOSTNAME (default all interfaces)
+// choose where it listens; NODE_FRONT=off sends every request to Next.
+import http from "node:http";
+import next from "next";
+import { getDb } from "@/lib/db";
+import { holdSqliteConnection } from "@/lib/db/sql";
+import { startSqliteCheckpointer } from "@/lib/db/sqlite-checkpointer";
+import { serveFront } from "@/lib/server/front";
+import { requestListener } from "@/lib/server/request-listener";
+import { turns } from "@/lib/server/turns";
+import { configOrExit, markServerEntry } from "@/lib/startup";
+import { sqliteFilePath } from "@/prisma/adapters";
+
+/** How long a shutdown waits for requests in flight before closing their connections. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** PORT as a TCP port (default 3000), or the process stops with one line naming the variable. */
+function portOrExit(raw: string | undefined): number {
+  if (raw === undefined || raw === "") return 3000;
+  const port = Number(raw);
+  if (/^\d{1,5}$/.test(raw) && port <= 65535) return port;
+  console.error("Invalid configuration: PORT must be a TCP port number (0-65535)");
+  process.exit(1);
+}
+
+async function main(): Promise<void> {
+  // Preflight before listen: a bad value stops the process here, before a port is taken.
+  const port = portOrExit(process.env.PORT);
+  const hostname = process.env.HOSTNAME || undefined;
+  const config = configOrExit();
+
+  // Before the first query opens the database, so the app connection knows a worker checkpoints for it.
+  const checkpointer = config.databaseProvider === "sqlite" ? startSqliteCheckpointer(sqliteFilePath(config.databaseUrl), { holdConnection: holdSqliteConnection }) : null;
+
+  markServerEntry();
+  const app = next({ dev: false, dir: process.cwd(), hostname: hostname ?? "localhost", port });
+  await app.prepare();
+  const server = http.createServer(requestListener(app.getRequestHandler(), { front: config.nodeFront ? serveFront : undefined, turns: turns() }));
+
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
+    console.error(`[agent-gate] ${signal}: no new connections; finishing the requests in flight`);
+    // Keep-alive connections are closed as soon as their request is answered; requests still running after
+    // the grace period lose their connection.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    grace.unref();
+    server.close(() => {
+      clearInterval(sweep);
+      clearTimeout(grace);
+      void (async () => {
+        await app.close();
+        await checkpointer?.stop();
+        // Closing SQLite's connection copies the log into the database file.
+        await getDb().$disconnect();
+        process.exit(0);
+      })().catch((error: unknown) => {
+        console.error(`[agent-gate] shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
+        process.exit(1);
+      });
+    });
+  };
+  process.once("SIGTERM", shutdown);
+  process.once("SIGINT", shutdown);
+
+  server.listen(port, hostname, () => {
+    console.log(`[agent-gate] listening on http://${hostname ?? "0.0.0.0"}:${port}${config.nodeFront ? "" : " (NODE_FRONT=off)"}`);
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(`[agent-gate] could not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,80 @@
+// The production entry (server.ts, run as dist/server.mjs by `npm start`): it stamps every request with its
+// socket address even with the front off, refuses a bad PORT before listening, and on SIGTERM stops accepting,
+// finishes the requests in flight and exits cleanly.
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../support/server";
+
+describe("NODE_FRONT=off: everything goes to Next, still stamped with the socket address", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ label: "entry-no-front", env: { NODE_FRONT: "off", TRUSTED_PROXY: "none" } });
+  });
+  afterAll(() => server.stop());
+
+  it("a client cannot choose its rate-limit bucket with a forged peer header (TRUSTED_PROXY=none)", async () => {
+    const body = JSON.stringify({ items: [{ id: "a", operation: "docs.ask", arguments: { query: "which scopes exist", top_k: 1 } }] });
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      const res = await fetch(`${server.baseUrl}/api/v1/batch`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-agent-gate-peer": `10.77.0.${i}`, "x-forwarded-for": `10.78.0.${i}` },
+        body,
+      });
+      statuses.push(res.status);
+      await res.arrayBuffer();
+    }
+    // Ten per minute per client IP: the eleventh from the same socket address is refused, whatever it claims.
+    expect(statuses).toEqual([...Array<number>(10).fill(200), 429]);
+  });
+});
+
+describe("start-up", () => {
+  it("a bad PORT stops the process before listening, with one line naming the variable", async () => {
+    const server = await startServer({ env: { PORT: "http" }, expectExit: true });
+    expect(
+      server
+        .output()
+        .split("\n")
+        .filter((l) => l.includes("Invalid configuration")),
+    ).toEqual(["Invalid configuration: PORT must be a TCP port number (0-65535)"]);
+    expect(server.exitCode()).toBe(1);
+  }, 60_000);
+});
+
+describe("graceful shutdown", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ label: "entry-shutdown" });
+  });
+  afterAll(() => server.stop());
+
+  it("SIGTERM: the request in flight is answered in full, new connections are refused, the process exits 0", async () => {
+    const body = "grant_type=password";
+    const socket = net.connect(server.port, "127.0.0.1");
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    let answer = "";
+    socket.setEncoding("utf8").on("data", (chunk: string) => (answer += chunk));
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    // Half a request: the server is reading its body when the signal arrives.
+    socket.write(`POST /oauth2/token HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
+    await new Promise((r) => setTimeout(r, 200));
+
+    const stopped = server.stop(); // SIGTERM; SIGKILL only after 5 s
+    await new Promise((r) => setTimeout(r, 300));
+    const refused = await new Promise<boolean>((resolve) => {
+      const probe = net.connect(server.port, "127.0.0.1");
+      probe.once("connect", () => (probe.destroy(), resolve(false)));
+      probe.once("error", () => resolve(true));
+    });
+    expect(refused).toBe(true);
+
+    socket.write(body.slice(5));
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain('"error":"unsupported_grant_type"');
+    await stopped;
+    expect(server.exitCode()).toBe(0);
+    expect(server.output()).toContain("[agent-gate] SIGTERM: no new connections; finishing the requests in flight");
+  }, 60_000);
+});
