@@ -32,9 +32,14 @@ export async function serveMcp(request: Request, buildServer: () => McpServer, p
   if (refusal) return refusal;
   const server = buildServer();
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  // Route files hand the SDK the body unread; a copy is kept to tell an empty batch from notifications (below).
+  const copy = parsed === undefined && request.method === "POST" && request.body !== null ? request.clone() : undefined;
   try {
     await server.connect(transport);
-    const response = await transport.handleRequest(request, parsed);
+    let response = await transport.handleRequest(request, parsed);
+    // The SDK answers 202 to a POST without requests, an empty batch `[]` included; JSON-RPC 2.0 §6 makes
+    // that an Invalid Request. Only a 202 is checked, so no other request pays for it.
+    if (response.status === 202 && isEmptyBatch(parsed !== undefined ? parsed.parsedBody : await bodyOf(copy))) response = emptyBatchResponse();
     // The SDK builds its responses with `new Response`, whose headers can be set in place.
     response.headers.set("Access-Control-Allow-Origin", "*");
     response.headers.set("Cache-Control", "no-store");
@@ -50,6 +55,27 @@ export async function serveMcp(request: Request, buildServer: () => McpServer, p
       void server.close().catch(() => undefined);
     });
   }
+}
+
+function isEmptyBatch(body: unknown): boolean {
+  return Array.isArray(body) && body.length === 0;
+}
+
+async function bodyOf(request: Request | undefined): Promise<unknown> {
+  if (request === undefined) return undefined;
+  try {
+    return JSON.parse(await request.text()) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** JSON-RPC 2.0 §6: "an empty Array" is answered with one Invalid Request error (HTTP 400, as the SDK's other -32600s). */
+function emptyBatchResponse(): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32600, message: "Invalid Request: an empty batch holds no message." }, id: null }), {
+    status: 400,
+    headers: { "Content-Type": "application/json" },
+  });
 }
 
 /** GET on a stateless JSON-response MCP endpoint: no SSE stream is offered (Streamable HTTP allows 405). */
