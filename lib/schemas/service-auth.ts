@@ -123,7 +123,12 @@ export const ownAccountResponseSchema = z
     authorization: z.object({
       registration_id: z.string().uuid(),
       registration_type: z.literal("service_auth"),
-      client_name: z.string().nullable(),
+      client_name: z
+        .string()
+        .nullable()
+        .describe(
+          "The name the agent gave at registration, or null: 1 to 120 characters with no control characters and no Unicode format characters (bidirectional embeddings, overrides and isolates, LRM/RLM, zero-width characters, word joiners, BOM), no leading or trailing whitespace. It was chosen by the agent, not checked: display it isolated (e.g. <bdi dir=\"auto\">).",
+        ),
       scope: z.string(),
       resource: z.string().url(),
       token_expires_at: isoTimestamp,
