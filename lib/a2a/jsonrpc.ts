@@ -13,7 +13,7 @@ import { readBodyText } from "@/lib/http/body";
 import { clientIp } from "@/lib/http/client-ip";
 import { INTERNAL_RPC_ERROR, rateLimitedRpcError, temporarilyUnavailableRpcError, type JsonRpcServerError } from "@/lib/http/errors";
 import { hitRateLimit, type RateLimitRule } from "@/lib/rate-limit";
-import { describePath, findStringWhere, isAcceptableText, text as boundaryText } from "@/lib/schemas/text";
+import { clip, describePath, findStringWhere, isAcceptableText, text as boundaryText } from "@/lib/schemas/text";
 import { buildAgentCard } from "./card";
 import { CommunityToolExecutor } from "./executor";
 import { DbTaskStore } from "./task-store";
@@ -152,7 +152,7 @@ export function parseA2aRequest(text: string): ParsedA2aRequest {
   const unsupported = Object.hasOwn(UNSUPPORTED, method) ? UNSUPPORTED[method] : undefined;
   if (unsupported) return { ok: false, id, error: unsupported };
   const schema = Object.hasOwn(PARAMS, method) ? PARAMS[method] : undefined;
-  if (!schema) return { ok: false, id, error: { code: JSONRPC_ERRORS.methodNotFound, message: `Method not found: ${method.slice(0, 100)}` } };
+  if (!schema) return { ok: false, id, error: { code: JSONRPC_ERRORS.methodNotFound, message: `Method not found: ${clip(method, 100)}` } };
   const checked = schema.safeParse(params);
   if (!checked.success) return { ok: false, id, error: { code: JSONRPC_ERRORS.invalidParams, message: `Invalid params: ${issuesOf(checked.error)}` } };
   // Data parts and metadata are free-form JSON: the text rule is checked on every string they hold.

@@ -3,6 +3,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { absoluteUrl } from "@/lib/config";
 import { serveMcp, statelessServerOptions } from "@/lib/mcp/http";
+import { clip } from "@/lib/schemas/text";
 import { toolFailureMessage } from "@/lib/tools/types";
 import {
   getDocInputShape,
@@ -99,7 +100,7 @@ export function buildDocsMcpServer(): McpServer {
       try {
         const output = getDocTool(slug);
         if (!output) {
-          return { isError: true, content: [{ type: "text", text: `No published document has the slug "${[...slug].slice(0, 200).join("")}". Use search_docs to find slugs.` }] };
+          return { isError: true, content: [{ type: "text", text: `No published document has the slug "${clip(slug, 200)}". Use search_docs to find slugs.` }] };
         }
         return { structuredContent: { ...output }, content: [{ type: "text", text: output.markdown }] };
       } catch (error) {

@@ -7,6 +7,9 @@
 // - names people read (client_name, agent_name) also refuse control characters (Cc) and Unicode format
 //   characters (Cf: bidirectional embeddings, overrides and isolates, LRM/RLM/ALM, zero-width characters,
 //   word joiners, BOM, tags…), which can make a name read as something else on the approval page.
+// Headers need no rule of their own: Node's HTTP parser gives them as Latin-1 byte strings (always well-formed)
+// and refuses NUL and other control bytes in them; the ones read (Authorization, Content-Type, Accept) are then
+// matched against ASCII grammars.
 // Each field class builds on the one before: text() ⊂ names. Opaque tokens and ids are text() too: an
 // ill-formed or NUL-bearing token can never be a valid one, so refusing it early changes no answer's meaning.
 import { z } from "zod";
@@ -76,5 +79,8 @@ export function findStringWhere(value: unknown, isBad: (s: string) => boolean, p
   return null;
 }
 
+/** The first `max` code points of a string: a cut never leaves half a surrogate pair in an answer. */
+export const clip = (value: string, max: number): string => (value.length <= max ? value : [...value].slice(0, max).join(""));
+
 /** A path from findStringWhere as a short "a.b.0" for an error message (each part cut to 40 characters). */
-export const describePath = (path: string[]): string => (path.length === 0 ? "body" : path.map((part) => [...part].slice(0, 40).join("")).join("."));
+export const describePath = (path: string[]): string => (path.length === 0 ? "body" : path.map((part) => clip(part, 40)).join("."));
