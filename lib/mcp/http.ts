@@ -4,8 +4,8 @@ import type { ServerOptions } from "@modelcontextprotocol/sdk/server/index.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { jsonRpcTransportError } from "@/lib/http/errors";
-import { errorToResponse } from "@/lib/http/route";
+import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { INTERNAL_RPC_ERROR, jsonRpcTransportError, temporarilyUnavailableRpcError } from "@/lib/http/errors";
 import { rejectDnsRebinding } from "./rebinding";
 
 // Unless given one, the SDK builds a new Ajv instance (its validator for elicitation answers) in every Server
@@ -45,7 +45,7 @@ export async function serveMcp(request: Request, buildServer: () => McpServer, p
     response.headers.set("Cache-Control", "no-store");
     return response;
   } catch (error) {
-    return errorToResponse(error);
+    return failureResponse(error);
   } finally {
     // JSON responses are complete once handleRequest resolves. Close on the next turn, once the SDK has
     // finished its bookkeeping of the request: closed at once, it aborts the handler's AbortController
@@ -55,6 +55,18 @@ export async function serveMcp(request: Request, buildServer: () => McpServer, p
       void server.close().catch(() => undefined);
     });
   }
+}
+
+/** A failure outside any tool (tools answer their own failures as tool errors): a JSON-RPC error in our own words. */
+function failureResponse(error: unknown): Response {
+  const headers = { "Content-Type": "application/json", "Cache-Control": "no-store", "Access-Control-Allow-Origin": "*" };
+  if (isDatabaseUnavailable(error)) {
+    const failure = temporarilyUnavailableRpcError();
+    return new Response(JSON.stringify({ jsonrpc: "2.0", error: failure.error, id: null }), { status: failure.status, headers: { ...headers, ...failure.headers } });
+  }
+  const e = error as { name?: string; message?: string } | null;
+  console.error(`[agent-gate] mcp request failed: ${e?.name ?? "error"}: ${String(e?.message ?? error).replace(/\s+/g, " ").slice(0, 300)}`);
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: INTERNAL_RPC_ERROR, id: null }), { status: 500, headers });
 }
 
 function isEmptyBatch(body: unknown): boolean {
