@@ -88,6 +88,7 @@ function mask(text: string, side: Side): string {
     .split(baseOf(side))
     .join("{base}")
     .replace(/(aca|clm|cat|pre)_[A-Za-z0-9_-]+/g, "$1_…")
+    .replace(/eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g, "jwt…")
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "uuid")
     .replace(/agent-test-[0-9a-f]+@example\.com/g, "member@example.com")
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "instant");
@@ -208,13 +209,14 @@ describe("the rows of issue 13, front and Next", () => {
     expect(query.front.status).toBe(400);
   });
 
-  it(`A2A message/send is limited per address (${A2A_MESSAGE_SEND_RATE_LIMIT.limit} per ${A2A_MESSAGE_SEND_RATE_LIMIT.windowSeconds} s): -32010, HTTP 429, Retry-After, nothing stored`, { timeout: 120_000 }, async () => {
+  it(`A2A message/send is limited per address (${A2A_MESSAGE_SEND_RATE_LIMIT.limit} per ${A2A_MESSAGE_SEND_RATE_LIMIT.windowSeconds} s): -32010, HTTP 429, Retry-After, nothing stored`, { timeout: 240_000 }, async () => {
     const { getDb } = await import("@/lib/db");
     const ip = freshIp();
     const body = rpc("message/send", { message: { kind: "message", role: "user", messageId: "m1", parts: [{ kind: "text", text: "get_community_stats" }] } });
-    for (let i = 0; i < A2A_MESSAGE_SEND_RATE_LIMIT.limit; i++) {
-      const res = await send("front", { path: "/a2a", headers: JSON_HEADERS, body }, ip);
-      expect(res.status, res.body).toBe(200);
+    // Ten at a time: the limit counts concurrent calls too.
+    for (let sent = 0; sent < A2A_MESSAGE_SEND_RATE_LIMIT.limit; sent += 10) {
+      const batch = Array.from({ length: Math.min(10, A2A_MESSAGE_SEND_RATE_LIMIT.limit - sent) }, () => send("front", { path: "/a2a", headers: JSON_HEADERS, body }, ip));
+      for (const res of await Promise.all(batch)) expect(res.status, res.body).toBe(200);
     }
     const tasksBefore = await getDb().a2ATask.count();
     const refused = await send("next", { path: "/a2a", headers: JSON_HEADERS, body }, ip);
