@@ -60,7 +60,14 @@ export default async function AccountPage({ searchParams }: { searchParams: Sear
                 return (
                   <tr key={d.id} data-testid="delegation-row" data-registration-id={d.registrationId}>
                     <td data-label="Agent">
-                      {d.clientName ?? <span className="muted">(no name given)</span>}
+                      {/* The agent chose the name: isolated, so it cannot reorder the text around it. */}
+                      {d.clientName !== null ? (
+                        <bdi dir="auto" data-testid="client-name">
+                          {d.clientName}
+                        </bdi>
+                      ) : (
+                        <span className="muted">(no name given)</span>
+                      )}
                       <br />
                       <code className="id muted">{d.registrationId}</code>
                     </td>
@@ -115,7 +122,7 @@ export default async function AccountPage({ searchParams }: { searchParams: Sear
                 <tr key={e.id} data-testid="audit-row" data-type={e.type}>
                   <td data-label="Time">{formatUtc(e.at)}</td>
                   <td data-label="Event">{describeAuditType(e.type)}</td>
-                  <td data-label="Agent">{e.clientName ?? <span className="muted">(no name given)</span>}</td>
+                  <td data-label="Agent">{e.clientName !== null ? <bdi dir="auto">{e.clientName}</bdi> : <span className="muted">(no name given)</span>}</td>
                   <td data-label="Registration">
                     <code className="id">{e.registrationId ?? "n/a"}</code>
                   </td>

@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { Message, Task, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent } from "@a2a-js/sdk";
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { TOOL_FAILED_MESSAGE } from "@/lib/http/errors";
 import { runTool, ToolError, type ToolContext } from "@/lib/tools";
 import { readInvocation } from "./invocation";
 
@@ -16,7 +17,7 @@ function statusUpdate(state: TaskState, text: string, taskId: string, contextId:
 }
 
 export class CommunityToolExecutor implements AgentExecutor {
-  /** A database outage met while running a skill: the route answers 503 rather than a failed task. */
+  /** A database outage met while running a skill: the route answers JSON-RPC -32011 (HTTP 503) rather than a failed task. */
   databaseError: unknown;
 
   constructor(private readonly context: ToolContext) {}
@@ -56,7 +57,8 @@ export class CommunityToolExecutor implements AgentExecutor {
         const e = error as { name?: string; message?: string };
         console.error(`[agent-gate] a2a skill ${skill} failed: ${e?.name ?? "error"}: ${String(e?.message ?? error).slice(0, 200)}`);
       }
-      const text = error instanceof ToolError ? error.message : "The service could not run this skill right now; retry after a delay.";
+      // Our own wording only: an unexpected failure is not the caller's to retry blindly, and its text stays in the log.
+      const text = error instanceof ToolError ? error.message : TOOL_FAILED_MESSAGE;
       eventBus.publish(statusUpdate("failed", text, taskId, contextId, this.context.clock.now()));
     }
     eventBus.finished();

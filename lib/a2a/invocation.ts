@@ -2,6 +2,7 @@
 // forms of CONTRACT.md §9 ("lookup_member <name>", "get_community_stats", "verify_certificate <id>").
 import type { Message } from "@a2a-js/sdk";
 import { COMMUNITY_TOOLS, findTool, type ToolDefinition } from "@/lib/tools";
+import { clip } from "@/lib/schemas/text";
 import { TEXT_FORMS } from "./card";
 
 export type Invocation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; skill: string; message: string };
@@ -15,7 +16,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function bySkill(skill: string, input: unknown): Invocation {
   const tool = findTool(skill);
-  if (!tool) return { ok: false, skill: "unknown", message: `Unknown skill "${skill.slice(0, 64)}". Skills: ${SKILL_LIST}.` };
+  if (!tool) return { ok: false, skill: "unknown", message: `Unknown skill "${clip(skill, 64)}". Skills: ${SKILL_LIST}.` };
   return { ok: true, tool, input };
 }
 

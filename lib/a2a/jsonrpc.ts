@@ -1,18 +1,32 @@
 // POST /a2a: JSON-RPC 2.0, A2A 0.3.0. The envelope, the method and its params are checked here (so bad
 // input gets the right JSON-RPC code, never a 500); message/send, tasks/get and tasks/cancel then run
 // through the A2A SDK's JsonRpcTransportHandler and DefaultRequestHandler with a database task store.
+// Every answer is a JSON-RPC response in our own words: an unreachable database is -32011 with HTTP 503 and
+// Retry-After, a per-address limit on message/send -32010 with 429, anything unexpected -32603 (logged).
 import type { JSONRPCError, JSONRPCResponse } from "@a2a-js/sdk";
 import { DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext, UnauthenticatedUser } from "@a2a-js/sdk/server";
 import { z } from "zod";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
+import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { readBodyText } from "@/lib/http/body";
 import { clientIp } from "@/lib/http/client-ip";
+import { INTERNAL_RPC_ERROR, rateLimitedRpcError, temporarilyUnavailableRpcError, type JsonRpcServerError } from "@/lib/http/errors";
+import { hitRateLimit, type RateLimitRule } from "@/lib/rate-limit";
+import { clip, describePath, findStringWhere, isAcceptableText, text as boundaryText } from "@/lib/schemas/text";
 import { buildAgentCard } from "./card";
 import { CommunityToolExecutor } from "./executor";
 import { DbTaskStore } from "./task-store";
 
 export const A2A_BODY_LIMIT = 65_536;
+
+/**
+ * Each message/send stores a task (kept 24 hours), so anonymous callers are bounded per address like the other
+ * anonymous writes: 300 calls per 10 minutes (at most 43,200 stored tasks a day from one address). Over the limit
+ * the answer is JSON-RPC -32010 with HTTP 429 and Retry-After, and nothing is stored. tasks/get and tasks/cancel
+ * store no new row and are not counted.
+ */
+export const A2A_MESSAGE_SEND_RATE_LIMIT: RateLimitRule = { name: "a2a:message_send:ip", limit: 300, windowSeconds: 600 };
 
 export const JSONRPC_ERRORS = {
   parseError: -32700,
@@ -28,20 +42,22 @@ export const JSONRPC_ERRORS = {
 
 type JsonRpcId = string | number | null;
 
-const idSchema = z.union([z.string().max(256), z.number().int(), z.null()]);
+// Every string of a request is well-formed Unicode without NUL (lib/schemas/text.ts): ids are database keys,
+// parts are stored with the task and echoed in its history.
+const idSchema = z.union([boundaryText().max(256), z.number().int(), z.null()]);
 
 const envelopeSchema = z.object({
   jsonrpc: z.literal("2.0"),
-  method: z.string().min(1).max(100),
+  method: boundaryText().min(1).max(100),
   id: idSchema.optional(),
   params: z.unknown().optional(),
 });
 
-const boundedString = z.string().min(1).max(256);
+const boundedString = boundaryText().min(1).max(256);
 const metadataSchema = z.record(z.string(), z.unknown());
 
 const partSchema = z.discriminatedUnion("kind", [
-  z.looseObject({ kind: z.literal("text"), text: z.string().max(10_000), metadata: metadataSchema.optional() }),
+  z.looseObject({ kind: z.literal("text"), text: boundaryText().max(10_000), metadata: metadataSchema.optional() }),
   z.looseObject({ kind: z.literal("data"), data: metadataSchema, metadata: metadataSchema.optional() }),
   z.looseObject({ kind: z.literal("file"), file: z.looseObject({}), metadata: metadataSchema.optional() }),
 ]);
@@ -62,7 +78,7 @@ const PARAMS: Record<string, z.ZodType> = {
     message: messageSchema,
     configuration: z
       .looseObject({
-        acceptedOutputModes: z.array(z.string().max(256)).max(20).optional(),
+        acceptedOutputModes: z.array(boundaryText().max(256)).max(20).optional(),
         historyLength: z.number().int().min(0).optional(),
         blocking: z.boolean().optional(),
       })
@@ -90,8 +106,14 @@ function jsonResponse(body: unknown, status = 200): Response {
   });
 }
 
-function rpcError(id: JsonRpcId, error: JSONRPCError, status = 200): Response {
-  return jsonResponse({ jsonrpc: "2.0", id, error }, status);
+function rpcError(id: JsonRpcId, error: JSONRPCError, status = 200, headers: Record<string, string> = {}): Response {
+  const response = jsonResponse({ jsonrpc: "2.0", id, error }, status);
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
+}
+
+function rpcServerError(id: JsonRpcId, failure: JsonRpcServerError): Response {
+  return rpcError(id, failure.error, failure.status, failure.headers);
 }
 
 function issuesOf(error: z.ZodError): string {
@@ -130,14 +152,31 @@ export function parseA2aRequest(text: string): ParsedA2aRequest {
   const unsupported = Object.hasOwn(UNSUPPORTED, method) ? UNSUPPORTED[method] : undefined;
   if (unsupported) return { ok: false, id, error: unsupported };
   const schema = Object.hasOwn(PARAMS, method) ? PARAMS[method] : undefined;
-  if (!schema) return { ok: false, id, error: { code: JSONRPC_ERRORS.methodNotFound, message: `Method not found: ${method.slice(0, 100)}` } };
+  if (!schema) return { ok: false, id, error: { code: JSONRPC_ERRORS.methodNotFound, message: `Method not found: ${clip(method, 100)}` } };
   const checked = schema.safeParse(params);
   if (!checked.success) return { ok: false, id, error: { code: JSONRPC_ERRORS.invalidParams, message: `Invalid params: ${issuesOf(checked.error)}` } };
+  // Data parts and metadata are free-form JSON: the text rule is checked on every string they hold.
+  const unacceptable = findStringWhere(checked.data, (s) => !isAcceptableText(s));
+  if (unacceptable) {
+    return { ok: false, id, error: { code: JSONRPC_ERRORS.invalidParams, message: `Invalid params: ${describePath(unacceptable)}: must be well-formed Unicode without NUL characters` } };
+  }
   return { ok: true, id, method: method as "message/send" | "tasks/get" | "tasks/cancel", params: checked.data as Record<string, unknown> };
 }
 
-/** Handles POST /a2a. Throws only when the database is unreachable (the route answers 503). */
+/** Handles POST /a2a; never throws: every failure is a JSON-RPC error in our own words. */
 export async function handleA2aRequest(request: Request, clock: Clock = systemClock): Promise<Response> {
+  let id: JsonRpcId = null;
+  try {
+    return await answerA2aRequest(request, clock, (parsedId) => (id = parsedId));
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) return rpcServerError(id, temporarilyUnavailableRpcError());
+    const e = error as { name?: string; message?: string };
+    console.error(`[agent-gate] a2a request failed: ${e?.name ?? "error"}: ${String(e?.message ?? error).slice(0, 300)}`);
+    return rpcError(id, INTERNAL_RPC_ERROR);
+  }
+}
+
+async function answerA2aRequest(request: Request, clock: Clock, onId: (id: JsonRpcId) => void): Promise<Response> {
   const text = await readBodyText(request, A2A_BODY_LIMIT);
   if (!text.ok) {
     const status = text.reason === "too_large" ? 413 : 200;
@@ -146,6 +185,12 @@ export async function handleA2aRequest(request: Request, clock: Clock = systemCl
   }
   const parsed = parseA2aRequest(text.value);
   if (!parsed.ok) return rpcError(parsed.id, parsed.error);
+  onId(parsed.id);
+  const ip = clientIp(request.headers);
+  if (parsed.method === "message/send") {
+    const limit = await hitRateLimit(A2A_MESSAGE_SEND_RATE_LIMIT, ip, clock);
+    if (!limit.allowed) return rpcServerError(parsed.id, rateLimitedRpcError(limit.resetSeconds));
+  }
 
   let params = parsed.params;
   // Skills finish within the request, so every message/send is answered with the finished task.
@@ -155,7 +200,7 @@ export async function handleA2aRequest(request: Request, clock: Clock = systemCl
   }
 
   const store = new DbTaskStore(clock);
-  const executor = new CommunityToolExecutor({ clock, clientIp: clientIp(request.headers) });
+  const executor = new CommunityToolExecutor({ clock, clientIp: ip });
   const transport = new JsonRpcTransportHandler(new DefaultRequestHandler(buildAgentCard(), store, executor));
   const result = await transport.handle({ jsonrpc: "2.0", id: parsed.id, method: parsed.method, params }, new ServerCallContext(undefined, new UnauthenticatedUser()));
   const failure = store.storageError ?? executor.databaseError;
@@ -167,7 +212,8 @@ export async function handleA2aRequest(request: Request, clock: Clock = systemCl
   const response: JSONRPCResponse = result;
   if ("error" in response && response.error.code === JSONRPC_ERRORS.internalError) {
     // Never pass an internal message through (it could name the database or a file path).
-    return rpcError(parsed.id, { code: JSONRPC_ERRORS.internalError, message: "Internal error: the agent failed to handle this request." });
+    console.error(`[agent-gate] a2a ${parsed.method} failed inside the A2A SDK (code ${response.error.code})`);
+    return rpcError(parsed.id, INTERNAL_RPC_ERROR);
   }
   return jsonResponse(response);
 }

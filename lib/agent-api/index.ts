@@ -3,7 +3,7 @@
 // no query parameters and no body; every refusal is a challenge from lib/http/errors.ts.
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
-import { jsonReply, type ApiReply, type ApiRequest, type HeaderReader } from "@/lib/http/api";
+import { jsonReply, queryOf, type ApiReply, type ApiRequest, type HeaderReader } from "@/lib/http/api";
 import { challengeReply } from "@/lib/http/errors";
 import { verifyAccessToken, type VerifiedAccessToken } from "@/lib/tokens";
 import type { OwnAccountResponse, OwnRegistrationsResponse, Scope } from "@/lib/schemas/service-auth";
@@ -29,9 +29,12 @@ function credentialOf(headers: HeaderReader): Credential {
   return match ? { kind: "bearer", token: match[1]! } : { kind: "malformed" };
 }
 
-/** A query string (even an empty "?") or any body byte makes the request malformed. */
+/**
+ * A query parameter or any body byte makes the request malformed (CONTRACT.md §6). A bare "?" carries no
+ * parameter: Next drops it from the URL before the route file sees it, so the node:http front ignores it too.
+ */
 async function isMalformed(request: ApiRequest): Promise<boolean> {
-  if (request.target.includes("?")) return true;
+  if (queryOf(request.target) !== "") return true;
   const length = request.headers.get("content-length");
   if (length !== null && length.trim() !== "0") return true;
   if (request.headers.get("transfer-encoding") !== null) return true;

@@ -3,6 +3,8 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { absoluteUrl } from "@/lib/config";
 import { serveMcp, statelessServerOptions } from "@/lib/mcp/http";
+import { clip } from "@/lib/schemas/text";
+import { toolFailureMessage } from "@/lib/tools/types";
 import {
   getDocInputShape,
   getDocOutputShape,
@@ -75,8 +77,13 @@ export function buildDocsMcpServer(): McpServer {
       annotations: { title: SEARCH_DOCS.title, ...READ_ONLY },
     },
     async ({ query, limit }) => {
-      const output = searchDocsTool(query, limit ?? SEARCH_DOCS_LIMIT_DEFAULT);
-      return { structuredContent: { ...output }, content: [{ type: "text", text: JSON.stringify(output) }] };
+      try {
+        const output = searchDocsTool(query, limit ?? SEARCH_DOCS_LIMIT_DEFAULT);
+        return { structuredContent: { ...output }, content: [{ type: "text", text: JSON.stringify(output) }] };
+      } catch (error) {
+        // Our own wording, never the exception's (the SDK would pass that on).
+        return { isError: true, content: [{ type: "text", text: toolFailureMessage(SEARCH_DOCS.name, error) }] };
+      }
     },
   );
 
@@ -90,11 +97,15 @@ export function buildDocsMcpServer(): McpServer {
       annotations: { title: GET_DOC.title, ...READ_ONLY },
     },
     async ({ slug }) => {
-      const output = getDocTool(slug);
-      if (!output) {
-        return { isError: true, content: [{ type: "text", text: `No published document has the slug "${slug.slice(0, 200)}". Use search_docs to find slugs.` }] };
+      try {
+        const output = getDocTool(slug);
+        if (!output) {
+          return { isError: true, content: [{ type: "text", text: `No published document has the slug "${clip(slug, 200)}". Use search_docs to find slugs.` }] };
+        }
+        return { structuredContent: { ...output }, content: [{ type: "text", text: output.markdown }] };
+      } catch (error) {
+        return { isError: true, content: [{ type: "text", text: toolFailureMessage(GET_DOC.name, error) }] };
       }
-      return { structuredContent: { ...output }, content: [{ type: "text", text: output.markdown }] };
     },
   );
 

@@ -48,7 +48,10 @@ export interface ErrorOptions {
 /** Bodies are one sentence; this keeps accidental multi-line or over-long text (and any secret) out. */
 function oneSentence(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > 300 ? `${flat.slice(0, 297)}...` : flat;
+  // Cut by code points, and never answer a lone surrogate (lib/schemas/text.ts) or a NUL.
+  const points = [...flat];
+  const cut = points.length > 300 ? `${points.slice(0, 297).join("")}...` : flat;
+  return (cut as unknown as { toWellFormed(): string }).toWellFormed().replace(/\u0000/g, "\uFFFD");
 }
 
 export function errorBody(code: ErrorCode | "invalid_request", description: string): ErrorBody {
@@ -113,6 +116,57 @@ export function jsonRpcTransportError(status: number, message: string, headers?:
   merged.set("Cache-Control", "no-store");
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }), { status, headers: merged });
 }
+
+// ---- JSON-RPC server errors (MCP and A2A alike, every protocol generation; SHARED-DECISIONS) ----
+
+/** Codes of the server-error range this service uses; -32001..-32009 are A2A's, -32020..-32099 MCP's. */
+export const JSONRPC_SERVER_ERRORS = {
+  rateLimited: -32010,
+  temporarilyUnavailable: -32011,
+  internalError: -32603,
+} as const;
+
+/** Seconds a client is told to wait when the database cannot be reached (the REST 503's Retry-After too). */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: { retry_after: number };
+}
+
+/** A JSON-RPC error with the HTTP status and headers it travels with. */
+export interface JsonRpcServerError {
+  error: JsonRpcErrorObject;
+  status: number;
+  headers: Record<string, string>;
+}
+
+export function rateLimitedRpcError(retryAfterSeconds: number): JsonRpcServerError {
+  const seconds = Math.max(0, Math.ceil(retryAfterSeconds));
+  return {
+    error: { code: JSONRPC_SERVER_ERRORS.rateLimited, message: `Rate limited: retry after ${seconds} seconds.`, data: { retry_after: seconds } },
+    status: 429,
+    headers: { "retry-after": String(seconds) },
+  };
+}
+
+export function temporarilyUnavailableRpcError(retryAfterSeconds: number = UNAVAILABLE_RETRY_AFTER_SECONDS): JsonRpcServerError {
+  const seconds = Math.max(0, Math.ceil(retryAfterSeconds));
+  return {
+    error: { code: JSONRPC_SERVER_ERRORS.temporarilyUnavailable, message: `Temporarily unavailable: retry after ${seconds} seconds.`, data: { retry_after: seconds } },
+    status: 503,
+    headers: { "retry-after": String(seconds) },
+  };
+}
+
+/** An unexpected failure: never the exception's own text (it could name the database, a host or a file). */
+export const INTERNAL_RPC_ERROR: JsonRpcErrorObject = { code: JSONRPC_SERVER_ERRORS.internalError, message: "Internal error: the service failed to handle this request." };
+
+/** The wording of a tool error (MCP isError result, failed A2A task) when the database cannot be reached. */
+export const TOOL_UNAVAILABLE_MESSAGE = `Temporarily unavailable: the service cannot reach its data right now; retry after ${UNAVAILABLE_RETRY_AFTER_SECONDS} seconds.`;
+/** The wording of a tool error after an unexpected failure. */
+export const TOOL_FAILED_MESSAGE = "The service failed to run this tool; the failure has been logged.";
 
 // ---- Bearer challenges (RFC 6750 §3, RFC 9728 §5.1) ----
 

@@ -5,7 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { clientIp } from "@/lib/http/client-ip";
-import { COMMUNITY_TOOLS, type ToolContext } from "@/lib/tools";
+import { COMMUNITY_TOOLS, toolFailureMessage, type ToolContext } from "@/lib/tools";
 import { serveMcp, statelessServerOptions, type ParsedMcpBody } from "./http";
 
 export const COMMUNITY_SERVER_NAME = "agent-gate-community";
@@ -24,10 +24,15 @@ export function buildCommunityMcpServer(context: ToolContext): McpServer {
     server.registerTool(
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: { title: tool.title, ...tool.annotations } },
-      // The SDK has validated the arguments against inputSchema; ToolError and any other throw become isError results.
+      // The SDK has validated the arguments against inputSchema. A failure is a tool error in our own words: the
+      // SDK would otherwise pass the exception's text on (a driver's message can name the database's host and port).
       async (args): Promise<CallToolResult> => {
-        const output = tool.outputSchema.parse(await tool.handler(args, context));
-        return { structuredContent: output, content: [{ type: "text", text: JSON.stringify(output) }] };
+        try {
+          const output = tool.outputSchema.parse(await tool.handler(args, context));
+          return { structuredContent: output, content: [{ type: "text", text: JSON.stringify(output) }] };
+        } catch (error) {
+          return { isError: true, content: [{ type: "text", text: toolFailureMessage(tool.name, error) }] };
+        }
       },
     );
   }

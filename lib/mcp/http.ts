@@ -4,8 +4,8 @@ import type { ServerOptions } from "@modelcontextprotocol/sdk/server/index.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { jsonRpcTransportError } from "@/lib/http/errors";
-import { errorToResponse } from "@/lib/http/route";
+import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { INTERNAL_RPC_ERROR, jsonRpcTransportError, temporarilyUnavailableRpcError } from "@/lib/http/errors";
 import { rejectDnsRebinding } from "./rebinding";
 
 // Unless given one, the SDK builds a new Ajv instance (its validator for elicitation answers) in every Server
@@ -32,15 +32,20 @@ export async function serveMcp(request: Request, buildServer: () => McpServer, p
   if (refusal) return refusal;
   const server = buildServer();
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  // Route files hand the SDK the body unread; a copy is kept to tell an empty batch from notifications (below).
+  const copy = parsed === undefined && request.method === "POST" && request.body !== null ? request.clone() : undefined;
   try {
     await server.connect(transport);
-    const response = await transport.handleRequest(request, parsed);
+    let response = await transport.handleRequest(request, parsed);
+    // The SDK answers 202 to a POST without requests, an empty batch `[]` included; JSON-RPC 2.0 §6 makes
+    // that an Invalid Request. Only a 202 is checked, so no other request pays for it.
+    if (response.status === 202 && isEmptyBatch(parsed !== undefined ? parsed.parsedBody : await bodyOf(copy))) response = emptyBatchResponse();
     // The SDK builds its responses with `new Response`, whose headers can be set in place.
     response.headers.set("Access-Control-Allow-Origin", "*");
     response.headers.set("Cache-Control", "no-store");
     return response;
   } catch (error) {
-    return errorToResponse(error);
+    return failureResponse(error);
   } finally {
     // JSON responses are complete once handleRequest resolves. Close on the next turn, once the SDK has
     // finished its bookkeeping of the request: closed at once, it aborts the handler's AbortController
@@ -50,6 +55,39 @@ export async function serveMcp(request: Request, buildServer: () => McpServer, p
       void server.close().catch(() => undefined);
     });
   }
+}
+
+/** A failure outside any tool (tools answer their own failures as tool errors): a JSON-RPC error in our own words. */
+function failureResponse(error: unknown): Response {
+  const headers = { "Content-Type": "application/json", "Cache-Control": "no-store", "Access-Control-Allow-Origin": "*" };
+  if (isDatabaseUnavailable(error)) {
+    const failure = temporarilyUnavailableRpcError();
+    return new Response(JSON.stringify({ jsonrpc: "2.0", error: failure.error, id: null }), { status: failure.status, headers: { ...headers, ...failure.headers } });
+  }
+  const e = error as { name?: string; message?: string } | null;
+  console.error(`[agent-gate] mcp request failed: ${e?.name ?? "error"}: ${String(e?.message ?? error).replace(/\s+/g, " ").slice(0, 300)}`);
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: INTERNAL_RPC_ERROR, id: null }), { status: 500, headers });
+}
+
+function isEmptyBatch(body: unknown): boolean {
+  return Array.isArray(body) && body.length === 0;
+}
+
+async function bodyOf(request: Request | undefined): Promise<unknown> {
+  if (request === undefined) return undefined;
+  try {
+    return JSON.parse(await request.text()) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** JSON-RPC 2.0 §6: "an empty Array" is answered with one Invalid Request error (HTTP 400, as the SDK's other -32600s). */
+function emptyBatchResponse(): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32600, message: "Invalid Request: an empty batch holds no message." }, id: null }), {
+    status: 400,
+    headers: { "Content-Type": "application/json" },
+  });
 }
 
 /** GET on a stateless JSON-response MCP endpoint: no SSE stream is offered (Streamable HTTP allows 405). */

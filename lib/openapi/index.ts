@@ -66,7 +66,7 @@ export const OPERATIONS: OperationSpec[] = [
     path: "/ask",
     operationId: "ask",
     summary: "Deterministic answers from the published documentation",
-    description: `Send exactly one of \`query\` (canonical) or \`q\` (alias), ${QUESTION_MIN} to ${QUESTION_MAX} characters after trimming. The same question always gets the same bytes. \`Accept: text/markdown\` returns markdown.`,
+    description: `Send exactly one of \`query\` (canonical) or \`q\` (alias), ${QUESTION_MIN} to ${QUESTION_MAX} characters after trimming, without NUL characters. The same question always gets the same bytes. \`Accept: text/markdown\` returns markdown.`,
     tags: ["public read"],
     query: [
       { name: "query", description: "The question (canonical parameter).", schema: { type: "string", minLength: QUESTION_MIN, maxLength: QUESTION_MAX } },
@@ -83,7 +83,7 @@ export const OPERATIONS: OperationSpec[] = [
     path: "/api/v1/batch",
     operationId: "batch",
     summary: "A bounded public-read batch",
-    description: `Up to ${BATCH_MAX_ITEMS} items (\`content.list\`, \`docs.ask\`) run in order; a body of at most ${BATCH_MAX_BYTES} bytes; items not started within 10 seconds are \`skipped\`. 10 requests per 60 seconds per client IP.`,
+    description: `Up to ${BATCH_MAX_ITEMS} items (\`content.list\`, \`docs.ask\`) run in order; a body of at most ${BATCH_MAX_BYTES} bytes; items not started within 10 seconds are \`skipped\`. 10 requests per 60 seconds per client IP. The body is strict JSON: a member name repeated in one object, or a string that is not well-formed Unicode (a lone surrogate), makes the whole request \`invalid_request\`; NUL characters are refused in every string.`,
     tags: ["public read"],
     requestBody: { schema: batchRequestSchema, description: "The items to run." },
     responses: {
@@ -99,7 +99,7 @@ export const OPERATIONS: OperationSpec[] = [
     path: "/api/v1/sandbox/simulate",
     operationId: "simulate",
     summary: "A no-write contract simulator",
-    description: "Answers with the production response schemas filled with fixed synthetic values. It performs no reads, authorization, signing or writes; the same scenario always gets the same bytes.",
+    description: "Answers with the production response schemas filled with fixed synthetic values. It performs no reads, authorization, signing or writes; the same scenario always gets the same bytes. The body is strict JSON: a repeated member name is \`invalid_request\`.",
     tags: ["public read"],
     requestBody: { schema: simulateRequestSchema, description: "The scenario to model." },
     responses: {

@@ -3,6 +3,7 @@
 // One schema each, used by the handlers, the simulator, the tests and /openapi.json.
 import { z } from "zod";
 import { errorBodySchema } from "./service-auth";
+import { text } from "./text";
 
 /** Length in characters (code points), so a question of 500 emoji is 500 characters, not 1000. */
 export const characterLength = (value: string): number => [...value].length;
@@ -11,8 +12,7 @@ export const QUESTION_MIN = 2;
 export const QUESTION_MAX = 500;
 
 /** A question: trimmed, then 2 to 500 characters (the /ask and docs.ask rule). */
-export const questionSchema = z
-  .string()
+export const questionSchema = text()
   .transform((v) => v.trim())
   .refine((v) => characterLength(v) >= QUESTION_MIN && characterLength(v) <= QUESTION_MAX, `must be ${QUESTION_MIN} to ${QUESTION_MAX} characters after trimming`);
 
@@ -32,12 +32,11 @@ export const CONTENT_LIST_LIMIT_DEFAULT = 10;
 export const TOP_K_MAX = 10;
 export const TOP_K_DEFAULT = 3;
 
-export const contentKindSchema = z.string().regex(/^[a-z][a-z0-9-]{0,39}$/);
+export const contentKindSchema = text().regex(/^[a-z][a-z0-9-]{0,39}$/);
 
 export const contentListArgumentsSchema = z
   .strictObject({
-    query: z
-      .string()
+    query: text()
       .transform((v) => v.trim())
       .refine((v) => characterLength(v) >= 1 && characterLength(v) <= QUESTION_MAX, `must be 1 to ${QUESTION_MAX} characters after trimming`)
       .optional(),
@@ -70,8 +69,8 @@ export type BatchOperation = (typeof BATCH_OPERATIONS)[number];
 /** The envelope of one item; the operation and its arguments are checked per item, not here. */
 export const batchItemSchema = z
   .strictObject({
-    id: z.string().min(1).max(200),
-    operation: z.string().min(1).max(100),
+    id: text().min(1).max(200),
+    operation: text().min(1).max(100),
     arguments: z.unknown().optional(),
   })
   .meta({ id: "BatchItem" });
@@ -123,7 +122,7 @@ export const SEARCH_DOCS_LIMIT_MAX = 20;
 export const SEARCH_DOCS_LIMIT_DEFAULT = 5;
 
 export const searchDocsInputShape = {
-  query: z.string().min(1).max(QUESTION_MAX).describe("What to look for, e.g. 'slow_down polling interval'."),
+  query: text().min(1).max(QUESTION_MAX).describe("What to look for, e.g. 'slow_down polling interval'."),
   limit: z.number().int().min(1).max(SEARCH_DOCS_LIMIT_MAX).optional().describe(`Most results wanted (1-${SEARCH_DOCS_LIMIT_MAX}, default ${SEARCH_DOCS_LIMIT_DEFAULT}).`),
 };
 
@@ -131,6 +130,6 @@ export const searchDocsResultSchema = z.object({ slug: z.string(), title: z.stri
 
 export const searchDocsOutputShape = { results: z.array(searchDocsResultSchema) };
 
-export const getDocInputShape = { slug: z.string().min(1).max(200).describe("A document slug from search_docs, e.g. 'getting-started'.") };
+export const getDocInputShape = { slug: text().min(1).max(200).describe("A document slug from search_docs, e.g. 'getting-started'.") };
 
 export const getDocOutputShape = { slug: z.string(), title: z.string(), url: z.string(), markdown: z.string() };

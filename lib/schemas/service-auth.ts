@@ -2,6 +2,7 @@
 // CONTRACT.md §3–6). One schema each, used by the handlers, the simulator, the tests and /openapi.json.
 import { z } from "zod";
 import { emailSchema } from "@/lib/members/normalize";
+import { boundaryText, readableName, text } from "./text";
 
 export const SCOPES = ["agent.account.read", "agent.registrations.read"] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -16,19 +17,13 @@ export const errorBodySchema = z.object({ error: z.string(), error_description: 
 
 // ---- POST /agent/identity ----
 
-const noControlCharacters = (v: string) => !/[\u0000-\u001f\u007f-\u009f]/.test(v);
-
-export const clientNameSchema = z
-  .string()
-  .min(1)
-  .max(120)
-  .refine(noControlCharacters, "must not contain control characters")
-  .refine((v) => v.trim() === v, "must not have leading or trailing whitespace");
+/** A name people read on the approval page and /account: no control or Unicode format characters (lib/schemas/text.ts). */
+export const clientNameSchema = readableName(120);
 
 export const registrationRequestSchema = z
   .strictObject({
     type: z.literal("service_auth"),
-    login_hint: emailSchema,
+    login_hint: boundaryText(emailSchema),
     client_name: clientNameSchema.optional(),
     scopes: z
       .array(z.enum(SCOPES))
@@ -64,7 +59,7 @@ export type RegistrationResponse = z.infer<typeof registrationResponseSchema>;
 
 // ---- POST /agent/identity/claim ----
 
-export const claimRefreshRequestSchema = z.strictObject({ claim_token: z.string().max(512), email: z.string().max(254) }).meta({ id: "ClaimRefreshRequest" });
+export const claimRefreshRequestSchema = z.strictObject({ claim_token: text().max(512), email: text().max(254) }).meta({ id: "ClaimRefreshRequest" });
 
 export const claimRefreshResponseSchema = z
   .object({
@@ -80,11 +75,11 @@ export type ClaimRefreshResponse = z.infer<typeof claimRefreshResponseSchema>;
 // ---- POST /oauth2/token (form-encoded; unrecognized fields are ignored, CONTRACT.md §5) ----
 
 export const claimGrantRequestSchema = z
-  .object({ grant_type: z.literal(CLAIM_GRANT_TYPE), claim_token: z.string().min(1).max(512) })
+  .object({ grant_type: z.literal(CLAIM_GRANT_TYPE), claim_token: text().min(1).max(512) })
   .meta({ id: "ClaimGrantRequest" });
 
 export const jwtBearerGrantRequestSchema = z
-  .object({ grant_type: z.literal(JWT_BEARER_GRANT_TYPE), assertion: z.string().min(1).max(8192), resource: z.string().min(1).max(2048) })
+  .object({ grant_type: z.literal(JWT_BEARER_GRANT_TYPE), assertion: text().min(1).max(8192), resource: text().min(1).max(2048) })
   .meta({ id: "JwtBearerGrantRequest" });
 
 export const tokenRequestSchema = z.discriminatedUnion("grant_type", [claimGrantRequestSchema, jwtBearerGrantRequestSchema]).meta({ id: "TokenRequest" });
@@ -92,7 +87,7 @@ export type TokenRequest = z.infer<typeof tokenRequestSchema>;
 
 // ---- POST /oauth2/revoke (form-encoded; token_type_hint accepted and ignored) ----
 
-export const revokeRequestSchema = z.object({ token: z.string().min(1).max(4096), token_type_hint: z.string().max(100).optional() }).meta({ id: "RevokeRequest" });
+export const revokeRequestSchema = z.object({ token: text().min(1).max(4096), token_type_hint: text().max(100).optional() }).meta({ id: "RevokeRequest" });
 
 export const claimGrantTokenResponseSchema = z
   .object({
@@ -128,7 +123,12 @@ export const ownAccountResponseSchema = z
     authorization: z.object({
       registration_id: z.string().uuid(),
       registration_type: z.literal("service_auth"),
-      client_name: z.string().nullable(),
+      client_name: z
+        .string()
+        .nullable()
+        .describe(
+          "The name the agent gave at registration, or null: 1 to 120 characters with no control characters and no Unicode format characters (bidirectional embeddings, overrides and isolates, LRM/RLM, zero-width characters, word joiners, BOM), no leading or trailing whitespace. It was chosen by the agent, not checked: display it isolated (e.g. <bdi dir=\"auto\">).",
+        ),
       scope: z.string(),
       resource: z.string().url(),
       token_expires_at: isoTimestamp,

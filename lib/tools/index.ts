@@ -8,7 +8,7 @@ import { ToolError } from "./types";
 import { verifyCertificateTool } from "./verify-certificate";
 
 export type { ToolContext, ToolDefinition, ToolExample, ToolHints } from "./types";
-export { ToolError } from "./types";
+export { ToolError, toolFailureMessage } from "./types";
 
 export const COMMUNITY_TOOLS: readonly ToolDefinition[] = [lookupMemberTool, communityStatsTool, registerAgentTool, verifyCertificateTool];
 

@@ -3,11 +3,11 @@ import { z } from "zod";
 import { absoluteUrl } from "@/lib/config";
 import { displayNameKey } from "@/lib/members/normalize";
 import { findPublicMember } from "@/lib/members/store";
+import { text } from "@/lib/schemas/text";
 import { defineTool } from "./types";
 
 export const lookupMemberInput = z.strictObject({
-  name_or_slug: z
-    .string()
+  name_or_slug: text()
     .min(1, "name_or_slug must not be empty.")
     .max(120, "name_or_slug has at most 120 characters.")
     .describe("The member's exact display name (case and surrounding spaces do not matter) or their exact profile slug, e.g. \"Ada Lovelace\" or \"ada-lovelace\"."),

@@ -9,14 +9,14 @@ import { db, isUniqueViolation } from "@/lib/db";
 import { displayNameKey } from "@/lib/members/normalize";
 import { hitRateLimit, type RateLimitRule } from "@/lib/rate-limit";
 import { clientNameSchema } from "@/lib/schemas/service-auth";
+import { text } from "@/lib/schemas/text";
 import { defineTool, ToolError } from "./types";
 
 export const REGISTER_AGENT_RATE_LIMIT: RateLimitRule = { name: "register_agent:ip", limit: 5, windowSeconds: 3600 };
 
 export const registerAgentInput = z.strictObject({
-  agent_name: clientNameSchema.describe("The agent's name: 1 to 120 characters, no control characters, no leading or trailing spaces."),
-  description: z
-    .string()
+  agent_name: clientNameSchema.describe("The agent's name: 1 to 120 characters, no control characters (nor invisible or bidirectional formatting characters), no leading or trailing spaces."),
+  description: text()
     .max(500, "description has at most 500 characters.")
     .refine((v) => !/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(v), "description must not contain control characters.")
     .optional()

@@ -1,6 +1,8 @@
 // The shape of a community tool: defined once, served by MCP (/mcp), A2A (/a2a) and the agent card.
 import type { z } from "zod";
 import type { Clock } from "@/lib/clock";
+import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { TOOL_FAILED_MESSAGE, TOOL_UNAVAILABLE_MESSAGE } from "@/lib/http/errors";
 
 /** What a handler may know about the call: the time source and the caller's IP (for per-IP limits). */
 export interface ToolContext {
@@ -46,6 +48,23 @@ export class ToolError extends Error {
     super(message);
     this.name = "ToolError";
   }
+}
+
+/**
+ * What a caller is told when a tool call fails, in our own words (MCP tool error, failed A2A task): a ToolError
+ * keeps its message (written for the caller), an unreachable database is "temporarily unavailable", anything
+ * else "the service failed". The detail goes to the log only (one line, never the input).
+ */
+export function toolFailureMessage(toolName: string, error: unknown): string {
+  if (error instanceof ToolError) return error.message;
+  const e = error as { name?: string; message?: string } | null;
+  const detail = `${e?.name ?? "error"}: ${String(e?.message ?? error).replace(/\s+/g, " ").slice(0, 300)}`;
+  if (isDatabaseUnavailable(error)) {
+    console.error(`[agent-gate] tool ${toolName}: database unreachable: ${detail}`);
+    return TOOL_UNAVAILABLE_MESSAGE;
+  }
+  console.error(`[agent-gate] tool ${toolName} failed: ${detail}`);
+  return TOOL_FAILED_MESSAGE;
 }
 
 /** Typed helper so each module keeps its precise input and output types. */

@@ -3,11 +3,11 @@
 import { z } from "zod";
 import { findCertificate } from "@/lib/certificates";
 import { isoTimestamp } from "@/lib/schemas/service-auth";
+import { text } from "@/lib/schemas/text";
 import { defineTool } from "./types";
 
 export const verifyCertificateInput = z.strictObject({
-  certificate_id: z
-    .string()
+  certificate_id: text()
     .min(1, "certificate_id must not be empty.")
     .max(64, "certificate_id has at most 64 characters.")
     .describe("The certificate id printed on the certificate, e.g. \"AG-2025-0001\"."),

@@ -23,6 +23,8 @@ test("revoke from /account: token 401, assertion invalid_grant, status cancelled
 
   await page.goto(`${baseUrl()}/account`);
   const row = page.getByTestId("delegation-row").filter({ hasText: "Edsger's Revocable Agent" });
+  // The agent-chosen name is shown isolated (issue 13).
+  await expect(row.locator("bdi[dir=auto]")).toHaveText("Edsger's Revocable Agent");
   await expect(row).toContainText("Active");
   await expect(row).toContainText("See your account ID and your e-mail address (read only)");
   await expect(row).not.toContainText(/Last used\s*never/);

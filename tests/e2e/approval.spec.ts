@@ -23,6 +23,8 @@ test("the whole flow: register, sign in, type the code, approve, poll, read, exc
 
   // What the owner sees: the agent-chosen name marked as such, scopes in plain words, time left.
   await expect(page.getByTestId("client-name")).toHaveText("Ada's Research Helper");
+  // Isolated (issue 13): no character of the agent's choosing can reorder the text around the name.
+  await expect(page.getByTestId("client-name").locator("bdi[dir=auto]")).toHaveText("Ada's Research Helper");
   await expect(page.getByText("The agent chose this name itself")).toBeVisible();
   await expect(page.getByText("See your account ID and your e-mail address (read only)")).toBeVisible();
   await expect(page.getByText("See the status of this agent's own registration (read only)")).toBeVisible();

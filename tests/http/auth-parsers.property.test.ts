@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { CLAIM_GRANT, JWT_BEARER_GRANT, freshIp, useAuthServer } from "../support/agent-auth";
+import { hostileString } from "../support/hostile";
 
 let base = "";
 
@@ -26,7 +27,7 @@ async function rowCounts(): Promise<Record<string, number>> {
 const CONTENT_TYPES = ["application/json", "application/json; charset=utf-8", "application/x-www-form-urlencoded", "text/plain", "multipart/form-data; boundary=x", ""];
 
 const scopeValue = fc.oneof(fc.constantFrom("agent.account.read", "agent.registrations.read", "agent.account.write"), fc.string());
-const loginHint = fc.oneof(fc.emailAddress(), fc.string(), fc.constant("ada@example.com"), fc.constant(`${"a".repeat(250)}@example.com`));
+const loginHint = fc.oneof(fc.emailAddress(), fc.string(), hostileString(), fc.constant("ada@example.com"), fc.constant(`${"a".repeat(250)}@example.com`));
 
 /** JSON bodies around the registration and refresh shapes, plus arbitrary JSON and non-JSON text and bytes. */
 const jsonBody: fc.Arbitrary<string | Uint8Array> = fc.oneof(
@@ -35,10 +36,10 @@ const jsonBody: fc.Arbitrary<string | Uint8Array> = fc.oneof(
       {
         type: fc.oneof(fc.constant("service_auth"), fc.jsonValue()),
         login_hint: fc.oneof(loginHint, fc.jsonValue()),
-        client_name: fc.oneof(fc.string({ maxLength: 130 }), fc.string({ unit: "binary", maxLength: 20 }), fc.jsonValue()),
+        client_name: fc.oneof(fc.string({ maxLength: 130 }), fc.string({ unit: "binary", maxLength: 20 }), hostileString(20), fc.jsonValue()),
         scopes: fc.oneof(fc.array(scopeValue, { maxLength: 3 }), fc.jsonValue()),
-        claim_token: fc.oneof(fc.string(), fc.constant(`clm_${"a".repeat(43)}`), fc.jsonValue()),
-        email: fc.oneof(loginHint, fc.jsonValue()),
+        claim_token: fc.oneof(fc.string(), fc.constant(`clm_${"a".repeat(43)}`), hostileString(), fc.jsonValue()),
+        email: fc.oneof(loginHint, hostileString(), fc.jsonValue()),
         extra: fc.jsonValue(),
       },
       { requiredKeys: [] },
@@ -53,6 +54,7 @@ const formKey = fc.oneof(fc.constantFrom("grant_type", "claim_token", "assertion
 const formValue = fc.oneof(
   fc.constantFrom(CLAIM_GRANT, JWT_BEARER_GRANT, "authorization_code", "http://localhost/api", `clm_${"b".repeat(43)}`, `aca_${"c".repeat(43)}`, "eyJhbGciOiJub25lIn0.e30."),
   fc.string({ unit: "binary", maxLength: 40 }),
+  hostileString(),
 );
 /** Form bodies: field lists (with repeats), raw text and raw bytes. */
 const formBody: fc.Arbitrary<string | Uint8Array> = fc.oneof(

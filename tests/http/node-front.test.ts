@@ -146,6 +146,9 @@ describe("own-account routes", () => {
       { name: "unknown token", method: "GET", path, headers: { Authorization: `Bearer aca_${"x".repeat(43)}` } },
       { name: "not a token at all", method: "GET", path, headers: { Authorization: "Bearer zzz" } },
       { name: "a query", method: "GET", path: `${path}?access_token=x`, headersFor: bearer(tokens) },
+      // Next drops a bare "?" before the route file sees it; the front must answer alike (issue 13).
+      { name: "a bare ?", method: "GET", path: `${path}?`, headersFor: bearer(tokens) },
+      { name: "a bare ? without a credential", method: "GET", path: `${path}?` },
       { name: "a body on GET", method: "GET", path, headersFor: bearer(tokens), body: "x" },
       { name: "narrower scope", method: "GET", path, headersFor: bearer(narrow) },
     ];
@@ -262,6 +265,12 @@ describe("GET /ask and POST /mcp", () => {
     { name: "JSON null", method: "POST", path: "/mcp", headers: mcpHeaders, body: "null" },
     { name: "a batch", method: "POST", path: "/mcp", headers: mcpHeaders, body: `[${rpc("tools/list", {}, 1)},${rpc("tools/list", {}, 2)}]` },
     { name: "valid JSON as text/plain", method: "POST", path: "/mcp", headers: { ...mcpHeaders, "Content-Type": "text/plain" }, body: rpc("tools/list", {}) },
+    // JSON-RPC 2.0 §6: an empty batch is one Invalid Request error, not a 202 (issue 13).
+    { name: "an empty batch", method: "POST", path: "/mcp", headers: mcpHeaders, body: "[]" },
+    { name: "a lone surrogate in a tool argument", method: "POST", path: "/mcp", headers: mcpHeaders, body: rpc("tools/call", { name: "verify_certificate", arguments: { certificate_id: "AG-\ud800" } }) },
+    { name: "NUL in a tool argument", method: "POST", path: "/mcp", headers: mcpHeaders, body: rpc("tools/call", { name: "lookup_member", arguments: { name_or_slug: "a\u0000b" } }) },
+    { name: "NUL in a question", method: "GET", path: "/ask?query=poll%00ing" },
+    { name: "a format character in a question", method: "GET", path: "/ask?query=poll%E2%80%AEing" },
   ];
   for (const c of cases) {
     it(c.name, async () => {

@@ -97,3 +97,46 @@ describe("tool input schemas", () => {
     );
   });
 });
+
+describe("A2A strings: well-formed Unicode without NUL (issue 13)", () => {
+  const rpc = (method: string, params: unknown, id: unknown = 1) => JSON.stringify({ jsonrpc: "2.0", id, method, params });
+  const message = (parts: unknown[], extra: Record<string, unknown> = {}) => ({ message: { kind: "message", role: "user", messageId: "m-1", parts, ...extra } });
+
+  it("refuses a lone surrogate or NUL in any id, part or metadata with invalid params (-32602)", () => {
+    const bad = ["\ud800", "x\udfff", "a\u0000b"];
+    for (const b of bad) {
+      const bodies = [
+        rpc("tasks/get", { id: b }),
+        rpc("tasks/cancel", { id: `task-${b}` }),
+        rpc("message/send", message([{ kind: "text", text: `lookup_member ${b}` }])),
+        rpc("message/send", message([{ kind: "data", data: { skill: "lookup_member", input: { name_or_slug: b } } }])),
+        rpc("message/send", message([{ kind: "data", data: { [b]: 1 } }])),
+        rpc("message/send", message([{ kind: "text", text: "get_community_stats" }], { messageId: b })),
+        rpc("message/send", message([{ kind: "text", text: "get_community_stats" }], { taskId: b })),
+        rpc("message/send", message([{ kind: "text", text: "get_community_stats" }], { contextId: b })),
+        rpc("message/send", message([{ kind: "text", text: "get_community_stats" }], { metadata: { note: b } })),
+        rpc("message/send", { ...message([{ kind: "text", text: "get_community_stats" }]), metadata: { deep: [{ x: b }] } }),
+      ];
+      for (const body of bodies) {
+        const parsed = parseA2aRequest(body);
+        expect(parsed.ok, body).toBe(false);
+        if (!parsed.ok) expect(parsed.error.code, body).toBe(JSONRPC_ERRORS.invalidParams);
+      }
+      const envelope = parseA2aRequest(rpc("tasks/get", { id: "t" }, `id-${b}`));
+      expect(envelope).toMatchObject({ ok: false, id: null, error: { code: JSONRPC_ERRORS.invalidRequest } });
+    }
+  });
+
+  it("accepts exactly the requests whose every string is acceptable text", () => {
+    const hostile = fc.string({ unit: fc.oneof(fc.string({ unit: "binary", minLength: 1, maxLength: 1 }), fc.constantFrom("\ud800", "\udc00", "\u0000", "\u202e")), maxLength: 12 });
+    fc.assert(
+      fc.property(hostile, hostile, hostile, (text, key, id) => {
+        const parsed = parseA2aRequest(rpc("message/send", message([{ kind: "text", text: text || "x" }, { kind: "data", data: { [key]: id } }])));
+        const acceptable = [text || "x", key, id].every((s) => (s as unknown as { isWellFormed(): boolean }).isWellFormed() && !s.includes("\u0000"));
+        expect(parsed.ok).toBe(acceptable);
+        if (!parsed.ok) expect(parsed.error.code).toBe(JSONRPC_ERRORS.invalidParams);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

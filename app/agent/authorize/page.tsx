@@ -86,7 +86,10 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Se
         <h2 id="agent-name">Name given by the agent</h2>
         {attempt.clientName ? (
           <p className="client-name" data-testid="client-name">
-            {attempt.clientName}
+            {/* Isolated, so no character of the agent's choosing can reorder the text around it. */}
+            <bdi dir="auto" data-testid="client-name-isolated">
+              {attempt.clientName}
+            </bdi>
           </p>
         ) : (
           <p className="client-name muted" data-testid="client-name">

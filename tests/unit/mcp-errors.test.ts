@@ -1,0 +1,66 @@
+// Issue 13: MCP answers in our own words. A tool failure is a tool error (ToolError's text, "temporarily
+// unavailable" for an unreachable database, "the service failed" otherwise, the detail only in the log); a
+// failure outside any tool is a JSON-RPC error; an empty batch is an Invalid Request.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+
+beforeAll(() => {
+  vi.stubEnv("BASE_URL", "https://gate.example.com");
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const MCP_HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25" };
+const post = (body: string): Request => new Request("https://gate.example.com/mcp", { method: "POST", headers: MCP_HEADERS, body });
+
+describe("toolFailureMessage", () => {
+  it("keeps a ToolError's text, and never passes an exception's own text on", async () => {
+    const { ToolError, toolFailureMessage } = await import("@/lib/tools");
+    const { TOOL_FAILED_MESSAGE, TOOL_UNAVAILABLE_MESSAGE } = await import("@/lib/http/errors");
+    const log = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    expect(toolFailureMessage("register_agent", new ToolError("Rate limited: retry in 5 seconds.", 5))).toBe("Rate limited: retry in 5 seconds.");
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+    expect(toolFailureMessage("lookup_member", refused)).toBe(TOOL_UNAVAILABLE_MESSAGE);
+    expect(TOOL_UNAVAILABLE_MESSAGE).toMatch(/^Temporarily unavailable: .*retry after 5 seconds\.$/);
+    const prisma = new Error("Invalid `prisma.certificate.findUnique()` invocation in /work/lib/tools/verify-certificate.ts:30:5 JSON Error");
+    expect(toolFailureMessage("verify_certificate", prisma)).toBe(TOOL_FAILED_MESSAGE);
+    // The log keeps the detail, one line each.
+    expect(log).toHaveBeenCalledTimes(2);
+    expect(String(log.mock.calls[1]![0])).toContain("prisma.certificate.findUnique");
+    expect(String(log.mock.calls[1]![0])).not.toContain("\n");
+  });
+});
+
+describe("serveMcp", () => {
+  const failing = (error: unknown) => (): McpServer => ({ connect: async () => Promise.reject(error), close: async () => undefined }) as unknown as McpServer;
+
+  it("answers an unreachable database outside any tool with JSON-RPC -32011, HTTP 503 and Retry-After", async () => {
+    const { serveMcp } = await import("@/lib/mcp/http");
+    const res = await serveMcp(post("{}"), failing(Object.assign(new Error("connect ECONNREFUSED 10.0.0.5:5432"), { code: "ECONNREFUSED" })));
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("5");
+    expect(await res.json()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32011, message: "Temporarily unavailable: retry after 5 seconds.", data: { retry_after: 5 } } });
+  });
+
+  it("answers any other failure with JSON-RPC -32603 in our own words", async () => {
+    const { serveMcp } = await import("@/lib/mcp/http");
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const res = await serveMcp(post("{}"), failing(new Error("boom in /work/lib/x.ts")));
+    expect(res.status).toBe(500);
+    const body = await res.text();
+    expect(JSON.parse(body)).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32603, message: "Internal error: the service failed to handle this request." } });
+    expect(body).not.toContain("boom");
+  });
+
+  it("answers an empty batch with one Invalid Request (-32600), read from the body or handed over parsed", async () => {
+    const { serveMcp } = await import("@/lib/mcp/http");
+    const { buildDocsMcpServer } = await import("@/lib/docs/mcp");
+    for (const res of [await serveMcp(post("[]"), buildDocsMcpServer), await serveMcp(post("[]"), buildDocsMcpServer, { parsedBody: [] })]) {
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request: an empty batch holds no message." } });
+    }
+    const notification = await serveMcp(post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })), buildDocsMcpServer);
+    expect(notification.status).toBe(202);
+  });
+});
