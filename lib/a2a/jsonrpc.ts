@@ -1,15 +1,19 @@
 // POST /a2a: JSON-RPC 2.0, A2A 0.3.0. The envelope, the method and its params are checked here (so bad
 // input gets the right JSON-RPC code, never a 500); message/send, tasks/get and tasks/cancel then run
 // through the A2A SDK's JsonRpcTransportHandler and DefaultRequestHandler with a database task store.
-import type { JSONRPCError, JSONRPCResponse } from "@a2a-js/sdk";
+import type { JSONRPCError, JSONRPCResponse, Message } from "@a2a-js/sdk";
 import { DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext, UnauthenticatedUser } from "@a2a-js/sdk/server";
 import { z } from "zod";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { readBodyText } from "@/lib/http/body";
 import { clientIp } from "@/lib/http/client-ip";
+import { jsonRpcRateLimited } from "@/lib/http/errors";
+import { chargeBudgets, type BudgetCharge } from "@/lib/rate-limit/memory";
+import { toolBudgetOf } from "@/lib/tools";
 import { buildAgentCard } from "./card";
 import { CommunityToolExecutor } from "./executor";
+import { readInvocation } from "./invocation";
 import { DbTaskStore } from "./task-store";
 
 export const A2A_BODY_LIMIT = 65_536;
@@ -136,6 +140,22 @@ export function parseA2aRequest(text: string): ParsedA2aRequest {
   return { ok: true, id, method: method as "message/send" | "tasks/get" | "tasks/cancel", params: checked.data as Record<string, unknown> };
 }
 
+/**
+ * Every POST spends one unit of the caller's a2a budget (A2A takes one message per POST: an array, of any
+ * length, is answered -32600 and nothing runs), and a message/send of a lookup skill one of the lookups budget.
+ * The 429 answer (-32010, Retry-After) when refused, else null; nothing runs after a refusal.
+ */
+function chargeA2aPost(callerKey: string, parsed: ParsedA2aRequest, clock: Clock): Response | null {
+  const charges: BudgetCharge[] = [{ budget: "a2a", key: callerKey, cost: 1 }];
+  if (parsed.ok && parsed.method === "message/send") {
+    const invocation = readInvocation(parsed.params["message"] as Message);
+    const extra = invocation.ok ? toolBudgetOf(invocation.tool.name) : undefined;
+    if (extra) charges.push({ budget: extra, key: callerKey, cost: 1 });
+  }
+  const refused = chargeBudgets(charges, clock);
+  return refused ? jsonRpcRateLimited(parsed.id, refused.retryAfterSeconds) : null;
+}
+
 /** Handles POST /a2a. Throws only when the database is unreachable (the route answers 503). */
 export async function handleA2aRequest(request: Request, clock: Clock = systemClock): Promise<Response> {
   const text = await readBodyText(request, A2A_BODY_LIMIT);
@@ -145,6 +165,8 @@ export async function handleA2aRequest(request: Request, clock: Clock = systemCl
     return rpcError(null, { code, message: text.message }, status);
   }
   const parsed = parseA2aRequest(text.value);
+  const limited = chargeA2aPost(clientIp(request.headers), parsed, clock);
+  if (limited) return limited;
   if (!parsed.ok) return rpcError(parsed.id, parsed.error);
 
   let params = parsed.params;

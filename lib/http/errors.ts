@@ -109,6 +109,37 @@ export function jsonRpcTransportError(status: number, message: string, headers?:
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }), { status, headers: merged });
 }
 
+// ---- JSON-RPC server errors (MCP and A2A alike, every protocol generation; SHARED-DECISIONS) ----
+
+/** Codes of the server-error range this service uses; -32001..-32009 are A2A's, -32020..-32099 MCP's. */
+export const JSONRPC_SERVER_ERRORS = {
+  rateLimited: -32010,
+  temporarilyUnavailable: -32011,
+  internalError: -32603,
+} as const;
+
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: { retry_after: number };
+}
+
+/** A JSON-RPC error with the HTTP status and headers it travels with. */
+export interface JsonRpcServerError {
+  error: JsonRpcErrorObject;
+  status: number;
+  headers: Record<string, string>;
+}
+
+export function rateLimitedRpcError(retryAfterSeconds: number): JsonRpcServerError {
+  const seconds = Math.max(0, Math.ceil(retryAfterSeconds));
+  return {
+    error: { code: JSONRPC_SERVER_ERRORS.rateLimited, message: `Rate limited: retry after ${seconds} seconds.`, data: { retry_after: seconds } },
+    status: 429,
+    headers: { "retry-after": String(seconds) },
+  };
+}
+
 // ---- Bearer challenges (RFC 6750 §3, RFC 9728 §5.1) ----
 
 export type ChallengeKind =
@@ -165,4 +196,21 @@ export function challengeReply(challenge: ChallengeKind): ApiReply {
 
 export function challengeResponse(challenge: ChallengeKind): Response {
   return toWebResponse(challengeReply(challenge));
+}
+
+/**
+ * A JSON-RPC error answered by the HTTP layer before any method runs (budget refusals, the per-POST message cap):
+ * the error object under `id` (null when the POST held several messages or none could be read), its status and headers.
+ */
+export function jsonRpcErrorResponse(id: string | number | null, error: JsonRpcErrorObject, status: number, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", id, error }), {
+    status,
+    headers: { ...headers, "content-type": "application/json", "cache-control": "no-store", "access-control-allow-origin": "*" },
+  });
+}
+
+/** HTTP 429 + Retry-After with the JSON-RPC error -32010 (MCP and A2A alike). */
+export function jsonRpcRateLimited(id: string | number | null, retryAfterSeconds: number): Response {
+  const refusal = rateLimitedRpcError(retryAfterSeconds);
+  return jsonRpcErrorResponse(id, refusal.error, refusal.status, refusal.headers);
 }

@@ -6,11 +6,11 @@ import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { getDb } from "@/lib/db";
 import { displayNameKey } from "@/lib/members/normalize";
-import { hitRateLimit, type RateLimitRule } from "@/lib/rate-limit";
+import { budgetRule, hitRateLimit, type RateLimitRule } from "@/lib/rate-limit";
 import { clientNameSchema } from "@/lib/schemas/service-auth";
 import { defineTool, ToolError } from "./types";
 
-export const REGISTER_AGENT_RATE_LIMIT: RateLimitRule = { name: "register_agent:ip", limit: 5, windowSeconds: 3600 };
+export const REGISTER_AGENT_RATE_LIMIT: RateLimitRule = budgetRule("registerAgent");
 
 export const registerAgentInput = z.strictObject({
   agent_name: clientNameSchema.describe("The agent's name: 1 to 120 characters, no control characters, no leading or trailing spaces."),
