@@ -82,11 +82,11 @@ describe("sign-in lockout under fifty parallel guesses", () => {
 
   it("one server: at most 5 passwords checked per e-mail, at most one sign-in", async () => {
     await expectLockoutHeld([one.baseUrl]);
-  });
+  }, 120_000);
 
   it("two instances on one database: the same bound", async () => {
     await expectLockoutHeld([one.baseUrl, two.baseUrl]);
-  });
+  }, 120_000);
 
   it("a member who signs in normally is never locked out by it", async () => {
     const email = await newMember();
