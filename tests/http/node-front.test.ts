@@ -262,6 +262,9 @@ describe("GET /ask and POST /mcp", () => {
     { name: "JSON null", method: "POST", path: "/mcp", headers: mcpHeaders, body: "null" },
     { name: "a batch", method: "POST", path: "/mcp", headers: mcpHeaders, body: `[${rpc("tools/list", {}, 1)},${rpc("tools/list", {}, 2)}]` },
     { name: "valid JSON as text/plain", method: "POST", path: "/mcp", headers: { ...mcpHeaders, "Content-Type": "text/plain" }, body: rpc("tools/list", {}) },
+    // Issue 19: the per-POST message cap, and no arrays under MCP 2025-06-18 and later.
+    { name: "eleven messages", method: "POST", path: "/mcp", headers: mcpHeaders, body: `[${Array.from({ length: 11 }, (_, i) => rpc("tools/list", {}, i)).join(",")}]` },
+    { name: "an array under 2025-06-18", method: "POST", path: "/mcp", headers: { ...mcpHeaders, "MCP-Protocol-Version": "2025-06-18" }, body: `[${rpc("tools/list", {}, 1)}]` },
   ];
   for (const c of cases) {
     it(c.name, async () => {

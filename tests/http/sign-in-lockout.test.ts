@@ -1,6 +1,7 @@
 // The sign-in lockout over HTTP (issue 19, item 1): fifty parallel guesses through next-auth's credentials
 // callback, the right password at a random position, each guess from its own address (TRUSTED_PROXY=1 and
-// X-Forwarded-For), against one server and against two `next start` instances on one database. At most one
+// X-Forwarded-For; the second instance keys by socket), against one server and against two `next start`
+// instances on one database. At most one
 // guess signs in, and the database never counts more than 5 passwords checked for the e-mail: today's
 // peek-then-count code checked all fifty (and signed in whatever the right guess's position).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -38,10 +39,12 @@ async function signIn(p: Prepared, email: string, password: string, ip: string):
   return cookiesOf(res).some((c) => /^(__Secure-)?next-auth\.session-token=/.test(c));
 }
 
-async function emailBucketCount(email: string): Promise<number> {
-  const rows = await query<{ count: number }>(`SELECT "count" FROM "RateLimitBucket" WHERE "key" = $1`, [`signin-fail:email:${email}`]);
+async function bucketCount(key: string): Promise<number> {
+  const rows = await query<{ count: number }>(`SELECT "count" FROM "RateLimitBucket" WHERE "key" = $1`, [key]);
   return rows.length === 0 ? 0 : Number(rows[0]!.count);
 }
+
+const emailBucketCount = (email: string): Promise<number> => bucketCount(`signin-fail:email:${email}`);
 
 /** Fifty guesses in parallel, spread over the given servers, the right password at a random position. */
 async function burst(bases: string[], email: string): Promise<{ successes: number; right: number }> {
@@ -73,7 +76,8 @@ describe("sign-in lockout under fifty parallel guesses", () => {
   beforeAll(async () => {
     one = await startAuthServer();
     useServerDatabase(one.databaseUrl);
-    two = await startServer({ label: "lockout-two", databaseUrl: one.databaseUrl, env: { TRUSTED_PROXY: "1" } });
+    // The second instance trusts no proxy: its callers are keyed by the socket address, whatever they send.
+    two = await startServer({ label: "lockout-two", databaseUrl: one.databaseUrl, env: { TRUSTED_PROXY: "none" } });
   });
 
   afterAll(async () => {
@@ -87,6 +91,15 @@ describe("sign-in lockout under fifty parallel guesses", () => {
   it("two instances on one database: the same bound", async () => {
     await expectLockoutHeld([one.baseUrl, two.baseUrl]);
   }, 120_000);
+
+  it("without a trusted proxy the caller is the socket address: a spoofed X-Forwarded-For neither picks nor escapes the bucket", async () => {
+    const email = await newMember();
+    const before = await bucketCount("signin-fail:ip:127.0.0.1");
+    expect(await signIn(await prepare(two.baseUrl), email, "wrong", "203.0.113.200")).toBe(false);
+    expect(await bucketCount("signin-fail:ip:127.0.0.1")).toBe(before + 1);
+    expect(await bucketCount("signin-fail:ip:203.0.113.200")).toBe(0);
+    expect(await bucketCount("signin-fail:ip:no-address")).toBe(0);
+  });
 
   it("a member who signs in normally is never locked out by it", async () => {
     const email = await newMember();
