@@ -8,14 +8,13 @@
 // choose where it listens; NODE_FRONT=off sends every request to Next.
 import http from "node:http";
 import next from "next";
-import { getDb } from "@/lib/db";
-import { holdSqliteConnection } from "@/lib/db/sql";
+import { closeConnection, holdSqliteConnection } from "@/lib/db";
 import { startSqliteCheckpointer } from "@/lib/db/sqlite-checkpointer";
+import { sqliteFilePath } from "@/lib/db/sqlite-path";
 import { serveFront } from "@/lib/server/front";
 import { requestListener } from "@/lib/server/request-listener";
 import { turns } from "@/lib/server/turns";
 import { configOrExit, markServerEntry } from "@/lib/startup";
-import { sqliteFilePath } from "@/prisma/adapters";
 
 /** How long a shutdown waits for requests in flight before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -60,7 +59,7 @@ async function main(): Promise<void> {
         await app.close();
         await checkpointer?.stop();
         // Closing SQLite's connection copies the log into the database file.
-        await getDb().$disconnect();
+        await closeConnection();
         process.exit(0);
       })().catch((error: unknown) => {
         console.error(`[agent-gate] shutdown failed: ${error instanceof Error ? error.message : String(error)}`);

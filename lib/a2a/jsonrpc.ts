@@ -2,8 +2,8 @@
 // input gets the right JSON-RPC code, never a 500); message/send, tasks/get and tasks/cancel then run
 // through the A2A SDK's JsonRpcTransportHandler and DefaultRequestHandler with a database task store.
 // Every answer is a JSON-RPC response in our own words: an unreachable database is -32011 with HTTP 503 and
-// Retry-After, a per-address limit on message/send -32010 with 429, anything unexpected -32603 (logged).
-import type { JSONRPCError, JSONRPCResponse } from "@a2a-js/sdk";
+// Retry-After, a budget or the per-address limit on message/send -32010 with 429, anything unexpected -32603 (logged).
+import type { JSONRPCError, JSONRPCResponse, Message } from "@a2a-js/sdk";
 import { DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext, UnauthenticatedUser } from "@a2a-js/sdk/server";
 import { z } from "zod";
 import type { Clock } from "@/lib/clock";
@@ -11,11 +11,14 @@ import { systemClock } from "@/lib/clock";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { readBodyText } from "@/lib/http/body";
 import { clientIp } from "@/lib/http/client-ip";
-import { INTERNAL_RPC_ERROR, rateLimitedRpcError, temporarilyUnavailableRpcError, type JsonRpcServerError } from "@/lib/http/errors";
+import { INTERNAL_RPC_ERROR, jsonRpcRateLimited, rateLimitedRpcError, temporarilyUnavailableRpcError, type JsonRpcServerError } from "@/lib/http/errors";
 import { hitRateLimit, type RateLimitRule } from "@/lib/rate-limit";
+import { chargeBudgets, type BudgetCharge } from "@/lib/rate-limit/memory";
 import { clip, describePath, findStringWhere, isAcceptableText, text as boundaryText } from "@/lib/schemas/text";
+import { toolBudgetOf } from "@/lib/tools";
 import { buildAgentCard } from "./card";
 import { CommunityToolExecutor } from "./executor";
+import { readInvocation } from "./invocation";
 import { DbTaskStore } from "./task-store";
 
 export const A2A_BODY_LIMIT = 65_536;
@@ -163,6 +166,22 @@ export function parseA2aRequest(text: string): ParsedA2aRequest {
   return { ok: true, id, method: method as "message/send" | "tasks/get" | "tasks/cancel", params: checked.data as Record<string, unknown> };
 }
 
+/**
+ * Every POST spends one unit of the caller's a2a budget (A2A takes one message per POST: an array, of any
+ * length, is answered -32600 and nothing runs), and a message/send of a lookup skill one of the lookups budget.
+ * The 429 answer (-32010, Retry-After) when refused, else null; nothing runs after a refusal.
+ */
+function chargeA2aPost(callerKey: string, parsed: ParsedA2aRequest, clock: Clock): Response | null {
+  const charges: BudgetCharge[] = [{ budget: "a2a", key: callerKey, cost: 1 }];
+  if (parsed.ok && parsed.method === "message/send") {
+    const invocation = readInvocation(parsed.params["message"] as Message);
+    const extra = invocation.ok ? toolBudgetOf(invocation.tool.name) : undefined;
+    if (extra) charges.push({ budget: extra, key: callerKey, cost: 1 });
+  }
+  const refused = chargeBudgets(charges, clock);
+  return refused ? jsonRpcRateLimited(parsed.id, refused.retryAfterSeconds) : null;
+}
+
 /** Handles POST /a2a; never throws: every failure is a JSON-RPC error in our own words. */
 export async function handleA2aRequest(request: Request, clock: Clock = systemClock): Promise<Response> {
   let id: JsonRpcId = null;
@@ -184,6 +203,8 @@ async function answerA2aRequest(request: Request, clock: Clock, onId: (id: JsonR
     return rpcError(null, { code, message: text.message }, status);
   }
   const parsed = parseA2aRequest(text.value);
+  const limited = chargeA2aPost(clientIp(request.headers), parsed, clock);
+  if (limited) return limited;
   if (!parsed.ok) return rpcError(parsed.id, parsed.error);
   onId(parsed.id);
   const ip = clientIp(request.headers);

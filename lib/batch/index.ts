@@ -8,7 +8,7 @@ import { getCorpus } from "@/lib/docs/corpus";
 import { readJsonObject } from "@/lib/http/body";
 import { clientIp } from "@/lib/http/client-ip";
 import { errorBody, errorResponse, payloadTooLarge, rateLimited, type ErrorBody } from "@/lib/http/errors";
-import { hitRateLimit, rateLimitHeaders, type RateLimitRule } from "@/lib/rate-limit";
+import { budgetRule, hitRateLimit, rateLimitHeaders, type RateLimitRule } from "@/lib/rate-limit";
 import {
   BATCH_DEADLINE_MS,
   BATCH_MAX_BYTES,
@@ -23,7 +23,7 @@ import {
 } from "@/lib/schemas/public-read";
 import { describeIssue } from "@/lib/schemas/issues";
 
-export const BATCH_RATE_LIMIT: RateLimitRule = { name: "batch:ip", limit: 10, windowSeconds: 60 };
+export const BATCH_RATE_LIMIT: RateLimitRule = budgetRule("batch");
 
 export type OperationOutcome = { status: "ok"; result: Extract<BatchItemResult, { status: "ok" }>["result"] } | { status: "error"; error: ErrorBody };
 export type OperationHandler = (args: unknown) => OperationOutcome | Promise<OperationOutcome>;

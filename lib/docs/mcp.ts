@@ -2,6 +2,7 @@
 // one corpus and index. Built fresh per request by lib/mcp/http.ts (stateless); it never sees a token.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { absoluteUrl } from "@/lib/config";
+import { callerKey } from "@/lib/http/client-ip";
 import { serveMcp, statelessServerOptions } from "@/lib/mcp/http";
 import { clip } from "@/lib/schemas/text";
 import { toolFailureMessage } from "@/lib/tools/types";
@@ -112,7 +113,7 @@ export function buildDocsMcpServer(): McpServer {
   return server;
 }
 
-/** POST /mcp/docs: one stateless JSON-RPC exchange (serveMcp refuses DNS-rebinding attempts). */
+/** POST /mcp/docs: one stateless JSON-RPC exchange (serveMcp refuses DNS-rebinding attempts, then POSTs over the caller's budget). */
 export async function serveDocsMcp(request: Request): Promise<Response> {
-  return serveMcp(request, buildDocsMcpServer);
+  return serveMcp(request, buildDocsMcpServer, undefined, { budget: "mcpDocs", callerKey: callerKey(request.headers) });
 }

@@ -1,7 +1,9 @@
 // HTTP answers of the read-only docs surfaces: markdown twins, /ask, /auth.md and /sitemap.xml.
 import { absoluteUrl } from "@/lib/config";
 import { queryOf, textReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
-import { errorReply, notFoundReply } from "@/lib/http/errors";
+import { callerKey } from "@/lib/http/client-ip";
+import { errorReply, notFoundReply, rateLimitedReply } from "@/lib/http/errors";
+import { chargeBudgets } from "@/lib/rate-limit/memory";
 import { isAuthDiscoveryPublic } from "@/lib/release-mode";
 import { TOP_K_DEFAULT } from "@/lib/schemas/public-read";
 import { turns } from "@/lib/server/turns";
@@ -28,6 +30,9 @@ const ASK_HEADERS = { vary: "Accept", "cache-control": "public, max-age=300", "a
 /** GET|HEAD /ask (CONTRACT.md §9): JSON by default, markdown for Accept: text/markdown; same question, same bytes. */
 export async function askReply(request: ApiRequest): Promise<ApiReply> {
   const head = request.method === "HEAD";
+  // Every question spends one unit of the caller's ask budget (in memory: a Map lookup), before any search.
+  const refused = chargeBudgets([{ budget: "ask", key: callerKey(request.headers), cost: 1 }]);
+  if (refused) return rateLimitedReply(refused.retryAfterSeconds, PUBLIC_READ);
   const parsed = parseAskQuery(new URLSearchParams(queryOf(request.target)));
   if (!parsed.ok) return errorReply("invalid_request", parsed.message, { headers: { ...PUBLIC_READ, Vary: "Accept" } });
   // A new question is a search of 5–20 ms: it waits for its turn (lib/turns), a cached one answers at once.

@@ -1,5 +1,10 @@
-// Finds the client IP by the TRUSTED_PROXY policy (CONTRACT.md §1). Per-IP limits hang on this, so a
-// client must never be able to choose its own bucket by sending X-Forwarded-For.
+// The caller key of a request (CONTRACT.md §1): every per-address limit hangs on it, so a client must never
+// be able to choose its own bucket. The address comes from the socket (the peer stamp, which replaces any
+// client-sent copy), from the platform's header under TRUSTED_PROXY=vercel, or from the Nth hop of
+// X-Forwarded-For that the operator's own proxies appended (TRUSTED_PROXY=<hops>); never from a header
+// the client alone controls. IPv4 callers are keyed by address, IPv6 callers by their /64 (anyone with
+// IPv6 holds at least a /64), IPv4-mapped IPv6 as the IPv4 it maps.
+import ipaddr from "ipaddr.js";
 import type { TrustedProxy } from "@/lib/config";
 import { getConfig } from "@/lib/config";
 import type { HeaderReader } from "./api";
@@ -7,9 +12,29 @@ import type { HeaderReader } from "./api";
 /** Header stamped from the socket by instrumentation (lib/http/peer-stamp.ts); any client-sent copy is replaced. */
 export const PEER_HEADER = "x-agent-gate-peer";
 
-function normalizeIp(ip: string): string {
-  const trimmed = ip.trim().replace(/^\[|\]$/g, "");
-  return trimmed.startsWith("::ffff:") && trimmed.includes(".") ? trimmed.slice(7) : trimmed;
+/**
+ * The one bucket of every request whose address is unknown (no peer stamp, no platform header). Limits give
+ * it a tenth of their allowance (lib/rate-limit/budgets.ts): a request without an address gets no free pass.
+ */
+export const NO_ADDRESS_KEY = "no-address";
+
+/** The address text without brackets, port-free as the stamp and the headers carry it. */
+function stripBrackets(text: string): string {
+  return text.trim().replace(/^\[|\]$/g, "");
+}
+
+/** The key of one address: IPv4 as is, IPv4-mapped IPv6 as its IPv4, other IPv6 as its /64; null when not an address. */
+export function addressKey(text: string): string | null {
+  const raw = stripBrackets(text);
+  if (raw.length === 0 || raw.length > 64) return null;
+  // Dotted quads only: ipaddr.js would also read "127.1" or "0x7f.0.0.1", spellings no socket or proxy writes.
+  if (ipaddr.IPv4.isValidFourPartDecimal(raw)) return ipaddr.IPv4.parse(raw).toString();
+  if (!ipaddr.IPv6.isValid(raw)) return null;
+  const v6 = ipaddr.IPv6.parse(raw);
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
+  // The /64: the first four 16-bit groups; the zone id (fe80::1%eth0) names an interface, not a caller.
+  const prefix = v6.parts.slice(0, 4).concat([0, 0, 0, 0]);
+  return `${new ipaddr.IPv6(prefix).toRFC5952String()}/64`;
 }
 
 function forwardedChain(headers: HeaderReader): string[] {
@@ -17,27 +42,39 @@ function forwardedChain(headers: HeaderReader): string[] {
   if (!raw) return [];
   return raw
     .split(",")
-    .map((part) => normalizeIp(part))
-    .filter((part) => part.length > 0 && part.length <= 64);
+    .map((part) => stripBrackets(part))
+    .filter((part) => part.length > 0);
 }
 
-/** The client IP of a request: the socket (none), Vercel's header (vercel) or the Nth hop from the right (hops). */
-export function clientIp(headers: HeaderReader, policy: TrustedProxy = getConfig().trustedProxy): string {
-  const peer = headers.get(PEER_HEADER);
-  const socketIp = peer ? normalizeIp(peer) : undefined;
+/** The caller's address text by the TRUSTED_PROXY policy, or undefined when the request carries none we trust. */
+function trustedAddress(headers: HeaderReader, policy: TrustedProxy): string | undefined {
+  const peer = headers.get(PEER_HEADER) ?? undefined;
   switch (policy.kind) {
     case "none":
-      // Without the peer stamp (not under `next start`), Next fills X-Forwarded-For from the socket only when absent.
-      return socketIp ?? forwardedChain(headers).at(-1) ?? "unknown";
+      // Only the socket. X-Forwarded-For is the client's to write here, so it never counts.
+      return peer;
     case "vercel": {
+      // Vercel overwrites these headers with the connecting address; a client cannot set them through the platform.
       const vercel = headers.get("x-vercel-forwarded-for") ?? headers.get("x-real-ip");
-      return vercel ? normalizeIp(vercel.split(",")[0] ?? "") || "unknown" : (socketIp ?? "unknown");
+      return vercel ? vercel.split(",")[0] : peer;
     }
     case "hops": {
       // Rightmost entries were appended by our trusted proxies; the socket is the nearest hop.
-      const chain = [...forwardedChain(headers), ...(socketIp ? [socketIp] : [])];
+      const chain = [...forwardedChain(headers), ...(peer ? [peer] : [])];
       const index = chain.length - 1 - policy.hops;
-      return chain[Math.max(0, index)] ?? "unknown";
+      return chain[Math.max(0, index)];
     }
   }
 }
+
+/** The caller key of a request: see the module comment; NO_ADDRESS_KEY when no trusted address is known. */
+export function callerKey(headers: HeaderReader, policy: TrustedProxy = getConfig().trustedProxy): string {
+  const address = trustedAddress(headers, policy);
+  return (address !== undefined ? addressKey(address) : null) ?? NO_ADDRESS_KEY;
+}
+
+/**
+ * The key per-address limits use. Kept under its old name for the callers that predate callerKey: it IS
+ * the caller key (an IPv6 caller's /64), not a raw address.
+ */
+export const clientIp = callerKey;

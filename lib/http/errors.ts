@@ -225,3 +225,20 @@ export function challengeReply(challenge: ChallengeKind): ApiReply {
 export function challengeResponse(challenge: ChallengeKind): Response {
   return toWebResponse(challengeReply(challenge));
 }
+
+/**
+ * A JSON-RPC error answered by the HTTP layer before any method runs (budget refusals, the per-POST message cap):
+ * the error object under `id` (null when the POST held several messages or none could be read), its status and headers.
+ */
+export function jsonRpcErrorResponse(id: string | number | null, error: JsonRpcErrorObject, status: number, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", id, error }), {
+    status,
+    headers: { ...headers, "content-type": "application/json", "cache-control": "no-store", "access-control-allow-origin": "*" },
+  });
+}
+
+/** HTTP 429 + Retry-After with the JSON-RPC error -32010 (MCP and A2A alike). */
+export function jsonRpcRateLimited(id: string | number | null, retryAfterSeconds: number): Response {
+  const refusal = rateLimitedRpcError(retryAfterSeconds);
+  return jsonRpcErrorResponse(id, refusal.error, refusal.status, refusal.headers);
+}

@@ -5,7 +5,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { clientIp } from "@/lib/http/client-ip";
-import { COMMUNITY_TOOLS, toolFailureMessage, type ToolContext } from "@/lib/tools";
+import { mcpToolBudget } from "@/lib/rate-limit/json-rpc";
+import { COMMUNITY_TOOLS, toolBudgetOf, toolFailureMessage, type ToolContext } from "@/lib/tools";
 import { serveMcp, statelessServerOptions, type ParsedMcpBody } from "./http";
 
 export const COMMUNITY_SERVER_NAME = "agent-gate-community";
@@ -39,8 +40,10 @@ export function buildCommunityMcpServer(context: ToolContext): McpServer {
   return server;
 }
 
+const lookupBudget = mcpToolBudget(toolBudgetOf);
+
 /** POST /mcp. */
 export async function serveCommunityMcp(request: Request, parsed?: ParsedMcpBody, clock: Clock = systemClock): Promise<Response> {
   const context: ToolContext = { clock, clientIp: clientIp(request.headers) };
-  return serveMcp(request, () => buildCommunityMcpServer(context), parsed);
+  return serveMcp(request, () => buildCommunityMcpServer(context), parsed, { budget: "mcp", callerKey: context.clientIp, extraBudgetOf: lookupBudget });
 }

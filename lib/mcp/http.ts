@@ -5,7 +5,10 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { decodeUtf8 } from "@/lib/http/body";
 import { INTERNAL_RPC_ERROR, jsonRpcTransportError, temporarilyUnavailableRpcError } from "@/lib/http/errors";
+import type { BudgetName } from "@/lib/rate-limit/budgets";
+import { batchRefusal, chargeJsonRpcPost, type ExtraBudgetOf } from "@/lib/rate-limit/json-rpc";
 import { rejectDnsRebinding } from "./rebinding";
 
 // Unless given one, the SDK builds a new Ajv instance (its validator for elicitation answers) in every Server
@@ -23,13 +26,68 @@ export interface ParsedMcpBody {
   parsedBody: unknown;
 }
 
+/** The budget a POST to an MCP endpoint spends (lib/rate-limit/budgets.ts), per message, by this caller. */
+export interface McpLimits {
+  budget: BudgetName;
+  /** lib/http/client-ip.ts callerKey of the request. */
+  callerKey: string;
+  /** The extra budget of a message (a tools/call of a lookup tool). */
+  extraBudgetOf?: ExtraBudgetOf;
+}
+
+/** The SDK's own body limit (4 MiB): a longer body is left to the SDK, which answers it as it always has. */
+const SDK_BODY_LIMIT = 4 * 1024 * 1024;
+
 /**
- * Handles a POST to an MCP endpoint, refusing DNS-rebinding attempts first. Authorization headers are
- * ignored: these servers are anonymous.
+ * The body of a route-file request as a parsed JSON-RPC message, read from a copy so that, when it is not UTF-8
+ * JSON (or too long), the SDK still reads the untouched original and answers it exactly as before.
  */
-export async function serveMcp(request: Request, buildServer: () => McpServer, parsed?: ParsedMcpBody): Promise<Response> {
+async function readMcpBody(request: Request): Promise<ParsedMcpBody | undefined> {
+  if (!request.body) return undefined;
+  const reader = request.clone().body?.getReader();
+  if (!reader) return undefined;
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > SDK_BODY_LIMIT) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const text = decodeUtf8(Buffer.concat(chunks));
+  if (!text.ok) return undefined;
+  try {
+    return { parsedBody: JSON.parse(text.value) as unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Before any message runs: the per-POST message cap (and no arrays where the revision forbids them), then the budgets. */
+async function limitMcpPost(request: Request, parsed: ParsedMcpBody | undefined, limits: McpLimits): Promise<{ refusal: Response } | { parsed: ParsedMcpBody | undefined }> {
+  const body = parsed ?? (await readMcpBody(request));
+  const refusal =
+    (body ? batchRefusal(body.parsedBody, request.headers.get("mcp-protocol-version")) : null) ??
+    chargeJsonRpcPost(limits.budget, limits.callerKey, body?.parsedBody, limits.extraBudgetOf);
+  return refusal ? { refusal } : { parsed: body };
+}
+
+/**
+ * Handles a POST to an MCP endpoint, refusing DNS-rebinding attempts first, then POSTs over the message cap or
+ * their caller's budget. Authorization headers are ignored: these servers are anonymous.
+ */
+export async function serveMcp(request: Request, buildServer: () => McpServer, parsed?: ParsedMcpBody, limits?: McpLimits): Promise<Response> {
   const refusal = rejectDnsRebinding(request);
   if (refusal) return refusal;
+  if (limits) {
+    const limited = await limitMcpPost(request, parsed, limits);
+    if ("refusal" in limited) return limited.refusal;
+    parsed = limited.parsed;
+  }
   const server = buildServer();
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   // Route files hand the SDK the body unread; a copy is kept to tell an empty batch from notifications (below).

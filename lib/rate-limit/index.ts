@@ -1,14 +1,14 @@
-// Fixed-window counters kept in the database so every instance shares them (CONTRACT.md §3, §9).
+// Fixed-window counters kept in the database so every instance shares them (CONTRACT.md §3, §9): sign-in,
+// registration, register_agent, batch. One statement both checks and counts, so no interleaving of
+// requests or instances lets more than `limit` hits through a window. The budgets of the anonymous read
+// surfaces are counted in memory instead (./memory.ts); every budget is listed in ./budgets.ts.
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
-import { db, readDate } from "@/lib/db";
+import { execute, query, readDate } from "@/lib/db";
+import { limitFor, type RateLimitRule } from "./budgets";
 
-export interface RateLimitRule {
-  /** Bucket name, e.g. "identity:ip". */
-  name: string;
-  limit: number;
-  windowSeconds: number;
-}
+export { BUDGETS, budgetEnvironmentProblems, budgetRule, limitFor, noAddressLimit, type BudgetDefinition, type BudgetName, type RateLimitRule } from "./budgets";
+export { chargeBudgets, memoryCounter, resetMemoryBudgets, type BudgetCharge } from "./memory";
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -16,41 +16,70 @@ export interface RateLimitResult {
   remaining: number;
   /** Seconds until the window resets. */
   resetSeconds: number;
+  /** Start of the window the hit was counted in (to give a reservation back in the same window). */
+  windowStart?: Date;
 }
 
+// Inserts a fresh window, or on the existing row: restarts an expired window at 1, counts one more in a live
+// window that has room, and leaves a full live window alone (no row returned). The same text runs on SQLite
+// (3.35+) and PostgreSQL; SET expressions read the row as it was, and ON CONFLICT locks it (PostgreSQL) or the
+// one connection serialises it (SQLite), so concurrent reservations never pass the limit.
+const RESERVE = `INSERT INTO "RateLimitBucket" ("key", "windowStart", "count", "expiresAt") VALUES ($1, $2, 1, $3)
+ON CONFLICT ("key") DO UPDATE SET
+  "windowStart" = CASE WHEN "RateLimitBucket"."expiresAt" <= $2 THEN $2 ELSE "RateLimitBucket"."windowStart" END,
+  "count" = CASE WHEN "RateLimitBucket"."expiresAt" <= $2 THEN 1 ELSE "RateLimitBucket"."count" + 1 END,
+  "expiresAt" = CASE WHEN "RateLimitBucket"."expiresAt" <= $2 THEN $3 ELSE "RateLimitBucket"."expiresAt" END
+WHERE "RateLimitBucket"."expiresAt" <= $2 OR "RateLimitBucket"."count" < $4
+RETURNING "count", "windowStart", "expiresAt"`;
+
+const READ = `SELECT "count", "windowStart", "expiresAt" FROM "RateLimitBucket" WHERE "key" = $1`;
+
+// Only within the window the reservation was made in, and never below zero.
+const GIVE_BACK = `UPDATE "RateLimitBucket" SET "count" = "count" - 1 WHERE "key" = $1 AND "windowStart" = $2 AND "count" > 0`;
+
+interface BucketRow {
+  count: number;
+  windowStart: unknown;
+  expiresAt: unknown;
+}
+
+const secondsUntil = (end: Date, now: Date): number => Math.max(1, Math.ceil((end.getTime() - now.getTime()) / 1000));
+
 /**
- * Counts one hit against `rule` for `subject` and says whether it is within the limit. The increment and
- * the reset of a stale window are one atomic upsert, so concurrent instances never lose a hit or reset twice.
+ * Reserves one hit of `rule` for `subject`: counted and allowed when the window has room, refused (and not
+ * counted) when it is full. Check and count are one statement, so it holds under any parallelism.
  */
-export async function hitRateLimit(rule: RateLimitRule, subject: string, clock: Clock = systemClock): Promise<RateLimitResult> {
+export async function reserveRateLimit(rule: RateLimitRule, subject: string, clock: Clock = systemClock): Promise<RateLimitResult> {
   const now = clock.now();
   const key = `${rule.name}:${subject}`;
-  const expiresAt = new Date(now.getTime() + rule.windowSeconds * 1000);
-  // One statement counts the hit, and starts a new window when the stored one is over.
-  const rows = await db().query<{ count: number; expiresAt: unknown }>(
-    `INSERT INTO "RateLimitBucket" ("key", "windowStart", "count", "expiresAt") VALUES ($1, $2, 1, $3)
-     ON CONFLICT ("key") DO UPDATE SET
-       "count" = CASE WHEN "RateLimitBucket"."expiresAt" <= $2 THEN 1 ELSE "RateLimitBucket"."count" + 1 END,
-       "windowStart" = CASE WHEN "RateLimitBucket"."expiresAt" <= $2 THEN $2 ELSE "RateLimitBucket"."windowStart" END,
-       "expiresAt" = CASE WHEN "RateLimitBucket"."expiresAt" <= $2 THEN $3 ELSE "RateLimitBucket"."expiresAt" END
-     RETURNING "count", "expiresAt"`,
-    [key, now, expiresAt],
-  );
-  const count = Number(rows[0]!.count);
-  const resetSeconds = Math.max(1, Math.ceil((readDate(rows[0]!.expiresAt).getTime() - now.getTime()) / 1000));
-  return { allowed: count <= rule.limit, limit: rule.limit, remaining: Math.max(0, rule.limit - count), resetSeconds };
+  const limit = limitFor(rule, subject);
+  const [row] = await query<BucketRow>(RESERVE, [key, now, new Date(now.getTime() + rule.windowSeconds * 1000), limit]);
+  if (row) {
+    return { allowed: true, limit, remaining: Math.max(0, limit - Number(row.count)), resetSeconds: secondsUntil(readDate(row.expiresAt), now), windowStart: readDate(row.windowStart) };
+  }
+  // Refused: the live window is full. Read when it ends for Retry-After (a refusal only, off the hot path).
+  const [full] = await query<BucketRow>(READ, [key]);
+  return { allowed: false, limit, remaining: 0, resetSeconds: full ? secondsUntil(readDate(full.expiresAt), now) : rule.windowSeconds };
+}
+
+/** Counts one hit and says whether it is within the limit (a refused hit is not counted: the window stays full). */
+export const hitRateLimit = reserveRateLimit;
+
+/** Gives back a hit reserved by reserveRateLimit (e.g. a sign-in that succeeded), within the same window only. */
+export async function releaseRateLimit(rule: RateLimitRule, subject: string, reserved: RateLimitResult): Promise<void> {
+  if (!reserved.allowed || !reserved.windowStart) return;
+  await execute(GIVE_BACK, [`${rule.name}:${subject}`, reserved.windowStart]);
 }
 
 /** Reads a bucket without counting (for "is this e-mail locked out?" checks). */
 export async function peekRateLimit(rule: RateLimitRule, subject: string, clock: Clock = systemClock): Promise<RateLimitResult> {
   const now = clock.now();
-  const rows = await db().query<{ count: number; expiresAt: unknown }>(`SELECT "count", "expiresAt" FROM "RateLimitBucket" WHERE "key" = $1`, [`${rule.name}:${subject}`]);
-  const bucket = rows[0] ? { count: Number(rows[0].count), expiresAt: readDate(rows[0].expiresAt) } : null;
-  if (!bucket || bucket.expiresAt.getTime() <= now.getTime()) {
-    return { allowed: true, limit: rule.limit, remaining: rule.limit, resetSeconds: rule.windowSeconds };
-  }
-  const resetSeconds = Math.max(1, Math.ceil((bucket.expiresAt.getTime() - now.getTime()) / 1000));
-  return { allowed: bucket.count < rule.limit, limit: rule.limit, remaining: Math.max(0, rule.limit - bucket.count), resetSeconds };
+  const limit = limitFor(rule, subject);
+  const [row] = await query<BucketRow>(READ, [`${rule.name}:${subject}`]);
+  const expiresAt = row ? readDate(row.expiresAt) : null;
+  if (!row || !expiresAt || expiresAt.getTime() <= now.getTime()) return { allowed: true, limit, remaining: limit, resetSeconds: rule.windowSeconds };
+  const count = Number(row.count);
+  return { allowed: count < limit, limit, remaining: Math.max(0, limit - count), resetSeconds: secondsUntil(expiresAt, now) };
 }
 
 /** RateLimit-* response headers (IETF draft) for a result. */

@@ -10,7 +10,7 @@ import { readForm, readJsonObject, type BodyResult } from "@/lib/http/body";
 import { clientIp } from "@/lib/http/client-ip";
 import { errorReply, payloadTooLargeReply, rateLimitedReply, type ErrorCode } from "@/lib/http/errors";
 import { normalizeEmail } from "@/lib/members/normalize";
-import { hitRateLimit, rateLimitHeaders, type RateLimitRule } from "@/lib/rate-limit";
+import { budgetRule, chargeBudgets, hitRateLimit, rateLimitHeaders, type RateLimitRule } from "@/lib/rate-limit";
 import { pollClaim, refreshClaim, registerClaim, verificationUri, ATTEMPT_LIFETIME_SECONDS, type NewAttempt } from "@/lib/claim-attempts";
 import { exchangeIdentityAssertion } from "@/lib/assertions";
 import { revokeAccessToken } from "@/lib/tokens";
@@ -31,8 +31,8 @@ import {
 /** Bodies of these endpoints are small; 16 KiB leaves room for any assertion (CONTRACT.md §3). */
 export const AUTH_BODY_LIMIT = 16 * 1024;
 
-export const IDENTITY_IP_RULE: RateLimitRule = { name: "identity:ip", limit: 20, windowSeconds: 600 };
-export const IDENTITY_LOGIN_HINT_RULE: RateLimitRule = { name: "identity:login_hint", limit: 5, windowSeconds: 3600 };
+export const IDENTITY_IP_RULE: RateLimitRule = budgetRule("identity");
+export const IDENTITY_LOGIN_HINT_RULE: RateLimitRule = budgetRule("identityLoginHint");
 
 const NO_STORE = { "cache-control": "no-store" } as const;
 /** Token endpoint answers, errors included (RFC 6749 §5.1). */
@@ -156,6 +156,9 @@ export async function handleToken(request: ApiRequest, clock: Clock = systemCloc
     };
     return json(response, TOKEN_HEADERS);
   }
+  // Each exchange writes a token row: one assertion gets a budget of exchanges (in memory, keyed by its hash).
+  const refused = chargeBudgets([{ budget: "tokenExchange", key: sha256(input.assertion), cost: 1 }], clock);
+  if (refused) return errorReply("rate_limited", "Too many exchanges of this assertion; wait for Retry-After seconds and retry.", { headers: TOKEN_HEADERS, retryAfter: refused.retryAfterSeconds });
   const outcome = await exchangeIdentityAssertion({ assertion: input.assertion, resource: input.resource }, clock);
   if (!outcome.ok) return tokenError(outcome.error);
   const response: JwtBearerTokenResponse = { access_token: outcome.token.accessToken, token_type: "Bearer", expires_in: 3600, scope: outcome.token.scope };

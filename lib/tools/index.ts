@@ -12,6 +12,17 @@ export { ToolError, toolFailureMessage } from "./types";
 
 export const COMMUNITY_TOOLS: readonly ToolDefinition[] = [lookupMemberTool, communityStatsTool, registerAgentTool, verifyCertificateTool];
 
+/**
+ * Tools with a budget of their own on top of their surface's (lib/rate-limit/budgets.ts): exact lookups answered
+ * without limit would be bulk search by enumeration. Charged per MCP tools/call and per A2A message/send alike.
+ */
+export const TOOL_BUDGETS: Readonly<Record<string, "lookups">> = { lookup_member: "lookups", verify_certificate: "lookups" };
+
+/** The extra budget a call of `toolName` spends, if any. */
+export function toolBudgetOf(toolName: unknown): "lookups" | undefined {
+  return typeof toolName === "string" && Object.hasOwn(TOOL_BUDGETS, toolName) ? TOOL_BUDGETS[toolName] : undefined;
+}
+
 export function findTool(name: string): ToolDefinition | undefined {
   return COMMUNITY_TOOLS.find((tool) => tool.name === name);
 }

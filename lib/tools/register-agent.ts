@@ -7,12 +7,12 @@ import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { db, isUniqueViolation } from "@/lib/db";
 import { displayNameKey } from "@/lib/members/normalize";
-import { hitRateLimit, type RateLimitRule } from "@/lib/rate-limit";
+import { budgetRule, hitRateLimit, type RateLimitRule } from "@/lib/rate-limit";
 import { clientNameSchema } from "@/lib/schemas/service-auth";
 import { text } from "@/lib/schemas/text";
 import { defineTool, ToolError } from "./types";
 
-export const REGISTER_AGENT_RATE_LIMIT: RateLimitRule = { name: "register_agent:ip", limit: 5, windowSeconds: 3600 };
+export const REGISTER_AGENT_RATE_LIMIT: RateLimitRule = budgetRule("registerAgent");
 
 export const registerAgentInput = z.strictObject({
   agent_name: clientNameSchema.describe("The agent's name: 1 to 120 characters, no control characters (nor invisible or bidirectional formatting characters), no leading or trailing spaces."),

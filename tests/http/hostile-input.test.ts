@@ -110,7 +110,7 @@ const SIDES: Side[] = ["front", "next"];
 
 describe("the rows of issue 13, front and Next", () => {
   it("POST /agent/identity: a lone surrogate, a bidi override, a zero-width space, a repeated login_hint are invalid_request and write nothing", async () => {
-    const { getDb } = await import("@/lib/db");
+    const { getDb } = await import("@/lib/db/prisma");
     const before = await getDb().registration.count();
     const bodies = [
       JSON.stringify({ type: "service_auth", login_hint: "ada@example.com", client_name: "x\ud800" }),
@@ -210,7 +210,7 @@ describe("the rows of issue 13, front and Next", () => {
   });
 
   it(`A2A message/send is limited per address (${A2A_MESSAGE_SEND_RATE_LIMIT.limit} per ${A2A_MESSAGE_SEND_RATE_LIMIT.windowSeconds} s): -32010, HTTP 429, Retry-After, nothing stored`, { timeout: 240_000 }, async () => {
-    const { getDb } = await import("@/lib/db");
+    const { getDb } = await import("@/lib/db/prisma");
     const ip = freshIp();
     const body = rpc("message/send", { message: { kind: "message", role: "user", messageId: "m1", parts: [{ kind: "text", text: "get_community_stats" }] } });
     // Ten at a time: the limit counts concurrent calls too.

@@ -271,6 +271,9 @@ describe("GET /ask and POST /mcp", () => {
     { name: "NUL in a tool argument", method: "POST", path: "/mcp", headers: mcpHeaders, body: rpc("tools/call", { name: "lookup_member", arguments: { name_or_slug: "a\u0000b" } }) },
     { name: "NUL in a question", method: "GET", path: "/ask?query=poll%00ing" },
     { name: "a format character in a question", method: "GET", path: "/ask?query=poll%E2%80%AEing" },
+    // Issue 19: the per-POST message cap, and no arrays under MCP 2025-06-18 and later.
+    { name: "eleven messages", method: "POST", path: "/mcp", headers: mcpHeaders, body: `[${Array.from({ length: 11 }, (_, i) => rpc("tools/list", {}, i)).join(",")}]` },
+    { name: "an array under 2025-06-18", method: "POST", path: "/mcp", headers: { ...mcpHeaders, "MCP-Protocol-Version": "2025-06-18" }, body: `[${rpc("tools/list", {}, 1)}]` },
   ];
   for (const c of cases) {
     it(c.name, async () => {

@@ -6,9 +6,23 @@ import { startServer, type TestServer } from "./server";
 
 let server: TestServer | undefined;
 
+/**
+ * Every HTTP test file shares this server and its one caller address (127.0.0.1): the in-memory budgets of the
+ * anonymous surfaces (lib/rate-limit/budgets.ts) are lifted here so fuzzing and crawling tests never meet them.
+ * tests/http/budgets.test.ts checks the budgets themselves on servers of its own with small allowances.
+ */
+export const SHARED_SERVER_BUDGETS: Record<string, string> = {
+  RATE_LIMIT_MCP_PER_MINUTE: "1000000",
+  RATE_LIMIT_MCP_DOCS_PER_MINUTE: "1000000",
+  RATE_LIMIT_A2A_PER_MINUTE: "1000000",
+  RATE_LIMIT_ASK_PER_MINUTE: "1000000",
+  RATE_LIMIT_LOOKUPS_PER_MINUTE: "1000000",
+  RATE_LIMIT_TOKEN_EXCHANGE_PER_MINUTE: "1000000",
+};
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   await prepareTemplate();
-  server = await startServer({ label: "shared" });
+  server = await startServer({ label: "shared", env: SHARED_SERVER_BUDGETS });
   project.provide("baseUrl", server.baseUrl);
   project.provide("databaseUrl", server.databaseUrl);
   return async () => {

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { clientIp, PEER_HEADER } from "@/lib/http/client-ip";
+import { callerKey, clientIp, NO_ADDRESS_KEY, PEER_HEADER } from "@/lib/http/client-ip";
+import { limitFor, noAddressLimit } from "@/lib/rate-limit/budgets";
 
 const h = (init: Record<string, string>) => new Headers(init);
 
@@ -34,6 +35,74 @@ describe("clientIp by TRUSTED_PROXY policy", () => {
           expect(typeof ip).toBe("string");
           expect(ip.length).toBeLessThanOrEqual(Math.max(64, peer.length));
         }
+      }),
+    );
+  });
+});
+
+describe("callerKey: one key per caller for every per-address limit", () => {
+  it("IPv4 is the address; IPv6 is its /64, however it is spelled", () => {
+    expect(callerKey(h({ [PEER_HEADER]: "203.0.113.9" }), { kind: "none" })).toBe("203.0.113.9");
+    const a = callerKey(h({ [PEER_HEADER]: "2001:db8:1:2:aaaa:bbbb:cccc:dddd" }), { kind: "none" });
+    const b = callerKey(h({ [PEER_HEADER]: "2001:0DB8:0001:0002::1" }), { kind: "none" });
+    const c = callerKey(h({ [PEER_HEADER]: "[2001:db8:1:2:ffff::9]" }), { kind: "none" });
+    expect(a).toBe("2001:db8:1:2::/64");
+    expect(b).toBe(a);
+    expect(c).toBe(a);
+    // The next /64 is another caller.
+    expect(callerKey(h({ [PEER_HEADER]: "2001:db8:1:3::1" }), { kind: "none" })).toBe("2001:db8:1:3::/64");
+  });
+
+  it("thirty addresses of one /64 are one caller (the issue's registration burst)", () => {
+    const keys = new Set(Array.from({ length: 30 }, (_, i) => callerKey(h({ [PEER_HEADER]: `2001:db8:42:7:${(i + 1).toString(16)}::${i}` }), { kind: "none" })));
+    expect([...keys]).toEqual(["2001:db8:42:7::/64"]);
+  });
+
+  it("IPv4-mapped IPv6 is the IPv4 it maps, in either spelling", () => {
+    expect(callerKey(h({ [PEER_HEADER]: "::ffff:198.51.100.7" }), { kind: "none" })).toBe("198.51.100.7");
+    expect(callerKey(h({ [PEER_HEADER]: "::ffff:c633:6407" }), { kind: "none" })).toBe("198.51.100.7");
+  });
+
+  it("a spoofed X-Forwarded-For never chooses the bucket without a trusted proxy", () => {
+    for (const xff of ["1.2.3.4", "2001:db8::1", "1.2.3.4, 5.6.7.8", "garbage"]) {
+      expect(callerKey(h({ [PEER_HEADER]: "203.0.113.9", "x-forwarded-for": xff }), { kind: "none" })).toBe("203.0.113.9");
+    }
+    // Not even when the peer stamp is missing: the request has no address we trust.
+    expect(callerKey(h({ "x-forwarded-for": "1.2.3.4" }), { kind: "none" })).toBe(NO_ADDRESS_KEY);
+    // Under Vercel, the platform header decides, whatever X-Forwarded-For says.
+    expect(callerKey(h({ "x-vercel-forwarded-for": "2001:db8:5:6::1", "x-forwarded-for": "1.2.3.4" }), { kind: "vercel" })).toBe("2001:db8:5:6::/64");
+  });
+
+  it("a request without a usable address shares the one strict no-address bucket", () => {
+    expect(callerKey(h({}), { kind: "none" })).toBe(NO_ADDRESS_KEY);
+    expect(callerKey(h({ [PEER_HEADER]: "unknown" }), { kind: "none" })).toBe(NO_ADDRESS_KEY);
+    expect(callerKey(h({ [PEER_HEADER]: "127.1" }), { kind: "none" })).toBe(NO_ADDRESS_KEY);
+    expect(callerKey(h({}), { kind: "vercel" })).toBe(NO_ADDRESS_KEY);
+    expect(callerKey(h({}), { kind: "hops", hops: 1 })).toBe(NO_ADDRESS_KEY);
+    expect(noAddressLimit(30)).toBe(3);
+    expect(noAddressLimit(5)).toBe(1);
+    expect(limitFor({ name: "x", limit: 600, windowSeconds: 60 }, NO_ADDRESS_KEY)).toBe(60);
+    expect(limitFor({ name: "x", limit: 600, windowSeconds: 60 }, "203.0.113.9")).toBe(600);
+  });
+
+  it("clientIp is the caller key (the name older callers use)", () => {
+    expect(clientIp(h({ [PEER_HEADER]: "2001:db8:1:2::5" }), { kind: "none" })).toBe("2001:db8:1:2::/64");
+  });
+
+  it("is an IPv4 address, an IPv6 /64 or no-address, for any header values (property)", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.ipV4(), fc.ipV6(), fc.string()), fc.oneof(fc.ipV4(), fc.ipV6(), fc.string()), (peer, xff) => {
+        const headers = new Headers();
+        try {
+          headers.set(PEER_HEADER, peer);
+          headers.set("x-forwarded-for", xff);
+        } catch {
+          return;
+        }
+        const key = callerKey(headers, { kind: "none" });
+        expect(key === NO_ADDRESS_KEY || /^\d{1,3}(\.\d{1,3}){3}$/.test(key) || /^[0-9a-f:]+\/64$/.test(key)).toBe(true);
+        // X-Forwarded-For never changes the key without a trusted proxy.
+        expect(callerKey(new Headers({ [PEER_HEADER]: headers.get(PEER_HEADER) ?? "" }), { kind: "none" })).toBe(key);
       }),
     );
   });

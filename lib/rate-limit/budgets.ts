@@ -1,0 +1,127 @@
+// Every rate budget of the service in one table (README "Limits"): what it counts, what it is keyed by,
+// its default allowance and window, where it is kept, and the environment variable that overrides the
+// allowance. Anonymous read surfaces count in memory per instance (a Map lookup per message; N instances
+// give N times the allowance); budgets that guard credentials or writes count in the database, shared by
+// every instance.
+import { NO_ADDRESS_KEY } from "@/lib/http/client-ip";
+
+/** What a budget's bucket is keyed by. caller: lib/http/client-ip.ts callerKey (IPv4 address, IPv6 /64). */
+export type BudgetKeyKind = "caller" | "e-mail" | "login_hint" | "assertion";
+
+export interface BudgetDefinition {
+  /** Bucket name prefix (database keys are "<name>:<subject>"). */
+  readonly name: string;
+  readonly key: BudgetKeyKind;
+  /** Default allowance per window. */
+  readonly limit: number;
+  readonly windowSeconds: number;
+  /** Overrides `limit` (a whole number from 1). */
+  readonly env: string;
+  readonly store: "memory" | "database";
+  /** One unit of the budget, for the README table. */
+  readonly counts: string;
+}
+
+export const BUDGETS = {
+  mcp: { name: "mcp", key: "caller", limit: 600, windowSeconds: 60, env: "RATE_LIMIT_MCP_PER_MINUTE", store: "memory", counts: "JSON-RPC message POSTed to /mcp" },
+  mcpDocs: { name: "mcp-docs", key: "caller", limit: 600, windowSeconds: 60, env: "RATE_LIMIT_MCP_DOCS_PER_MINUTE", store: "memory", counts: "JSON-RPC message POSTed to /mcp/docs" },
+  a2a: { name: "a2a", key: "caller", limit: 600, windowSeconds: 60, env: "RATE_LIMIT_A2A_PER_MINUTE", store: "memory", counts: "JSON-RPC message POSTed to /a2a" },
+  ask: { name: "ask", key: "caller", limit: 600, windowSeconds: 60, env: "RATE_LIMIT_ASK_PER_MINUTE", store: "memory", counts: "GET or HEAD of /ask" },
+  lookups: {
+    name: "lookups",
+    key: "caller",
+    limit: 60,
+    windowSeconds: 60,
+    env: "RATE_LIMIT_LOOKUPS_PER_MINUTE",
+    store: "memory",
+    counts: "lookup_member or verify_certificate call (MCP tools/call or A2A message/send), on top of the surface's budget",
+  },
+  tokenExchange: {
+    name: "token-exchange",
+    key: "assertion",
+    limit: 30,
+    windowSeconds: 60,
+    env: "RATE_LIMIT_TOKEN_EXCHANGE_PER_MINUTE",
+    store: "memory",
+    counts: "JWT-bearer exchange at /oauth2/token, per identity assertion (keyed by its SHA-256)",
+  },
+  batch: { name: "batch:ip", key: "caller", limit: 10, windowSeconds: 60, env: "RATE_LIMIT_BATCH_PER_MINUTE", store: "database", counts: "POST /api/v1/batch (up to 10 items)" },
+  identity: { name: "identity:ip", key: "caller", limit: 20, windowSeconds: 600, env: "RATE_LIMIT_IDENTITY_PER_10_MINUTES", store: "database", counts: "well-formed POST /agent/identity" },
+  identityLoginHint: {
+    name: "identity:login_hint",
+    key: "login_hint",
+    limit: 5,
+    windowSeconds: 3600,
+    env: "RATE_LIMIT_IDENTITY_LOGIN_HINT_PER_HOUR",
+    store: "database",
+    counts: "well-formed POST /agent/identity, per normalized e-mail (kept as a hash)",
+  },
+  registerAgent: { name: "register_agent:ip", key: "caller", limit: 5, windowSeconds: 3600, env: "RATE_LIMIT_REGISTER_AGENT_PER_HOUR", store: "database", counts: "register_agent call" },
+  signInEmail: {
+    name: "signin-fail:email",
+    key: "e-mail",
+    limit: 5,
+    windowSeconds: 900,
+    env: "RATE_LIMIT_SIGN_IN_EMAIL_PER_15_MINUTES",
+    store: "database",
+    counts: "password checked for one e-mail (reserved before the check; a successful sign-in gives its reservation back)",
+  },
+  signInIp: {
+    name: "signin-fail:ip",
+    key: "caller",
+    limit: 30,
+    windowSeconds: 900,
+    env: "RATE_LIMIT_SIGN_IN_IP_PER_15_MINUTES",
+    store: "database",
+    counts: "password checked from one caller (reserved before the check; a successful sign-in gives its reservation back)",
+  },
+} as const satisfies Record<string, BudgetDefinition>;
+
+export type BudgetName = keyof typeof BUDGETS;
+
+/** A budget as it applies: the table's definition with the allowance the environment may override. */
+export interface RateLimitRule {
+  /** Bucket name, e.g. "identity:ip". */
+  name: string;
+  limit: number;
+  windowSeconds: number;
+}
+
+/** The allowance of the shared NO_ADDRESS_KEY bucket: a tenth of the rule's, at least one. */
+export function noAddressLimit(limit: number): number {
+  return Math.max(1, Math.floor(limit / 10));
+}
+
+/** The limit that applies to `subject`: the no-address bucket is strict. */
+export function limitFor(rule: RateLimitRule, subject: string): number {
+  return subject === NO_ADDRESS_KEY ? noAddressLimit(rule.limit) : rule.limit;
+}
+
+function parseAllowance(value: string | undefined): number | undefined | "invalid" {
+  if (value === undefined || value.trim() === "") return undefined;
+  const trimmed = value.trim();
+  if (!/^[1-9][0-9]{0,9}$/.test(trimmed)) return "invalid";
+  return Number(trimmed);
+}
+
+/** One line per variable of the table that is set to something other than a whole number from 1 (for the start checks). */
+export function budgetEnvironmentProblems(env: Record<string, string | undefined> = process.env): string[] {
+  const problems: string[] = [];
+  for (const budget of Object.values(BUDGETS)) {
+    if (parseAllowance(env[budget.env]) === "invalid") problems.push(`${budget.env} must be a whole number from 1 (the ${budget.name} allowance per ${budget.windowSeconds} seconds)`);
+  }
+  return problems;
+}
+
+const warned = new Set<string>();
+
+/** The rule of a budget, its allowance taken from the environment when set (an invalid value keeps the default, logged once). */
+export function budgetRule(name: BudgetName, env: Record<string, string | undefined> = process.env): RateLimitRule {
+  const budget: BudgetDefinition = BUDGETS[name];
+  const override = parseAllowance(env[budget.env]);
+  if (override === "invalid" && !warned.has(budget.env)) {
+    warned.add(budget.env);
+    console.error(`[agent-gate] ${budget.env} must be a whole number from 1; the default ${budget.limit} applies`);
+  }
+  return { name: budget.name, limit: typeof override === "number" ? override : budget.limit, windowSeconds: budget.windowSeconds };
+}

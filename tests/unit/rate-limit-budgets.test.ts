@@ -1,0 +1,140 @@
+// The in-memory budgets of the anonymous surfaces, the one table of budgets, and the JSON-RPC per-POST rules.
+import { afterEach, describe, expect, it } from "vitest";
+import { ManualClock } from "@/lib/clock";
+import { NO_ADDRESS_KEY } from "@/lib/http/client-ip";
+import { BUDGETS, budgetEnvironmentProblems, budgetRule } from "@/lib/rate-limit/budgets";
+import { batchRefusal, chargeJsonRpcPost, mcpToolBudget, MAX_MESSAGES_PER_POST } from "@/lib/rate-limit/json-rpc";
+import { chargeBudgets, resetMemoryBudgets, WindowCounter } from "@/lib/rate-limit/memory";
+import { toolBudgetOf } from "@/lib/tools";
+
+const rule = { name: "test", limit: 3, windowSeconds: 60 };
+const rpc = (method: string, params: unknown, id: number | string = 1) => ({ jsonrpc: "2.0", id, method, params });
+
+afterEach(() => {
+  resetMemoryBudgets();
+  delete process.env.RATE_LIMIT_ASK_PER_MINUTE;
+  delete process.env.RATE_LIMIT_LOOKUPS_PER_MINUTE;
+  delete process.env.RATE_LIMIT_MCP_PER_MINUTE;
+});
+
+describe("the budget table", () => {
+  it("names every budget once, each with its own variable", () => {
+    const envs = Object.values(BUDGETS).map((b) => b.env);
+    expect(new Set(envs).size).toBe(envs.length);
+    const names = Object.values(BUDGETS).map((b) => b.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const budget of Object.values(BUDGETS)) expect(budget.env).toMatch(/^RATE_LIMIT_[A-Z0-9_]+_PER_(MINUTE|HOUR|10_MINUTES|15_MINUTES)$/);
+  });
+
+  it("keeps the defaults of the issue and of CONTRACT.md", () => {
+    expect(budgetRule("mcp", {})).toEqual({ name: "mcp", limit: 600, windowSeconds: 60 });
+    expect(budgetRule("lookups", {}).limit).toBe(60);
+    expect(budgetRule("signInEmail", {})).toEqual({ name: "signin-fail:email", limit: 5, windowSeconds: 900 });
+    expect(budgetRule("signInIp", {}).limit).toBe(30);
+    expect(budgetRule("batch", {})).toEqual({ name: "batch:ip", limit: 10, windowSeconds: 60 });
+    expect(budgetRule("identity", {})).toEqual({ name: "identity:ip", limit: 20, windowSeconds: 600 });
+    expect(budgetRule("tokenExchange", {}).limit).toBe(30);
+  });
+
+  it("takes an allowance from the environment; an invalid one keeps the default and is reported", () => {
+    expect(budgetRule("mcp", { RATE_LIMIT_MCP_PER_MINUTE: "5" }).limit).toBe(5);
+    expect(budgetRule("mcp", { RATE_LIMIT_MCP_PER_MINUTE: "0" }).limit).toBe(600);
+    expect(budgetRule("mcp", { RATE_LIMIT_MCP_PER_MINUTE: "" }).limit).toBe(600);
+    expect(budgetEnvironmentProblems({ RATE_LIMIT_MCP_PER_MINUTE: "5" })).toEqual([]);
+    const problems = budgetEnvironmentProblems({ RATE_LIMIT_MCP_PER_MINUTE: "0", RATE_LIMIT_ASK_PER_MINUTE: "lots", RATE_LIMIT_LOOKUPS_PER_MINUTE: "-1" });
+    expect(problems).toHaveLength(3);
+    expect(problems[0]).toContain("RATE_LIMIT_MCP_PER_MINUTE");
+  });
+});
+
+describe("in-memory fixed windows", () => {
+  it("allows up to the limit per window, then refuses with the seconds left, then starts a new window", () => {
+    const counter = new WindowCounter(rule);
+    const t0 = Date.UTC(2026, 0, 1);
+    for (let i = 0; i < 3; i++) {
+      expect(counter.wait("k", 1, t0)).toBe(0);
+      counter.spend("k", 1, t0);
+    }
+    expect(counter.wait("k", 1, t0)).toBe(60);
+    expect(counter.wait("k", 1, t0 + 45_500)).toBe(15);
+    expect(counter.wait("other", 1, t0)).toBe(0);
+    expect(counter.wait("k", 1, t0 + 60_000)).toBe(0);
+  });
+
+  it("counts a whole POST: a cost over what is left is refused and spends nothing", () => {
+    const counter = new WindowCounter(rule);
+    counter.spend("k", 2, 0);
+    expect(counter.wait("k", 2, 0)).toBeGreaterThan(0);
+    expect(counter.wait("k", 1, 0)).toBe(0);
+  });
+
+  it("gives the no-address bucket a tenth of the allowance", () => {
+    const counter = new WindowCounter({ name: "t", limit: 20, windowSeconds: 60 });
+    counter.spend(NO_ADDRESS_KEY, 2, 0);
+    expect(counter.wait(NO_ADDRESS_KEY, 1, 0)).toBe(60);
+    expect(counter.wait("203.0.113.1", 18, 0)).toBe(0);
+  });
+
+  it("stays bounded: expired windows are pruned and the oldest dropped when full", () => {
+    const counter = new WindowCounter(rule, 100);
+    for (let i = 0; i < 100; i++) counter.spend(`a${i}`, 1, 0);
+    expect(counter.size).toBe(100);
+    // A minute later every earlier window has ended: one new key prunes them all.
+    counter.spend("fresh", 1, 60_000);
+    expect(counter.size).toBe(1);
+    for (let i = 0; i < 250; i++) counter.spend(`b${i}`, 1, 60_000);
+    expect(counter.size).toBe(100);
+  });
+
+  it("charges several budgets all or nothing", () => {
+    process.env.RATE_LIMIT_MCP_PER_MINUTE = "10";
+    process.env.RATE_LIMIT_LOOKUPS_PER_MINUTE = "2";
+    const clock = new ManualClock();
+    expect(chargeBudgets([{ budget: "mcp", key: "c", cost: 1 }, { budget: "lookups", key: "c", cost: 2 }], clock)).toBeNull();
+    const refused = chargeBudgets([{ budget: "mcp", key: "c", cost: 1 }, { budget: "lookups", key: "c", cost: 1 }], clock);
+    expect(refused).toEqual({ retryAfterSeconds: 60 });
+    // The refused charge spent nothing of the mcp budget: 9 more messages pass, the 10th... is the 11th.
+    expect(chargeBudgets([{ budget: "mcp", key: "c", cost: 9 }], clock)).toBeNull();
+    expect(chargeBudgets([{ budget: "mcp", key: "c", cost: 1 }], clock)).not.toBeNull();
+    clock.advance(60);
+    expect(chargeBudgets([{ budget: "lookups", key: "c", cost: 2 }], clock)).toBeNull();
+  });
+});
+
+describe("JSON-RPC POSTs: the message cap and per-message budgets", () => {
+  it("refuses an array of more than 10 messages with one -32600, and MCP arrays from 2025-06-18 on", async () => {
+    const eleven = Array.from({ length: MAX_MESSAGES_PER_POST + 1 }, (_, i) => rpc("tools/list", {}, i));
+    const refused = batchRefusal(eleven, null);
+    expect(refused?.status).toBe(400);
+    const body = (await refused!.json()) as { id: unknown; error: { code: number; message: string } };
+    expect(body.id).toBeNull();
+    expect(body.error.code).toBe(-32600);
+    expect(batchRefusal(eleven.slice(0, 10), null)).toBeNull();
+    expect(batchRefusal(eleven.slice(0, 10), "2025-03-26")).toBeNull();
+    expect(batchRefusal(eleven.slice(0, 2), "2025-06-18")?.status).toBe(400);
+    expect(batchRefusal(eleven.slice(0, 2), "2025-11-25")?.status).toBe(400);
+    expect(batchRefusal([rpc("initialize", { protocolVersion: "2025-06-18" })], null)?.status).toBe(400);
+    expect(batchRefusal(rpc("tools/list", {}), "2025-06-18")).toBeNull();
+    // A2A (no revision header at all): only the cap applies here; its parser refuses any array itself.
+    expect(batchRefusal(eleven.slice(0, 2))).toBeNull();
+  });
+
+  it("counts every message of a POST and every lookup call, and answers -32010 with Retry-After", async () => {
+    process.env.RATE_LIMIT_MCP_PER_MINUTE = "5";
+    process.env.RATE_LIMIT_LOOKUPS_PER_MINUTE = "2";
+    const clock = new ManualClock();
+    const extra = mcpToolBudget(toolBudgetOf);
+    const lookup = (id: number) => rpc("tools/call", { name: "lookup_member", arguments: { name_or_slug: "ada" } }, id);
+    expect(chargeJsonRpcPost("mcp", "c", [rpc("tools/list", {}, 1), rpc("tools/list", {}, 2), rpc("tools/list", {}, 3)], extra, clock)).toBeNull();
+    // Two more messages fit the mcp budget, but three lookups do not fit the lookups budget: refused whole.
+    const refused = chargeJsonRpcPost("mcp", "c", [lookup(4), lookup(5)], extra, clock);
+    expect(refused).toBeNull();
+    const over = chargeJsonRpcPost("mcp", "c", lookup(6), extra, clock);
+    expect(over?.status).toBe(429);
+    expect(over?.headers.get("retry-after")).toBe("60");
+    expect(await over!.json()).toEqual({ jsonrpc: "2.0", id: 6, error: { code: -32010, message: "Rate limited: retry after 60 seconds.", data: { retry_after: 60 } } });
+    // The mcp budget is spent too: 5 messages.
+    const spent = chargeJsonRpcPost("mcp", "c", rpc("tools/list", {}, "x"), extra, clock);
+    expect(((await spent!.json()) as { id: unknown }).id).toBe("x");
+  });
+});
