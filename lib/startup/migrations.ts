@@ -69,6 +69,12 @@ async function recordedMigrations(databaseUrl: string, projectDir: string): Prom
 
 /** Where the database stands against the checked-in migrations (never throws). */
 export async function migrationState(databaseUrl: string, projectDir: string = process.cwd()): Promise<MigrationState> {
+  let checkedIn: string[] | null;
+  try {
+    checkedIn = checkedInMigrations(databaseUrl, projectDir);
+  } catch {
+    checkedIn = null; // a deployment without the migration folders (next.config.ts traces them)
+  }
   let rows: MigrationRow[] | null;
   try {
     rows = await recordedMigrations(databaseUrl, projectDir);
@@ -77,9 +83,10 @@ export async function migrationState(databaseUrl: string, projectDir: string = p
     return { kind: "unknown", reason: code || (error instanceof Error ? error.name : "error") };
   }
   if (rows === null) return { kind: "empty" };
+  if (checkedIn === null) return { kind: "unknown", reason: "the checked-in migrations are not deployed with the app" };
   const applied = new Set(rows.filter((r) => r.finished_at != null && r.rolled_back_at == null).map((r) => r.migration_name));
   const failed = rows.filter((r) => r.finished_at == null && r.rolled_back_at == null).map((r) => r.migration_name);
-  const pending = checkedInMigrations(databaseUrl, projectDir).filter((name) => !applied.has(name));
+  const pending = checkedIn.filter((name) => !applied.has(name));
   return pending.length === 0 && failed.length === 0 ? { kind: "current" } : { kind: "behind", pending, failed };
 }
 

@@ -121,4 +121,18 @@ describe("preflight", () => {
     expect(result.config?.databaseProvider).toBe("postgresql");
     expect(t.lines).toEqual([expect.stringMatching(/^\[agent-gate\] Could not check the database's migrations \(ECONNREFUSED\); requests that need it answer 503/)]);
   });
+
+  it("without the migration folders (a deployment that did not ship them) an empty database is still refused, a migrated one is not", async () => {
+    const t = setup();
+    const bare = fs.mkdtempSync(path.join(os.tmpdir(), "agent-gate-bare-"));
+    projects.push(bare);
+    const empty = path.join(bare, "empty.db");
+    new Database(empty).close();
+    expect((await preflight({ env: { DATABASE_URL: `file:${empty}` }, projectDir: bare, log: t.log })).problems.map((p) => p.variable)).toEqual(["DATABASE_URL"]);
+    const migrated = path.join(t.dir, "migrated.db");
+    applyCheckedInSql(migrated);
+    const result = await preflight({ env: { DATABASE_URL: `file:${migrated}` }, projectDir: bare, log: t.log });
+    expect(result.problems).toEqual([]);
+    expect(t.lines).toEqual([expect.stringContaining("the checked-in migrations are not deployed with the app")]);
+  });
 });
