@@ -190,8 +190,9 @@ export function checkConfig(env: Record<string, string | undefined>): ConfigChec
   const signingKeys = cleaned.SIGNING_KEYS === undefined ? undefined : parseSigningKeys(cleaned.SIGNING_KEYS, problems);
   const baseUrl = safeBaseUrl(cleaned.BASE_URL);
   const databaseUrl = invalid.has("DATABASE_URL") ? undefined : (cleaned.DATABASE_URL ?? DEFAULT_DATABASE_URL);
-  const production = cleaned.NODE_ENV === "production" && baseUrl !== undefined && !isLocalhost(baseUrl);
-  const productionWhy = "(NODE_ENV=production with a non-localhost BASE_URL)";
+  // A Vercel deployment is public whatever BASE_URL says (so a missing BASE_URL does not hide the other problems).
+  const production = cleaned.NODE_ENV === "production" && (onVercel || (baseUrl !== undefined && !isLocalhost(baseUrl)));
+  const productionWhy = onVercel ? "(NODE_ENV=production on Vercel)" : "(NODE_ENV=production with a non-localhost BASE_URL)";
 
   if (onVercel) {
     if (cleaned.BASE_URL === undefined)
@@ -201,7 +202,7 @@ export function checkConfig(env: Record<string, string | undefined>): ConfigChec
     if (cleaned.TRUSTED_PROXY !== "vercel" && !invalid.has("TRUSTED_PROXY"))
       problems.push({ variable: "TRUSTED_PROXY", detail: `must be vercel on Vercel (VERCEL=1), not ${cleaned.TRUSTED_PROXY}: remove it (the default there is vercel) or set TRUSTED_PROXY=vercel` });
   }
-  if (production && baseUrl?.startsWith("http:") && cleaned.ALLOW_INSECURE_BASE_URL !== "1")
+  if (production && cleaned.BASE_URL !== undefined && baseUrl?.startsWith("http:") && cleaned.ALLOW_INSECURE_BASE_URL !== "1")
     problems.push({ variable: "BASE_URL", detail: `must be https:// in production ${productionWhy}: serve it over TLS and set BASE_URL=https://…, or set ALLOW_INSECURE_BASE_URL=1 for a trial on a private network` });
   if (production && cleaned.SIGNING_KEYS === undefined) problems.push({ variable: "SIGNING_KEYS", detail: `is required in production ${productionWhy}: set it to a JSON array of private Ed25519 JWKs (README "Deploying")` });
   if (production && cleaned.AUTH_SECRET === undefined && !invalid.has("AUTH_SECRET"))

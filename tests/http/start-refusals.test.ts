@@ -120,6 +120,7 @@ describe("npm start refuses an unsafe configuration (exit code 1, nothing answer
       /^Invalid configuration: BASE_URL is required on Vercel \(VERCEL=1\): set it to the public https origin/,
       /^Invalid configuration: DATABASE_URL must be a postgresql:\/\/ URL on Vercel \(VERCEL=1\)/,
       /^Invalid configuration: TRUSTED_PROXY must be vercel on Vercel \(VERCEL=1\), not none: remove it .* or set TRUSTED_PROXY=vercel$/,
+      /^Invalid configuration: AUTH_SECRET is required in production \(NODE_ENV=production on Vercel\): set it to a random string of at least 32 characters/,
     ]);
   }, 120_000);
 

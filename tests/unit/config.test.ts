@@ -176,8 +176,9 @@ describe("Vercel (VERCEL=1)", () => {
     }
   });
 
-  it("lists all three Vercel problems at once", () => {
-    expect(problemVariables({ VERCEL: "1", NODE_ENV: "production", TRUSTED_PROXY: "none" })).toEqual(["BASE_URL", "DATABASE_URL", "TRUSTED_PROXY"]);
+  it("lists all three Vercel problems at once, with the production ones", () => {
+    expect(problemVariables({ VERCEL: "1", NODE_ENV: "production", TRUSTED_PROXY: "none" })).toEqual(["BASE_URL", "DATABASE_URL", "TRUSTED_PROXY", "SIGNING_KEYS", "AUTH_SECRET"]);
+    expect(problemText({ VERCEL: "1", NODE_ENV: "production" })).toContain("SIGNING_KEYS is required in production (NODE_ENV=production on Vercel)");
   });
 
   it("TRUSTED_PROXY keeps its local default none without VERCEL=1", () => {
