@@ -5,8 +5,9 @@ const nextConfig: NextConfig = {
   serverExternalPackages: ["better-sqlite3", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "pg"],
   poweredByHeader: false,
   typedRoutes: false,
-  // The docs corpus is read from disk at run time (lib/docs/corpus.ts); make sure deployments ship it.
-  outputFileTracingIncludes: { "/*": ["./content/**/*"] },
+  // The docs corpus is read from disk at run time (lib/docs/corpus.ts), and the start compares the database
+  // with the checked-in migrations (lib/startup/migrations.ts); make sure deployments ship both.
+  outputFileTracingIncludes: { "/*": ["./content/**/*", "./prisma/migrations/**/*", "./prisma/postgres/migrations/**/*"] },
   async headers() {
     return [{ source: "/:path*", headers: SECURITY_HEADERS.map(([key, value]) => ({ key, value })) }];
   },

@@ -3,9 +3,13 @@
 // markdown. HTML answers of the same pages carry a `Link` to the twin. (Next's page renderer replaces any
 // Vary set here with its own; HTML pages are `no-store`, so no shared cache can hand them to a markdown reader,
 // and every markdown answer carries `Vary: Accept`.)
-// The matcher lists page paths only, so API routes, tool servers and discovery never pass through here.
+// Every page also gets its Content-Security-Policy here: a fresh nonce per request, set on the request (Next
+// reads it there and puts the nonce on its own scripts) and on the response (Next.js's documented pattern;
+// lib/http/security-headers.ts), with Strict-Transport-Security when BASE_URL is https.
+// The matcher leaves out API routes, tool servers, discovery and Next's files, which never render a page.
 import { NextResponse, type NextRequest } from "next/server";
-import { absoluteUrl } from "@/lib/config";
+import { absoluteUrl, getConfig } from "@/lib/config";
+import { pageContentSecurityPolicy, transportSecurityHeaders } from "@/lib/http/security-headers";
 import { apiCatalogLinkHeader } from "@/lib/discovery/api-catalog";
 import { isMarkdownPagePath, MARKDOWN_TWIN_HEADER, markdownTwinPath, pagePathOfTwin, prefersMarkdown } from "@/lib/docs/twins";
 
@@ -21,16 +25,27 @@ function rewriteToMarkdown(request: NextRequest, pagePath: string): NextResponse
   return NextResponse.rewrite(target, { request: { headers } });
 }
 
+/** Lets the request through to its page with a fresh nonce in the page policy of request and response. */
+function nextWithPagePolicy(request: NextRequest): NextResponse {
+  const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
+  const policy = pageContentSecurityPolicy(nonce);
+  const headers = new Headers(request.headers);
+  headers.set("Content-Security-Policy", policy);
+  const response = NextResponse.next({ request: { headers } });
+  response.headers.set("Content-Security-Policy", policy);
+  for (const [name, value] of transportSecurityHeaders(getConfig().baseUrl)) response.headers.set(name, value);
+  return response;
+}
+
 export function proxy(request: NextRequest): NextResponse {
   const { pathname } = request.nextUrl;
   const readMethod = request.method === "GET" || request.method === "HEAD";
   const twinOf = pagePathOfTwin(pathname);
-  if (twinOf !== null) {
-    return readMethod && isMarkdownPagePath(twinOf) ? rewriteToMarkdown(request, twinOf) : NextResponse.next();
-  }
-  if (!isMarkdownPagePath(pathname)) return NextResponse.next();
+  if (twinOf !== null && isMarkdownPagePath(twinOf)) return readMethod ? rewriteToMarkdown(request, twinOf) : nextWithPagePolicy(request);
+  // Not a page with a twin: /agent/authorize/done, a 404 page, a form's POST handler.
+  if (!isMarkdownPagePath(pathname)) return nextWithPagePolicy(request);
   if (readMethod && prefersMarkdown(request.headers.get("accept"), "text/html")) return rewriteToMarkdown(request, pathname);
-  const response = NextResponse.next();
+  const response = nextWithPagePolicy(request);
   response.headers.set("Vary", "Accept");
   const links = [`<${absoluteUrl(markdownTwinPath(pathname))}>; rel="alternate"; type="text/markdown"`];
   // RFC 9727: the home page points agents to the API catalog.
@@ -41,19 +56,9 @@ export function proxy(request: NextRequest): NextResponse {
 
 export const config = {
   matcher: [
-    "/",
-    "/index.md",
-    "/login",
-    "/login.md",
-    "/account",
-    "/account.md",
-    "/map",
-    "/map.md",
-    "/docs",
-    "/docs.md",
-    "/docs/:slug",
-    "/members/:slug",
-    "/agent/authorize",
-    "/agent/authorize.md",
+    // Everything but the paths that never render a page: API routes, tool servers, discovery documents, the
+    // forms' POST handlers, the internal markdown route and Next's own files (the front answers the hottest
+    // of these before Next); they keep the static policy of next.config.ts.
+    "/((?!api(?:/|$)|mcp(?:/|$)|a2a$|ask$|oauth2/|\\.well-known/|_next/|page-markdown(?:/|$)|agent/identity|agent/authorize/decision$|account/revoke$|openapi\\.json$|sitemap\\.xml$|robots\\.txt$|auth\\.md$|favicon\\.ico$).*)",
   ],
 };

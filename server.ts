@@ -14,7 +14,7 @@ import { sqliteFilePath } from "@/lib/db/sqlite-path";
 import { serveFront } from "@/lib/server/front";
 import { requestListener } from "@/lib/server/request-listener";
 import { turns } from "@/lib/server/turns";
-import { configOrExit, markServerEntry } from "@/lib/startup";
+import { configOrExit, markServerEntry, refuseUnsafeStart } from "@/lib/startup";
 
 /** How long a shutdown waits for requests in flight before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -32,6 +32,8 @@ async function main(): Promise<void> {
   // Preflight before listen: a bad value stops the process here, before a port is taken.
   const port = portOrExit(process.env.PORT);
   const hostname = process.env.HOSTNAME || undefined;
+  // Every configuration problem at once, an unmigrated database (the embedded default migrates itself): exit 1.
+  await refuseUnsafeStart();
   const config = configOrExit();
 
   // Before the first query opens the database, so the app connection knows a worker checkpoints for it.

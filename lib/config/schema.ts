@@ -1,4 +1,8 @@
+import { createHash, createPrivateKey, createPublicKey } from "node:crypto";
 import { z } from "zod";
+
+/** The embedded SQLite database (relative to the working directory); the one database that may migrate itself at start. */
+export const DEFAULT_DATABASE_URL = "file:./data/app.db";
 
 /** Environment variables of CONTRACT.md §1, validated once at start. */
 export const rawEnvSchema = z.object({
@@ -26,7 +30,7 @@ export const rawEnvSchema = z.object({
   DATABASE_URL: z
     .string()
     .refine((v) => v.startsWith("file:") || /^postgres(ql)?:\/\//.test(v), "must be file:… (SQLite) or postgresql://…")
-    .default("file:./data/app.db"),
+    .default(DEFAULT_DATABASE_URL),
   RELEASE_MODE: z.enum(["public", "private"], { message: "must be public or private" }).default("public"),
   SIGNING_KEYS: z.string().optional(),
   AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
@@ -36,6 +40,12 @@ export const rawEnvSchema = z.object({
     .default("none"),
   NODE_FRONT: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
   NODE_ENV: z.string().optional(),
+  /** Set to 1 by Vercel: BASE_URL, DATABASE_URL and TRUSTED_PROXY are then checked for that platform. */
+  VERCEL: z.string().optional(),
+  /** Set by Vercel: the production domain (no scheme), BASE_URL's default there. */
+  VERCEL_PROJECT_PRODUCTION_URL: z.string().optional(),
+  /** 1: allow an http:// BASE_URL in production (a trial on a private network only). */
+  ALLOW_INSECURE_BASE_URL: z.enum(["0", "1"], { message: "must be 1 (allow an http:// BASE_URL in production) or 0" }).optional(),
 });
 
 export type TrustedProxy = { kind: "none" } | { kind: "vercel" } | { kind: "hops"; hops: number };
@@ -61,64 +71,172 @@ export const ed25519PrivateJwkSchema = z
   .loose();
 export type Ed25519PrivateJwk = z.infer<typeof ed25519PrivateJwkSchema>;
 
-const signingKeysSchema = z.array(ed25519PrivateJwkSchema).min(1, "must hold at least one key");
-
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    detail: string,
-  ) {
-    super(`Invalid configuration: ${variable} ${detail}`);
-    this.name = "ConfigError";
-  }
-}
-
 function isLocalhost(baseUrl: string): boolean {
   const host = new URL(baseUrl).hostname;
   return host === "localhost" || host === "127.0.0.1" || host === "[::1]" || host.endsWith(".localhost");
 }
 
-/** Parses the environment into the app configuration; throws ConfigError naming the first bad variable. */
-export function parseConfig(env: Record<string, string | undefined>): AppConfig {
+/** One thing that stops the start: the variable and what is wrong with it, including the fix. */
+export interface ConfigProblem {
+  variable: string;
+  /** Follows the variable name: "must be public or private", "is required in production (…): set …". */
+  detail: string;
+}
+
+/** The one line printed for a problem at start (and the message of a single-problem ConfigError). */
+export function configProblemLine(problem: ConfigProblem): string {
+  return `Invalid configuration: ${problem.variable} ${problem.detail}`;
+}
+
+/** Every problem of the environment at once; `variable` is the first one's (one line per problem in the message). */
+export class ConfigError extends Error {
+  readonly variable: string;
+  readonly problems: readonly ConfigProblem[];
+  constructor(problems: ConfigProblem | readonly ConfigProblem[]) {
+    const list = Array.isArray(problems) ? (problems as readonly ConfigProblem[]) : [problems as ConfigProblem];
+    super(list.map(configProblemLine).join("\n"));
+    this.name = "ConfigError";
+    this.variable = list[0]?.variable ?? "environment";
+    this.problems = list;
+  }
+}
+
+export type ConfigCheck = { ok: true; config: AppConfig } | { ok: false; problems: ConfigProblem[] };
+
+/** The Ed25519 private-key JWK members, each 32 bytes in base64url. */
+const BASE64URL_32 = /^[A-Za-z0-9_-]{43}$/;
+const SIGNING_KEYS_SHAPE = "must be a non-empty JSON array of private Ed25519 JWKs (kty OKP, crv Ed25519, x, d; see README \"Deploying\" to generate one)";
+
+/** RFC 7638 thumbprint of an Ed25519 public key: what lib/keys uses as kid. */
+function ed25519Thumbprint(x: string): string {
+  return createHash("sha256").update(`{"crv":"Ed25519","kty":"OKP","x":"${x}"}`).digest("base64url");
+}
+
+/** True when `x` is the public key of `d` (a pasted pair can be mismatched; signatures would then never verify). */
+function isKeyPair(x: string, d: string): boolean {
+  try {
+    const privateKey = createPrivateKey({ key: { kty: "OKP", crv: "Ed25519", x, d }, format: "jwk" });
+    return createPublicKey(privateKey).export({ format: "jwk" }).x === x;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGNING_KEYS: a non-empty array of private Ed25519 JWKs whose kids (explicit, else the thumbprint) and keys are distinct. */
+function parseSigningKeys(text: string, problems: ConfigProblem[]): Ed25519PrivateJwk[] | undefined {
+  const fail = (detail: string): undefined => {
+    problems.push({ variable: "SIGNING_KEYS", detail });
+    return undefined;
+  };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return fail(`is not JSON: it ${SIGNING_KEYS_SHAPE}`);
+  }
+  if (!Array.isArray(json) || json.length === 0) return fail(SIGNING_KEYS_SHAPE);
+  const keys: Ed25519PrivateJwk[] = [];
+  for (const [index, entry] of json.entries()) {
+    const key = ed25519PrivateJwkSchema.safeParse(entry);
+    if (!key.success || !BASE64URL_32.test(key.data.x) || !BASE64URL_32.test(key.data.d)) return fail(`key ${index + 1} is not a private Ed25519 JWK: it ${SIGNING_KEYS_SHAPE}`);
+    if (!isKeyPair(key.data.x, key.data.d)) return fail(`key ${index + 1}: x is not the public key of d; export the key pair again`);
+    keys.push(key.data);
+  }
+  const seenKeys = new Map<string, number>();
+  const seenKids = new Map<string, number>();
+  for (const [index, key] of keys.entries()) {
+    const thumbprint = ed25519Thumbprint(key.x);
+    const kid = key.kid ?? thumbprint;
+    const sameKey = seenKeys.get(thumbprint);
+    if (sameKey !== undefined) return fail(`holds the same key twice (keys ${sameKey + 1} and ${index + 1}): remove the duplicate`);
+    const sameKid = seenKids.get(kid);
+    if (sameKid !== undefined) return fail(`gives keys ${sameKid + 1} and ${index + 1} the same kid "${kid}": give each key its own kid, or omit kid (the RFC 7638 thumbprint is used)`);
+    seenKeys.set(thumbprint, index);
+    seenKids.set(kid, index);
+  }
+  return keys;
+}
+
+/** Where BASE_URL comes from under VERCEL=1 when it is unset: the project's production domain, over https. */
+function vercelBaseUrl(host: string | undefined): string | undefined {
+  return host === undefined ? undefined : `https://${host.replace(/^https?:\/\//, "").replace(/\/+$/, "")}`;
+}
+
+/** Checks the environment and collects every problem (never throws). */
+export function checkConfig(env: Record<string, string | undefined>): ConfigCheck {
   const cleaned: Record<string, string | undefined> = {};
   for (const key of Object.keys(rawEnvSchema.shape)) {
     const value = env[key];
     cleaned[key] = value === undefined || value === "" ? undefined : value;
   }
+  const onVercel = cleaned.VERCEL === "1";
+  const problems: ConfigProblem[] = [];
+  // On Vercel an unset BASE_URL is the project's production domain (set by the platform), never localhost.
+  const derivedBaseUrl = onVercel && cleaned.BASE_URL === undefined ? vercelBaseUrl(cleaned.VERCEL_PROJECT_PRODUCTION_URL) : undefined;
+  if (derivedBaseUrl !== undefined) cleaned.BASE_URL = derivedBaseUrl;
+  // On Vercel the client address comes from the platform's header.
+  if (onVercel) cleaned.TRUSTED_PROXY ??= "vercel";
   const parsed = rawEnvSchema.safeParse(cleaned);
+  const invalid = new Set<string>();
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const variable = String(issue?.path[0] ?? "environment");
-    throw new ConfigError(variable, issue?.message ?? "is invalid");
-  }
-  const raw = parsed.data;
-  let signingKeys: Ed25519PrivateJwk[] | undefined;
-  if (raw.SIGNING_KEYS !== undefined) {
-    let json: unknown;
-    try {
-      json = JSON.parse(raw.SIGNING_KEYS);
-    } catch {
-      throw new ConfigError("SIGNING_KEYS", "must be a JSON array of private Ed25519 JWKs");
+    for (const issue of parsed.error.issues) {
+      const variable = derivedBaseUrl !== undefined && issue.path[0] === "BASE_URL" ? "VERCEL_PROJECT_PRODUCTION_URL" : String(issue.path[0] ?? "environment");
+      if (invalid.has(variable)) continue; // one line per variable
+      invalid.add(variable);
+      problems.push({ variable, detail: issue.message });
     }
-    const keys = signingKeysSchema.safeParse(json);
-    if (!keys.success) throw new ConfigError("SIGNING_KEYS", "must be a JSON array of private Ed25519 JWKs (kty OKP, crv Ed25519, x, d)");
-    signingKeys = keys.data;
   }
-  const production = raw.NODE_ENV === "production" && !isLocalhost(raw.BASE_URL);
-  if (production && !signingKeys) throw new ConfigError("SIGNING_KEYS", "is required in production (NODE_ENV=production with a non-localhost BASE_URL)");
-  if (production && !raw.AUTH_SECRET) throw new ConfigError("AUTH_SECRET", "is required in production (NODE_ENV=production with a non-localhost BASE_URL)");
+  const raw = parsed.success ? parsed.data : undefined;
+  const signingKeys = cleaned.SIGNING_KEYS === undefined ? undefined : parseSigningKeys(cleaned.SIGNING_KEYS, problems);
+  const baseUrl = safeBaseUrl(cleaned.BASE_URL);
+  const databaseUrl = invalid.has("DATABASE_URL") ? undefined : (cleaned.DATABASE_URL ?? DEFAULT_DATABASE_URL);
+  // A Vercel deployment is public whatever BASE_URL says (so a missing BASE_URL does not hide the other problems).
+  const production = cleaned.NODE_ENV === "production" && (onVercel || (baseUrl !== undefined && !isLocalhost(baseUrl)));
+  const productionWhy = onVercel ? "(NODE_ENV=production on Vercel)" : "(NODE_ENV=production with a non-localhost BASE_URL)";
+
+  if (onVercel) {
+    if (cleaned.BASE_URL === undefined)
+      problems.push({ variable: "BASE_URL", detail: "is required on Vercel (VERCEL=1): set it to the public https origin (e.g. https://gate.example.com), or let Vercel set VERCEL_PROJECT_PRODUCTION_URL" });
+    if (databaseUrl?.startsWith("file:"))
+      problems.push({ variable: "DATABASE_URL", detail: "must be a postgresql:// URL on Vercel (VERCEL=1): an SQLite file lives and dies with one instance; set DATABASE_URL to your PostgreSQL database" });
+    if (cleaned.TRUSTED_PROXY !== "vercel" && !invalid.has("TRUSTED_PROXY"))
+      problems.push({ variable: "TRUSTED_PROXY", detail: `must be vercel on Vercel (VERCEL=1), not ${cleaned.TRUSTED_PROXY}: remove it (the default there is vercel) or set TRUSTED_PROXY=vercel` });
+  }
+  if (production && cleaned.BASE_URL !== undefined && baseUrl?.startsWith("http:") && cleaned.ALLOW_INSECURE_BASE_URL !== "1")
+    problems.push({ variable: "BASE_URL", detail: `must be https:// in production ${productionWhy}: serve it over TLS and set BASE_URL=https://…, or set ALLOW_INSECURE_BASE_URL=1 for a trial on a private network` });
+  if (production && cleaned.SIGNING_KEYS === undefined) problems.push({ variable: "SIGNING_KEYS", detail: `is required in production ${productionWhy}: set it to a JSON array of private Ed25519 JWKs (README "Deploying")` });
+  if (production && cleaned.AUTH_SECRET === undefined && !invalid.has("AUTH_SECRET"))
+    problems.push({ variable: "AUTH_SECRET", detail: `is required in production ${productionWhy}: set it to a random string of at least 32 characters (e.g. openssl rand -base64 48)` });
+
+  if (problems.length > 0 || !raw) return { ok: false, problems };
   const trustedProxy: TrustedProxy =
     raw.TRUSTED_PROXY === "none" ? { kind: "none" } : raw.TRUSTED_PROXY === "vercel" ? { kind: "vercel" } : { kind: "hops", hops: Number(raw.TRUSTED_PROXY) };
   return {
-    baseUrl: raw.BASE_URL,
-    realm: new URL(raw.BASE_URL).hostname,
-    databaseUrl: raw.DATABASE_URL,
-    databaseProvider: raw.DATABASE_URL.startsWith("file:") ? "sqlite" : "postgresql",
-    releaseMode: raw.RELEASE_MODE,
-    signingKeys,
-    authSecret: raw.AUTH_SECRET,
-    trustedProxy,
-    nodeFront: raw.NODE_FRONT === "on",
-    production,
+    ok: true,
+    config: {
+      baseUrl: raw.BASE_URL,
+      realm: new URL(raw.BASE_URL).hostname,
+      databaseUrl: raw.DATABASE_URL,
+      databaseProvider: raw.DATABASE_URL.startsWith("file:") ? "sqlite" : "postgresql",
+      releaseMode: raw.RELEASE_MODE,
+      signingKeys,
+      authSecret: raw.AUTH_SECRET,
+      trustedProxy,
+      nodeFront: raw.NODE_FRONT === "on",
+      production,
+    },
   };
+}
+
+/** BASE_URL (or its default) when valid, whatever the other variables (one bad one fails the whole parse). */
+function safeBaseUrl(value: string | undefined): string | undefined {
+  const parsed = rawEnvSchema.shape.BASE_URL.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** Parses the environment into the app configuration; throws one ConfigError listing every problem. */
+export function parseConfig(env: Record<string, string | undefined>): AppConfig {
+  const checked = checkConfig(env);
+  if (!checked.ok) throw new ConfigError(checked.problems);
+  return checked.config;
 }

@@ -53,10 +53,11 @@ export function renderMarkdown(markdown: string): RenderedDoc {
         return `<img src="${escapeHtml(safe)}" alt="${escapeHtml(text)}"${title ? ` title="${escapeHtml(title)}"` : ""} loading="lazy">`;
       },
       table(token: Tokens.Table): string | false {
-        // Wide tables scroll inside their own box on a phone instead of widening the page.
-        const header = token.header.map((cell) => `<th${cell.align ? ` style="text-align:${cell.align}"` : ""}>${this.parser.parseInline(cell.tokens)}</th>`).join("");
+        // Wide tables scroll inside their own box on a phone instead of widening the page. Alignment is a class,
+        // not a style attribute: the pages' Content-Security-Policy allows no inline style (lib/http/security-headers.ts).
+        const header = token.header.map((cell) => `<th${cell.align ? ` class="align-${cell.align}"` : ""}>${this.parser.parseInline(cell.tokens)}</th>`).join("");
         const rows = token.rows
-          .map((row) => `<tr>${row.map((cell) => `<td${cell.align ? ` style="text-align:${cell.align}"` : ""}>${this.parser.parseInline(cell.tokens)}</td>`).join("")}</tr>`)
+          .map((row) => `<tr>${row.map((cell) => `<td${cell.align ? ` class="align-${cell.align}"` : ""}>${this.parser.parseInline(cell.tokens)}</td>`).join("")}</tr>`)
           .join("\n");
         return `<div class="table-scroll"><table>\n<thead><tr>${header}</tr></thead>\n<tbody>${rows}</tbody>\n</table></div>\n`;
       },

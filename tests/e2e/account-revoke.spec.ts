@@ -1,8 +1,7 @@
 // Revoking a delegation from /account (CONTRACT.md §8): tokens fail at once, the assertion is refused,
 // the registration is cancelled, and the dashboard shows it.
-import { expect, test } from "@playwright/test";
 import { exchangeAssertion, pollToken, readOwn, registerAgent } from "./agent";
-import { baseUrl, signInFromLoginPage } from "./fixtures";
+import { baseUrl, signInFromLoginPage, expect, test } from "./fixtures";
 
 test("revoke from /account: token 401, assertion invalid_grant, status cancelled", async ({ page, request }) => {
   const registration = await registerAgent(request, "edsger@example.com", "Edsger's Revocable Agent");

@@ -1,7 +1,7 @@
 // The human approval page in Chromium (CONTRACT.md §8), with the agent's side spoken over HTTP.
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { attemptTokenOf, exchangeAssertion, expireAttempt, pollToken, readOwn, registerAgent } from "./agent";
-import { baseUrl, signIn, signInFromLoginPage } from "./fixtures";
+import { baseUrl, signIn, signInFromLoginPage, expect, test } from "./fixtures";
 
 async function expectApprovalForm(page: Page) {
   await expect(page.getByRole("heading", { name: "Approve access for an agent?" })).toBeVisible();

@@ -1,6 +1,5 @@
 // The documentation pages for people: index, a document, navigation, and a phone-sized screen.
-import { expect, test } from "@playwright/test";
-import { baseUrl } from "./fixtures";
+import { baseUrl, expect, test } from "./fixtures";
 
 test("the docs index lists documents by kind with summaries", async ({ page }) => {
   await page.goto(`${baseUrl()}/docs`);

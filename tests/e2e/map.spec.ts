@@ -1,5 +1,4 @@
-import { expect, test } from "@playwright/test";
-import { baseUrl } from "./fixtures";
+import { baseUrl, expect, test } from "./fixtures";
 
 test("the map shows a dot and a list entry per public member with a location, and the filter narrows both", async ({ page }) => {
   const mapData = page.waitForResponse((res) => res.url().endsWith("/api/map/search"));

@@ -1,5 +1,4 @@
-import { expect, test } from "@playwright/test";
-import { baseUrl, signIn, signInFromLoginPage } from "./fixtures";
+import { baseUrl, signIn, signInFromLoginPage, expect, test } from "./fixtures";
 
 test("a demo member signs in and out", async ({ page }) => {
   await signInFromLoginPage(page, "ada@example.com");

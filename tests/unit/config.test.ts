@@ -1,8 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig } from "@/lib/config/schema";
+import { checkConfig, ConfigError, parseConfig } from "@/lib/config/schema";
 
 const KEY = { kty: "OKP", crv: "Ed25519", x: "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", d: "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A" };
+// A second key: SIGNING_KEYS refuses the same key twice (issue 19).
+const KEY2 = { kty: "OKP", crv: "Ed25519", x: "RvV7RUv-MB_ThaaF0oit_JkXLoDFkuwCA5Dmx9DVxyM", d: "BHoo5ZYExryn-r89GnQtmtggvjoom74cSiyZUa4gqow" };
 
 describe("parseConfig", () => {
   it("has the local defaults of CONTRACT.md §1", () => {
@@ -63,7 +65,7 @@ describe("parseConfig", () => {
   });
 
   it("accepts SIGNING_KEYS as an array of private Ed25519 JWKs", () => {
-    expect(parseConfig({ SIGNING_KEYS: JSON.stringify([KEY, KEY]) }).signingKeys).toHaveLength(2);
+    expect(parseConfig({ SIGNING_KEYS: JSON.stringify([KEY, KEY2]) }).signingKeys).toHaveLength(2);
   });
 
   describe("production (NODE_ENV=production and a non-localhost BASE_URL)", () => {
@@ -84,7 +86,7 @@ describe("parseConfig", () => {
   });
 
   it("never throws anything but ConfigError, whatever the environment (property)", () => {
-    const variables = ["BASE_URL", "DATABASE_URL", "RELEASE_MODE", "SIGNING_KEYS", "AUTH_SECRET", "TRUSTED_PROXY", "NODE_ENV"];
+    const variables = ["BASE_URL", "DATABASE_URL", "RELEASE_MODE", "SIGNING_KEYS", "AUTH_SECRET", "TRUSTED_PROXY", "NODE_ENV", "VERCEL", "VERCEL_PROJECT_PRODUCTION_URL", "ALLOW_INSECURE_BASE_URL"];
     fc.assert(
       fc.property(fc.dictionary(fc.constantFrom(...variables), fc.oneof(fc.string(), fc.webUrl(), fc.json())), (env) => {
         try {
@@ -96,5 +98,143 @@ describe("parseConfig", () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+/** The variables named by every problem of an environment (checkConfig never throws). */
+function problemVariables(env: Record<string, string>): string[] {
+  const checked = checkConfig(env);
+  return checked.ok ? [] : checked.problems.map((p) => p.variable);
+}
+
+function problemText(env: Record<string, string>): string {
+  const checked = checkConfig(env);
+  return checked.ok ? "" : checked.problems.map((p) => `${p.variable} ${p.detail}`).join("\n");
+}
+
+describe("every problem at once (issue 19)", () => {
+  it("reports each bad variable, not only the first, and ConfigError lists them one per line", () => {
+    const env = { BASE_URL: "not a url", RELEASE_MODE: "staging", TRUSTED_PROXY: "all", SIGNING_KEYS: "[]" };
+    expect(problemVariables(env).sort()).toEqual(["BASE_URL", "RELEASE_MODE", "SIGNING_KEYS", "TRUSTED_PROXY"]);
+    let caught: unknown;
+    try {
+      parseConfig(env);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const error = caught as ConfigError;
+    expect(error.problems).toHaveLength(4);
+    expect(error.message.split("\n")).toHaveLength(4);
+    for (const line of error.message.split("\n")) expect(line).toMatch(/^Invalid configuration: [A-Z_]+ /);
+  });
+
+  it("production lists SIGNING_KEYS, AUTH_SECRET and an http BASE_URL together", () => {
+    expect(problemVariables({ NODE_ENV: "production", BASE_URL: "http://gate.example.com" })).toEqual(["BASE_URL", "SIGNING_KEYS", "AUTH_SECRET"]);
+  });
+});
+
+describe("Vercel (VERCEL=1)", () => {
+  const secret = "s".repeat(40);
+  const vercel = { VERCEL: "1", NODE_ENV: "production", DATABASE_URL: "postgresql://u:p@db:5432/app", SIGNING_KEYS: JSON.stringify([KEY]), AUTH_SECRET: secret };
+
+  it("refuses to start without BASE_URL (no local mode on Vercel)", () => {
+    expect(problemVariables(vercel)).toEqual(["BASE_URL"]);
+    expect(problemText(vercel)).toMatch(/BASE_URL is required on Vercel \(VERCEL=1\): set it to the public https origin/);
+  });
+
+  it("derives BASE_URL from VERCEL_PROJECT_PRODUCTION_URL over https", () => {
+    const config = parseConfig({ ...vercel, VERCEL_PROJECT_PRODUCTION_URL: "gate-example.vercel.app" });
+    expect(config.baseUrl).toBe("https://gate-example.vercel.app");
+    expect(config.realm).toBe("gate-example.vercel.app");
+    expect(config.production).toBe(true);
+  });
+
+  it("an explicit BASE_URL wins over VERCEL_PROJECT_PRODUCTION_URL", () => {
+    expect(parseConfig({ ...vercel, BASE_URL: "https://gate.example.com", VERCEL_PROJECT_PRODUCTION_URL: "x.vercel.app" }).baseUrl).toBe("https://gate.example.com");
+  });
+
+  it("a VERCEL_PROJECT_PRODUCTION_URL that is no host name is named as such", () => {
+    expect(problemVariables({ ...vercel, VERCEL_PROJECT_PRODUCTION_URL: "gate.example.com/path" })).toEqual(["VERCEL_PROJECT_PRODUCTION_URL"]);
+  });
+
+  it("refuses an SQLite file database, also the default one", () => {
+    const env = { ...vercel, BASE_URL: "https://gate.example.com" };
+    expect(problemVariables({ ...env, DATABASE_URL: "file:/tmp/app.db" })).toEqual(["DATABASE_URL"]);
+    const { DATABASE_URL: _unset, ...withoutDatabase } = env;
+    expect(problemVariables(withoutDatabase)).toEqual(["DATABASE_URL"]);
+    expect(problemText(withoutDatabase)).toMatch(/DATABASE_URL must be a postgresql:\/\/ URL on Vercel/);
+  });
+
+  it("TRUSTED_PROXY defaults to vercel there; any other value is refused", () => {
+    const env = { ...vercel, BASE_URL: "https://gate.example.com" };
+    expect(parseConfig(env).trustedProxy).toEqual({ kind: "vercel" });
+    expect(parseConfig({ ...env, TRUSTED_PROXY: "vercel" }).trustedProxy).toEqual({ kind: "vercel" });
+    for (const other of ["none", "1", "2"]) {
+      expect(problemVariables({ ...env, TRUSTED_PROXY: other })).toEqual(["TRUSTED_PROXY"]);
+      expect(problemText({ ...env, TRUSTED_PROXY: other })).toContain(`must be vercel on Vercel (VERCEL=1), not ${other}`);
+    }
+  });
+
+  it("lists all three Vercel problems at once, with the production ones", () => {
+    expect(problemVariables({ VERCEL: "1", NODE_ENV: "production", TRUSTED_PROXY: "none" })).toEqual(["BASE_URL", "DATABASE_URL", "TRUSTED_PROXY", "SIGNING_KEYS", "AUTH_SECRET"]);
+    expect(problemText({ VERCEL: "1", NODE_ENV: "production" })).toContain("SIGNING_KEYS is required in production (NODE_ENV=production on Vercel)");
+  });
+
+  it("TRUSTED_PROXY keeps its local default none without VERCEL=1", () => {
+    expect(parseConfig({}).trustedProxy).toEqual({ kind: "none" });
+  });
+});
+
+describe("an http BASE_URL in production", () => {
+  const prod = { NODE_ENV: "production", AUTH_SECRET: "s".repeat(40), SIGNING_KEYS: JSON.stringify([KEY]) };
+
+  it("is refused for a non-localhost host, naming the opt-out", () => {
+    expect(problemVariables({ ...prod, BASE_URL: "http://192.168.1.20:3000" })).toEqual(["BASE_URL"]);
+    expect(problemText({ ...prod, BASE_URL: "http://gate.example.com" })).toMatch(/BASE_URL must be https:\/\/ in production .*ALLOW_INSECURE_BASE_URL=1/);
+  });
+
+  it("starts with ALLOW_INSECURE_BASE_URL=1 (a trial on a private network)", () => {
+    expect(parseConfig({ ...prod, BASE_URL: "http://192.168.1.20:3000", ALLOW_INSECURE_BASE_URL: "1" }).baseUrl).toBe("http://192.168.1.20:3000");
+    expect(problemVariables({ ...prod, BASE_URL: "http://192.168.1.20:3000", ALLOW_INSECURE_BASE_URL: "0" })).toEqual(["BASE_URL"]);
+    expect(problemVariables({ ...prod, BASE_URL: "http://192.168.1.20:3000", ALLOW_INSECURE_BASE_URL: "yes" })).toEqual(["ALLOW_INSECURE_BASE_URL", "BASE_URL"]);
+  });
+
+  it("is fine on localhost and outside production", () => {
+    expect(parseConfig({ ...prod, BASE_URL: "http://localhost:3000" }).production).toBe(false);
+    expect(parseConfig({ BASE_URL: "http://gate.example.com" }).production).toBe(false);
+  });
+});
+
+describe("SIGNING_KEYS", () => {
+  const refused = (value: unknown): string => problemText({ SIGNING_KEYS: typeof value === "string" ? value : JSON.stringify(value) });
+
+  it.each([
+    ["an object instead of an array", { keys: [KEY] }],
+    ["an empty array", []],
+    ["a public key only", [{ kty: "OKP", crv: "Ed25519", x: KEY.x }]],
+    ["another curve", [{ ...KEY, crv: "X25519" }]],
+    ["a d of the wrong length", [{ ...KEY, d: KEY.d.slice(0, 42) + "AA" }]],
+    ["an RSA key", [{ kty: "RSA", n: "x", e: "AQAB", d: "y" }]],
+  ])("refuses %s", (_name, value) => {
+    expect(refused(value)).toMatch(/^SIGNING_KEYS .*private Ed25519 JWKs/);
+  });
+
+  it("refuses an x that is not the public key of d", () => {
+    expect(refused([{ ...KEY, x: KEY2.x }])).toMatch(/^SIGNING_KEYS key 1: x is not the public key of d/);
+  });
+
+  it("refuses the same key twice, with or without explicit kids", () => {
+    expect(refused([KEY, KEY])).toMatch(/^SIGNING_KEYS holds the same key twice \(keys 1 and 2\)/);
+    expect(refused([{ ...KEY, kid: "a" }, { ...KEY, kid: "b" }])).toMatch(/same key twice/);
+  });
+
+  it("refuses two keys with the same explicit kid", () => {
+    expect(refused([{ ...KEY, kid: "k1" }, { ...KEY2, kid: "k1" }])).toMatch(/^SIGNING_KEYS gives keys 1 and 2 the same kid "k1"/);
+  });
+
+  it("accepts distinct keys with or without kid (absent: the RFC 7638 thumbprint)", () => {
+    expect(parseConfig({ SIGNING_KEYS: JSON.stringify([{ ...KEY, kid: "k1" }, KEY2]) }).signingKeys).toHaveLength(2);
+    expect(parseConfig({ SIGNING_KEYS: JSON.stringify([KEY, { ...KEY2, kid: "k2" }]) }).signingKeys).toHaveLength(2);
   });
 });

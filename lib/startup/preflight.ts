@@ -1,0 +1,87 @@
+// What a start checks before it serves anything (issue 19, README "Deploying"): the configuration (every bad
+// variable at once, lib/config/schema.ts) and the database's migrations. The embedded SQLite default migrates
+// itself; any other database must be migrated by its operator (`npm run db:migrate`), so a start never
+// changes a shared database behind the back of whoever deploys it.
+import { checkConfig, configProblemLine, DEFAULT_DATABASE_URL, rawEnvSchema, type AppConfig, type ConfigProblem } from "@/lib/config/schema";
+import { applyMigrations, migrationState, type MigrationState } from "./migrations";
+
+export interface StartProblem extends ConfigProblem {
+  kind: "configuration" | "database";
+}
+
+export interface PreflightOptions {
+  env?: Record<string, string | undefined>;
+  /** Where prisma/ and node_modules/ are, and what a relative `file:` path is relative to. */
+  projectDir?: string;
+  /** Applies the migrations (tests inject a counting one); default: `prisma migrate deploy`. */
+  migrate?: (databaseUrl: string, projectDir: string) => Promise<void>;
+  /** One line of news that is not a problem (the default database was migrated, the database could not be asked). */
+  log?: (line: string) => void;
+}
+
+export interface PreflightResult {
+  /** Set when there is no problem. */
+  config: AppConfig | undefined;
+  problems: StartProblem[];
+}
+
+/** The line printed for a problem. */
+export function startProblemLine(problem: StartProblem): string {
+  return problem.kind === "configuration" ? configProblemLine(problem) : `Database not ready: ${problem.variable} ${problem.detail}`;
+}
+
+/** True for the embedded SQLite database of a fresh clone: DATABASE_URL unset or the default `file:./data/app.db`. */
+export function isDefaultDatabase(env: Record<string, string | undefined>): boolean {
+  const value = env.DATABASE_URL;
+  return value === undefined || value === "" || value === DEFAULT_DATABASE_URL;
+}
+
+const MIGRATE_HINT = "run `npm run db:migrate` with this DATABASE_URL, then start again";
+
+function describeBehind(state: Extract<MigrationState, { kind: "behind" }>): string {
+  const parts: string[] = [];
+  if (state.pending.length > 0) parts.push(`${state.pending.length} migration${state.pending.length === 1 ? "" : "s"} not applied (${state.pending.join(", ")})`);
+  if (state.failed.length > 0) parts.push(`migration ${state.failed.join(", ")} failed half-way (see \`npx prisma migrate resolve\`)`);
+  return parts.join("; ");
+}
+
+/** Every reason not to start, all at once (never throws); the default SQLite database is migrated on the way. */
+export async function preflight(options: PreflightOptions = {}): Promise<PreflightResult> {
+  const env = options.env ?? process.env;
+  const projectDir = options.projectDir ?? process.cwd();
+  const migrate = options.migrate ?? applyMigrations;
+  const log = options.log ?? ((line: string) => console.error(line));
+  const checked = checkConfig(env);
+  const problems: StartProblem[] = checked.ok ? [] : checked.problems.map((p) => ({ ...p, kind: "configuration" as const }));
+
+  // The database is checked even when the configuration has problems (all of them at once), unless its URL
+  // is itself refused; nothing is migrated on a start that is refused anyway.
+  const databaseUrl = rawEnvSchema.shape.DATABASE_URL.safeParse(env.DATABASE_URL === "" ? undefined : env.DATABASE_URL);
+  if (databaseUrl.success && !problems.some((p) => p.variable === "DATABASE_URL")) {
+    const url = databaseUrl.data;
+    let state = await migrationState(url, projectDir);
+    const selfMigrating = isDefaultDatabase(env) && (state.kind === "empty" || state.kind === "behind");
+    // The default migrates itself on a start that goes ahead only; on a refused one, once the rest is fixed.
+    if (selfMigrating && problems.length > 0) return { config: undefined, problems };
+    if (selfMigrating) {
+      try {
+        await migrate(url, projectDir);
+        log("[agent-gate] Applied the migrations to the embedded SQLite database (DATABASE_URL default).");
+        state = await migrationState(url, projectDir);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        problems.push({ kind: "database", variable: "DATABASE_URL", detail: `(the embedded SQLite default) could not be migrated: ${reason}; ${MIGRATE_HINT}` });
+        return { config: undefined, problems };
+      }
+    }
+    if (state.kind === "empty") {
+      problems.push({ kind: "database", variable: "DATABASE_URL", detail: `points to a database that was never migrated (no _prisma_migrations table): ${MIGRATE_HINT}` });
+    } else if (state.kind === "behind") {
+      problems.push({ kind: "database", variable: "DATABASE_URL", detail: `points to a database that is not migrated: ${describeBehind(state)}; ${MIGRATE_HINT}` });
+    } else if (state.kind === "unknown" && problems.length === 0) {
+      // Not a refusal: a database that is down now may be up in a minute; requests get 503 meanwhile.
+      log(`[agent-gate] Could not check the database's migrations (${state.reason}); requests that need it answer 503 until it is reachable.`);
+    }
+  }
+  return { config: problems.length === 0 && checked.ok ? checked.config : undefined, problems };
+}
