@@ -5,6 +5,7 @@ import { holdSqliteConnection } from "@/lib/db/sql";
 import { startSqliteCheckpointer } from "@/lib/db/sqlite-checkpointer";
 import { installPeerStamp } from "@/lib/http/peer-stamp";
 import { turns } from "@/lib/turns";
+import { startWebhookDelivery } from "@/lib/webhooks/delivery";
 import { sqliteFilePath } from "@/prisma/adapters";
 
 export function startNodeServer(): void {
@@ -25,4 +26,6 @@ export function startNodeServer(): void {
   installPeerStamp({ intercept: config.nodeFront && production ? serveFront : undefined, turns: production ? turns() : undefined });
   // Before the first query opens the database, so the app connection knows a worker checkpoints for it.
   if (production && config.databaseProvider === "sqlite") startSqliteCheckpointer(sqliteFilePath(config.databaseUrl), { holdConnection: holdSqliteConnection });
+  // Webhook delivery runs in this process (content/docs/webhooks.md); on Vercel the cron route and after() do.
+  if (process.env.WEBHOOK_DELIVERY !== "off") startWebhookDelivery();
 }
