@@ -47,7 +47,13 @@ export const webhookPayloadSchemas: { [T in WebhookEventType]: ReturnType<typeof
 
 /** The JSON Schema (draft 2020-12) of one event type's payload, as published in the docs. */
 export function webhookJsonSchema(type: WebhookEventType): Record<string, unknown> {
-  return { $id: `urn:agent-gate:webhook:${type}`, ...z.toJSONSchema(webhookPayloadSchemas[type]) } as Record<string, unknown>;
+  // zod adds a long regular expression to every date-time string; the format says the same, readably.
+  const schema = z.toJSONSchema(webhookPayloadSchemas[type], {
+    override: (context) => {
+      if (context.jsonSchema.format === "date-time") delete context.jsonSchema.pattern;
+    },
+  });
+  return { $id: `urn:agent-gate:webhook:${type}`, ...schema } as Record<string, unknown>;
 }
 
 export function isWebhookEventType(value: string): value is WebhookEventType {

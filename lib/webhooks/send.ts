@@ -3,8 +3,9 @@
 // 256 characters of the answer kept.
 import http from "node:http";
 import https from "node:https";
+import net from "node:net";
 import { Webhook } from "standardwebhooks";
-import { checkedLookup } from "./address";
+import { checkedAddresses, checkedLookup, WebhookAddressError } from "./address";
 
 export const EXCERPT_CHARS = 256;
 
@@ -25,8 +26,17 @@ export interface SendOutcome {
   excerpt: string;
 }
 
-export function sendWebhook(input: { url: string; webhookId: string; payload: string; secrets: readonly string[]; timestamp: Date }): Promise<SendOutcome> {
+export async function sendWebhook(input: { url: string; webhookId: string; payload: string; secrets: readonly string[]; timestamp: Date }): Promise<SendOutcome> {
   const url = new URL(input.url);
+  // Node connects to an IP literal without calling `lookup`: check such an address here.
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  if (net.isIP(host)) {
+    try {
+      await checkedAddresses(host);
+    } catch (error) {
+      return { status: null, ok: false, excerpt: error instanceof WebhookAddressError ? error.message : "address refused" };
+    }
+  }
   const client = url.protocol === "https:" ? https : http;
   const headers = {
     "content-type": "application/json",

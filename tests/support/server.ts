@@ -13,6 +13,8 @@ export interface TestServer {
   /** Everything the server printed (for assertions on start-up failures). */
   output(): string;
   stop(): Promise<void>;
+  /** SIGKILL: the process dies at once, as in a crash (no shutdown work). */
+  kill(): Promise<void>;
 }
 
 export interface StartOptions {
@@ -97,7 +99,12 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     await exited;
     clearTimeout(timer);
   };
-  const server: TestServer = { baseUrl, databaseUrl, port, output: () => output, stop };
+  const kill = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGKILL");
+    await exited;
+  };
+  const server: TestServer = { baseUrl, databaseUrl, port, output: () => output, stop, kill };
 
   if (options.expectExit) {
     const timeout = setTimeout(() => child.kill("SIGKILL"), 30_000);
