@@ -16,7 +16,8 @@ import { ROOT } from "../support/databases";
 import type { TestServer } from "../support/server";
 import { startReceiver, type Receiver, type ReceivedWebhook } from "../support/webhook-receiver";
 
-const WEBHOOK_ENV = { WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_POLL_MS: "200", WEBHOOK_RETRY_SCALE: "0.02" };
+const CRON_SECRET = "cron-secret-for-the-webhook-tests-0123456789";
+const WEBHOOK_ENV = { WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_POLL_MS: "200", WEBHOOK_RETRY_SCALE: "0.02", CRON_SECRET };
 const sameOrigin = { "Sec-Fetch-Site": "same-origin", Origin: "null" };
 // This process adds endpoints on 127.0.0.1 too (lib/webhooks addEndpoint checks the address).
 process.env.WEBHOOK_ALLOW_PRIVATE = "1";
@@ -159,4 +160,17 @@ describe("every event type from a real flow, delivered by the server's loop and 
     expect(row).toMatchObject({ status: "delivered", attempts: 3, lastStatus: 200 });
     await flaky.close();
   });
+
+  it("GET /api/cron/webhooks runs a pass only for Bearer CRON_SECRET; anything else is 401, other methods 405", async () => {
+    const url = `${server.baseUrl}/api/cron/webhooks`;
+    expect((await fetch(url)).status).toBe(401);
+    const wrong = await fetch(url, { headers: { Authorization: "Bearer not-the-secret" } });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.json()).toMatchObject({ error: "invalid_token" });
+    const ok = await fetch(url, { headers: { Authorization: `Bearer ${CRON_SECRET}` } });
+    expect(ok.status).toBe(200);
+    expect(Object.keys((await ok.json()) as object).sort()).toEqual(["delivered", "expired", "fannedOut", "gaveUp", "retrying"]);
+    expect((await fetch(url, { method: "POST", headers: { Authorization: `Bearer ${CRON_SECRET}` } })).status).toBe(405);
+  });
+
 });
