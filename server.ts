@@ -14,6 +14,7 @@ import { sqliteFilePath } from "@/lib/db/sqlite-path";
 import { serveFront } from "@/lib/server/front";
 import { requestListener } from "@/lib/server/request-listener";
 import { turns } from "@/lib/server/turns";
+import { startWebhookDelivery } from "@/lib/webhooks/delivery";
 import { configOrExit, markServerEntry, refuseUnsafeStart } from "@/lib/startup";
 
 /** How long a shutdown waits for requests in flight before closing their connections. */
@@ -39,6 +40,9 @@ async function main(): Promise<void> {
   // Before the first query opens the database, so the app connection knows a worker checkpoints for it.
   const checkpointer = config.databaseProvider === "sqlite" ? startSqliteCheckpointer(sqliteFilePath(config.databaseUrl), { holdConnection: holdSqliteConnection }) : null;
 
+  // Webhook delivery runs in this process (content/docs/webhooks.md); on Vercel the cron route and after() do.
+  const webhooks = process.env.WEBHOOK_DELIVERY !== "off" ? startWebhookDelivery() : null;
+
   markServerEntry();
   const app = next({ dev: false, dir: process.cwd(), hostname: hostname ?? "localhost", port });
   await app.prepare();
@@ -59,6 +63,7 @@ async function main(): Promise<void> {
       clearTimeout(grace);
       void (async () => {
         await app.close();
+        await webhooks?.stop();
         await checkpointer?.stop();
         // Closing SQLite's connection copies the log into the database file.
         await closeConnection();

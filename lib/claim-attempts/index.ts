@@ -25,6 +25,7 @@ import * as attempts from "@/lib/service-auth/stores/claim-attempts";
 import type { AttemptRow, AttemptWithRegistration } from "@/lib/service-auth/stores/claim-attempts";
 import * as delegations from "@/lib/service-auth/stores/delegations";
 import * as registrations from "@/lib/service-auth/stores/registrations";
+import * as webhooks from "@/lib/webhooks/emit";
 
 export const ATTEMPT_LIFETIME_SECONDS = 600;
 export const OUTER_CLAIM_LIFETIME_SECONDS = 24 * 3600;
@@ -92,6 +93,7 @@ export async function registerClaim(
     const attempt = await createAttempt(registrationId, now);
     const member = await findMemberByEmail(loginHint);
     await recordAudit({ type: "registration", memberId: member?.id ?? null, registrationId, detail: input.clientName ? `${input.clientName}: ${scope}` : scope }, clock);
+    if (member) await webhooks.webhookDelegationRequested(registrationId, member.id, clock);
     return { registrationId, claimToken, claimExpiresAt, scopes: parseScopeString(scope), attempt };
   });
 }
@@ -110,7 +112,7 @@ export async function refreshClaim(input: { claimToken: string; email: string },
     const registration = await registrations.findRegistrationByClaimTokenHash(sha256(input.claimToken));
     if (!registration || !constantTimeEqual(normalizeEmail(input.email), registration.loginHint)) return { ok: false, error: "invalid_claim_token" };
     if (isPast(registration.claimExpiresAt, now)) {
-      await registrations.markExpiredIfPending(registration.id, now);
+      if ((await registrations.markExpiredIfPending(registration.id, now)) === 1) await webhooks.webhookDelegationExpired(registration.id, clock);
       return { ok: false, error: "claim_expired" };
     }
     if (registration.status !== "pending") return { ok: false, error: "claimed_or_in_flight" };
@@ -144,7 +146,7 @@ async function decidePoll(claimTokenHash: string, now: Date, clock: Clock): Prom
   const registration = await registrations.findRegistrationByClaimTokenHash(claimTokenHash);
   if (!registration) return { ok: false, error: "invalid_grant" };
   if (isPast(registration.claimExpiresAt, now)) {
-    await registrations.markExpiredIfPending(registration.id, now);
+    if ((await registrations.markExpiredIfPending(registration.id, now)) === 1) await webhooks.webhookDelegationExpired(registration.id, clock);
     return { ok: false, error: "invalid_grant" };
   }
   for (let round = 0; round < POLL_ROUNDS; round++) {
@@ -261,6 +263,7 @@ async function closeAsDenied(attempt: AttemptWithRegistration, memberId: string,
   if ((await attempts.decide(attempt.id, "denied", memberId, now)) !== 1) return false;
   await registrations.moveRegistration(attempt.registrationId, "pending", "denied", now);
   await recordAudit({ type: "denial", memberId, registrationId: attempt.registrationId, detail }, clock);
+  await webhooks.webhookDelegationDenied(attempt.registrationId, memberId, detail.startsWith("closed after") ? "too_many_wrong_codes" : "refused", clock);
   return true;
 }
 
@@ -304,6 +307,7 @@ export async function decideAttempt(
     if ((await registrations.moveRegistration(attempt.registrationId, "pending", "active", now)) !== 1) throw new Error("registration was not pending while its attempt was open");
     await delegations.insertDelegation({ registrationId: attempt.registrationId, memberId, clientName: attempt.registration.clientName, scope: attempt.registration.scope, approvedAt: now });
     await recordAudit({ type: "approval", memberId, registrationId: attempt.registrationId, detail: attempt.registration.scope }, clock);
+    await webhooks.webhookDelegationApproved(attempt.registrationId, memberId, clock);
     return { outcome: "approved" };
   });
 }

@@ -9,6 +9,7 @@ import { cancelActive, findMemberDelegation, listMemberDelegations } from "@/lib
 import { markCancelled } from "@/lib/service-auth/stores/registrations";
 import type { Scope } from "@/lib/schemas/service-auth";
 import { parseScopeString } from "@/lib/tokens";
+import { webhookDelegationCancelled } from "@/lib/webhooks/emit";
 
 export type DelegationStatus = "active" | "cancelled";
 
@@ -62,6 +63,7 @@ export async function cancelDelegation(memberId: string, delegationId: string, c
     await markCancelled(delegation.registrationId, now);
     const revokedTokens = await revokeDelegationTokens(delegationId, now);
     await recordAudit({ type: "cancellation", memberId, registrationId: delegation.registrationId, detail: delegation.clientName ?? null }, clock);
+    await webhookDelegationCancelled(delegation.registrationId, memberId, delegationId, revokedTokens, clock);
     return { outcome: "cancelled", revokedTokens };
   });
 }

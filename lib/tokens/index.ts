@@ -9,6 +9,7 @@ import { recordAudit } from "@/lib/audit";
 import { SCOPES, type Scope } from "@/lib/schemas/service-auth";
 import { findTokenGrant, findTokenOwner, insertAccessToken, revokeToken } from "@/lib/service-auth/stores/access-tokens";
 import { touchLastUsed } from "@/lib/service-auth/stores/delegations";
+import { webhookTokenRevoked } from "@/lib/webhooks/emit";
 
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
 
@@ -113,6 +114,8 @@ export async function revokeAccessToken(token: string, clock: Clock = systemCloc
   await transaction(async () => {
     const row = await findTokenOwner(sha256(token));
     if (!row) return;
-    if ((await revokeToken(row.id, now)) === 1) await recordAudit({ type: "revocation", memberId: row.memberId, registrationId: row.registrationId, detail: "access token revoked by its holder" }, clock);
+    if ((await revokeToken(row.id, now)) !== 1) return;
+    await recordAudit({ type: "revocation", memberId: row.memberId, registrationId: row.registrationId, detail: "access token revoked by its holder" }, clock);
+    await webhookTokenRevoked(row.registrationId, row.memberId, clock);
   });
 }

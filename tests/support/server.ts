@@ -16,6 +16,8 @@ export interface TestServer {
   /** The process's exit code once it has exited (null while running or when ended by a signal). */
   exitCode(): number | null;
   stop(): Promise<void>;
+  /** SIGKILL: the process dies at once, as in a crash (no shutdown work). */
+  kill(): Promise<void>;
 }
 
 export interface StartOptions {
@@ -105,7 +107,12 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     await exited;
     clearTimeout(timer);
   };
-  const server: TestServer = { baseUrl, databaseUrl, port, output: () => output, exitCode: () => child.exitCode, stop };
+  const kill = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGKILL");
+    await exited;
+  };
+  const server: TestServer = { baseUrl, databaseUrl, port, output: () => output, exitCode: () => child.exitCode, stop, kill };
 
   if (options.expectExit) {
     const timeout = setTimeout(() => child.kill("SIGKILL"), 30_000);

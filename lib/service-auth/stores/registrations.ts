@@ -69,3 +69,14 @@ export async function clientNamesOf(ids: readonly string[]): Promise<Map<string,
   const rows = await db().query<{ id: string; clientName: string | null }>(`SELECT "id", "clientName" FROM "Registration" WHERE "id" IN (${placeholders})`, ids);
   return new Map(rows.map((row) => [row.id, row.clientName]));
 }
+
+/** Marks up to `limit` pending registrations whose outer claim ran out as expired (the webhook sweep); their ids. */
+export async function expireLapsedPending(now: Date, limit: number): Promise<string[]> {
+  const rows = await db().query<{ id: string }>(
+    `UPDATE "Registration" SET "status" = 'expired', "updatedAt" = $1
+     WHERE "id" IN (SELECT "id" FROM "Registration" WHERE "status" = 'pending' AND "claimExpiresAt" <= $1 ORDER BY "claimExpiresAt" LIMIT $2) AND "status" = 'pending'
+     RETURNING "id"`,
+    [now, limit],
+  );
+  return rows.map((row) => row.id);
+}

@@ -1,0 +1,197 @@
+// The delivery pass: expire lapsed claims (emitting delegation.expired), fan new events out to the endpoints,
+// then claim due deliveries, send them outside any transaction, and record each outcome. Run by the
+// in-process loop under the Node server (startWebhookDelivery), by the cron route and after() on Vercel, and
+// by `npm run webhook:deliver`. Several instances may run passes at once: claims keep them apart.
+import { createHash } from "node:crypto";
+import type { Clock } from "@/lib/clock";
+import { systemClock } from "@/lib/clock";
+import { isDatabaseUnavailable, transaction } from "@/lib/db";
+import { expireLapsedPending } from "@/lib/service-auth/stores/registrations";
+import { webhookDelegationExpired } from "./emit";
+import { nextAttemptAt } from "./schedule";
+import { decryptSecret } from "./secrets";
+import { sendWebhook, timeoutMs, type SendOutcome } from "./send";
+import * as deliveries from "./stores/deliveries";
+import * as endpoints from "./stores/endpoints";
+import * as events from "./stores/events";
+
+const SWEEP_BATCH = 100;
+const FAN_OUT_BATCH = 100;
+/** Deliveries claimed and sent at once; all of a batch are in flight together, so a claim outlives its sends. */
+const SEND_BATCH = 16;
+
+/** The stable webhook-id of an event at an endpoint. */
+export function webhookIdFor(eventId: string, endpointId: string): string {
+  return `msg_${createHash("sha256").update(`${eventId}\n${endpointId}`).digest("base64url").slice(0, 32)}`;
+}
+
+/** How long a claim lasts: well past the send's deadline, so only a dead sender's claim ever runs out. */
+export function claimMs(): number {
+  return 2 * timeoutMs() + 5000;
+}
+
+export interface PassOptions {
+  clock?: Clock;
+  /** Stop claiming new batches after this long (ms); a pass always finishes the batch it claimed. */
+  budgetMs?: number;
+  /** For tests: the jitter source. */
+  random?: () => number;
+  /** For tests: replaces the HTTP attempt. */
+  send?: typeof sendWebhook;
+}
+
+export interface PassSummary {
+  expired: number;
+  fannedOut: number;
+  delivered: number;
+  retrying: number;
+  gaveUp: number;
+}
+
+/** Pending registrations whose outer claim ran out become expired, each with its event, in one transaction per batch. */
+export async function sweepLapsedClaims(clock: Clock = systemClock): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const count = await transaction(async () => {
+      const ids = await expireLapsedPending(clock.now(), SWEEP_BATCH);
+      for (const id of ids) await webhookDelegationExpired(id, clock);
+      return ids.length;
+    });
+    total += count;
+    if (count < SWEEP_BATCH) return total;
+  }
+}
+
+/** One delivery row per new event and subscribed endpoint (endpoints added after the event get none). */
+export async function fanOutEvents(clock: Clock = systemClock): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const count = await transaction(async () => {
+      const batch = await events.eventsToFanOut(FAN_OUT_BATCH);
+      if (batch.length === 0) return 0;
+      const subscribed = await endpoints.listEndpoints();
+      const now = clock.now();
+      for (const event of batch) {
+        for (const endpoint of subscribed) {
+          if (endpoint.createdAt.getTime() > event.createdAt.getTime()) continue;
+          if (endpoint.events.length > 0 && !endpoint.events.includes(event.type)) continue;
+          await deliveries.insertDelivery({ id: webhookIdFor(event.id, endpoint.id), eventId: event.id, endpointId: endpoint.id, now });
+        }
+        await events.markFannedOut(event.id, now);
+      }
+      return batch.length;
+    });
+    total += count;
+    if (count < FAN_OUT_BATCH) return total;
+  }
+}
+
+async function secretsOf(endpoint: endpoints.WebhookEndpointRow, now: Date): Promise<string[]> {
+  const secrets = [await decryptSecret(endpoint.encryptedSecret)];
+  if (endpoint.encryptedPreviousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt.getTime() > now.getTime()) {
+    secrets.push(await decryptSecret(endpoint.encryptedPreviousSecret));
+  }
+  return secrets;
+}
+
+type Outcome = "delivered" | "retrying" | "gaveUp" | "skipped";
+
+async function deliverOne(claimed: deliveries.ClaimedDelivery, options: PassOptions, clock: Clock): Promise<Outcome> {
+  const [event, endpoint] = await Promise.all([events.findEvent(claimed.eventId), endpoints.findEndpoint(claimed.endpointId)]);
+  // Removed meanwhile: webhook:remove deletes the endpoint's deliveries with it.
+  if (!endpoint) return "skipped";
+  let result: SendOutcome;
+  if (!event) {
+    result = { status: null, ok: false, excerpt: "event no longer stored" };
+  } else {
+    try {
+      // The header's timestamp is wall time: receivers compare it with theirs (Standard Webhooks allows 5 min).
+      const secrets = await secretsOf(endpoint, clock.now());
+      result = await (options.send ?? sendWebhook)({ url: endpoint.url, webhookId: claimed.id, payload: event.payload, secrets, timestamp: new Date() });
+    } catch (error) {
+      result = { status: null, ok: false, excerpt: error instanceof Error && error.name === "UnreadableSecretError" ? error.message : "not sent" };
+    }
+  }
+  const now = clock.now();
+  if (result.ok) {
+    await deliveries.markDelivered(claimed.id, claimed.attempts, now, result.status ?? 0, result.excerpt);
+    return "delivered";
+  }
+  const next = event ? nextAttemptAt(claimed.attempts, now, event.createdAt, options.random) : null;
+  await deliveries.markFailed(claimed.id, claimed.attempts, result.status, result.excerpt, next);
+  return next ? "retrying" : "gaveUp";
+}
+
+/** One pass; see the module comment. */
+export async function runDeliveryPass(options: PassOptions = {}): Promise<PassSummary> {
+  const clock = options.clock ?? systemClock;
+  const started = Date.now();
+  const summary: PassSummary = { expired: await sweepLapsedClaims(clock), fannedOut: await fanOutEvents(clock), delivered: 0, retrying: 0, gaveUp: 0 };
+  for (;;) {
+    const now = clock.now();
+    const claimed = await deliveries.claimDue(now, new Date(now.getTime() + claimMs()), SEND_BATCH);
+    if (claimed.length === 0) break;
+    const outcomes = await Promise.all(claimed.map((row) => deliverOne(row, options, clock)));
+    for (const outcome of outcomes) if (outcome !== "skipped") summary[outcome]++;
+    if (claimed.length < SEND_BATCH || (options.budgetMs !== undefined && Date.now() - started >= options.budgetMs)) break;
+  }
+  return summary;
+}
+
+// ---------------------------------------------------------------- the in-process loop
+
+export interface DeliveryLoop {
+  stop(): Promise<void>;
+}
+
+function pollMs(): number {
+  const raw = Number(process.env.WEBHOOK_POLL_MS ?? "1000");
+  return Number.isFinite(raw) && raw >= 50 ? raw : 1000;
+}
+
+let loop: DeliveryLoop | null = null;
+
+/**
+ * Runs a pass every second (WEBHOOK_POLL_MS) in this process until stopped; one loop per process. Under the
+ * Node server, started by lib/startup. A failed pass is logged in one line (at most once a minute) and the
+ * loop goes on: an unreachable database delays delivery, it loses nothing.
+ */
+export function startWebhookDelivery(options: PassOptions = {}): DeliveryLoop {
+  if (loop) return loop;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<unknown> = Promise.resolve();
+  let lastLogged = 0;
+  const tick = () => {
+    current = runDeliveryPass(options)
+      .catch((error: unknown) => {
+        if (Date.now() - lastLogged < 60_000) return;
+        lastLogged = Date.now();
+        const reason = isDatabaseUnavailable(error) ? "the database is unavailable" : error instanceof Error ? error.name : "unknown error";
+        console.error(`[agent-gate] webhook delivery pass failed (${reason}); retrying`);
+      })
+      .finally(() => {
+        if (!stopped) {
+          timer = setTimeout(tick, pollMs());
+          timer.unref();
+        }
+      });
+  };
+  timer = setTimeout(tick, pollMs());
+  timer.unref();
+  const handle: DeliveryLoop = {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await current;
+      if (loop === handle) loop = null;
+    },
+  };
+  loop = handle;
+  return handle;
+}
+
+/** Stops the loop started by startWebhookDelivery, if any (waits for its pass to finish). */
+export async function stopWebhookDelivery(): Promise<void> {
+  await loop?.stop();
+}
