@@ -61,3 +61,8 @@ export function rateLimitHeaders(result: RateLimitResult): Record<string, string
     "RateLimit-Reset": String(result.resetSeconds),
   };
 }
+
+/** The janitor: removes up to `limit` buckets whose window was over at `now` (such a bucket counts as absent). */
+export function deleteEndedWindows(now: Date, limit: number): Promise<number> {
+  return db().execute(`DELETE FROM "RateLimitBucket" WHERE "key" IN (SELECT "key" FROM "RateLimitBucket" WHERE "expiresAt" <= $1 LIMIT $2)`, [now, limit]);
+}
