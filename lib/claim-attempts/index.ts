@@ -16,6 +16,7 @@ import { constantTimeEqual, newSecret, randomDigits, sha256 } from "@/lib/crypto
 import { transaction } from "@/lib/db";
 import { recordAudit } from "@/lib/audit";
 import { getKeySet } from "@/lib/keys";
+import { observeDecision, observeRegistration, observeTokenGrant } from "@/lib/operations/events";
 import { findMemberByEmail } from "@/lib/members/store";
 import { normalizeEmail } from "@/lib/members/normalize";
 import type { Scope } from "@/lib/schemas/service-auth";
@@ -92,6 +93,7 @@ export async function registerClaim(
     const attempt = await createAttempt(registrationId, now);
     const member = await findMemberByEmail(loginHint);
     await recordAudit({ type: "registration", memberId: member?.id ?? null, registrationId, detail: input.clientName ? `${input.clientName}: ${scope}` : scope }, clock);
+    observeRegistration(registrationId);
     return { registrationId, claimToken, claimExpiresAt, scopes: parseScopeString(scope), attempt };
   });
 }
@@ -189,6 +191,7 @@ export async function pollClaim(claimToken: string, clock: Clock = systemClock):
   await getKeySet();
   const now = clock.now();
   const decision = await transaction(() => decidePoll(sha256(claimToken), now, clock));
+  observeTokenGrant("claim", decision.ok ? "approved" : decision.error);
   if (!decision.ok) return decision;
   const assertion = await signIdentityAssertion(decision.claims, clock);
   return {
@@ -261,6 +264,7 @@ async function closeAsDenied(attempt: AttemptWithRegistration, memberId: string,
   if ((await attempts.decide(attempt.id, "denied", memberId, now)) !== 1) return false;
   await registrations.moveRegistration(attempt.registrationId, "pending", "denied", now);
   await recordAudit({ type: "denial", memberId, registrationId: attempt.registrationId, detail }, clock);
+  observeDecision("denied", attempt.registrationId, memberId);
   return true;
 }
 
@@ -304,6 +308,7 @@ export async function decideAttempt(
     if ((await registrations.moveRegistration(attempt.registrationId, "pending", "active", now)) !== 1) throw new Error("registration was not pending while its attempt was open");
     await delegations.insertDelegation({ registrationId: attempt.registrationId, memberId, clientName: attempt.registration.clientName, scope: attempt.registration.scope, approvedAt: now });
     await recordAudit({ type: "approval", memberId, registrationId: attempt.registrationId, detail: attempt.registration.scope }, clock);
+    observeDecision("approved", attempt.registrationId, memberId);
     return { outcome: "approved" };
   });
 }

@@ -2,6 +2,7 @@
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { db, readDate } from "@/lib/db";
+import { recordRateLimitRefusal } from "@/lib/operations/metrics";
 
 export interface RateLimitRule {
   /** Bucket name, e.g. "identity:ip". */
@@ -37,6 +38,7 @@ export async function hitRateLimit(rule: RateLimitRule, subject: string, clock: 
     [key, now, expiresAt],
   );
   const count = Number(rows[0]!.count);
+  if (count > rule.limit) recordRateLimitRefusal(rule.name);
   const resetSeconds = Math.max(1, Math.ceil((readDate(rows[0]!.expiresAt).getTime() - now.getTime()) / 1000));
   return { allowed: count <= rule.limit, limit: rule.limit, remaining: Math.max(0, rule.limit - count), resetSeconds };
 }
