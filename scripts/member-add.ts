@@ -2,15 +2,18 @@
 // Adds a member. Never echoes the password.
 import { parseArgs } from "node:util";
 import { ZodError } from "zod";
-import { closeConnection } from "@/lib/db";
 import { createMember, DuplicateMemberError } from "@/lib/members";
+import { runCommand } from "@/lib/operations/cli";
 
-function fail(message: string): never {
+const USAGE = 'Usage: npm run member:add -- --email E --password P --name "Display Name"';
+
+/** Bad input: one line, exit code 2. */
+function refuse(message: string): number {
   console.error(`member:add: ${message}`);
-  process.exit(2);
+  return 2;
 }
 
-async function main() {
+void runCommand("member:add", async () => {
   let values: { email?: string; password?: string; name?: string; private?: boolean };
   try {
     ({ values } = parseArgs({
@@ -18,21 +21,15 @@ async function main() {
       strict: true,
     }));
   } catch (error) {
-    fail(`${(error as Error).message}. Usage: npm run member:add -- --email E --password P --name "Display Name"`);
+    return refuse(`${(error as Error).message}. ${USAGE}`);
   }
-  if (!values.email || !values.password || !values.name) fail('--email, --password and --name are required. Usage: npm run member:add -- --email E --password P --name "Display Name"');
+  if (!values.email || !values.password || !values.name) return refuse(`--email, --password and --name are required. ${USAGE}`);
   try {
     const member = await createMember({ email: values.email, password: values.password, displayName: values.name, publicProfile: !values.private });
     console.log(`Added member ${member.email} (${member.displayName}, slug ${member.slug}).`);
   } catch (error) {
-    if (error instanceof DuplicateMemberError) fail(error.message);
-    if (error instanceof ZodError) fail(error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
+    if (error instanceof DuplicateMemberError) return refuse(error.message);
+    if (error instanceof ZodError) return refuse(error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
     throw error;
-  } finally {
-    await closeConnection();
   }
-}
-main().catch((error: unknown) => {
-  console.error(`member:add failed: ${(error as Error).message}`);
-  process.exit(1);
 });

@@ -47,3 +47,8 @@ export class DbTaskStore implements TaskStore {
     }
   }
 }
+
+/** The janitor: removes up to `limit` tasks past their 24 hours at `now`; the number removed. */
+export function deleteExpiredTasks(now: Date, limit: number): Promise<number> {
+  return db().execute(`DELETE FROM "A2ATask" WHERE "id" IN (SELECT "id" FROM "A2ATask" WHERE "expiresAt" < $1 LIMIT $2)`, [now, limit]);
+}

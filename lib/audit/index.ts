@@ -48,3 +48,8 @@ export async function listAuditEvents(memberId: string, registrationIds: readonl
   );
   return rows.map((row) => ({ ...row, at: readDate(row.at) }));
 }
+
+/** The janitor: removes up to `limit` events recorded before `cutoff` (AUDIT_RETENTION_DAYS); the number removed. */
+export function deleteAuditEventsBefore(cutoff: Date, limit: number): Promise<number> {
+  return db().execute(`DELETE FROM "AuditEvent" WHERE "id" IN (SELECT "id" FROM "AuditEvent" WHERE "at" < $1 LIMIT $2)`, [cutoff, limit]);
+}

@@ -16,6 +16,7 @@ import { constantTimeEqual, newSecret, randomDigits, sha256 } from "@/lib/crypto
 import { transaction } from "@/lib/db";
 import { recordAudit } from "@/lib/audit";
 import { getKeySet } from "@/lib/keys";
+import { observeDecision, observeRegistration, observeTokenGrant } from "@/lib/operations/events";
 import { findMemberByEmail } from "@/lib/members/store";
 import { normalizeEmail } from "@/lib/members/normalize";
 import type { Scope } from "@/lib/schemas/service-auth";
@@ -94,6 +95,7 @@ export async function registerClaim(
     const member = await findMemberByEmail(loginHint);
     await recordAudit({ type: "registration", memberId: member?.id ?? null, registrationId, detail: input.clientName ? `${input.clientName}: ${scope}` : scope }, clock);
     if (member) await webhooks.webhookDelegationRequested(registrationId, member.id, clock);
+    observeRegistration(registrationId);
     return { registrationId, claimToken, claimExpiresAt, scopes: parseScopeString(scope), attempt };
   });
 }
@@ -191,6 +193,7 @@ export async function pollClaim(claimToken: string, clock: Clock = systemClock):
   await getKeySet();
   const now = clock.now();
   const decision = await transaction(() => decidePoll(sha256(claimToken), now, clock));
+  observeTokenGrant("claim", decision.ok ? "approved" : decision.error);
   if (!decision.ok) return decision;
   const assertion = await signIdentityAssertion(decision.claims, clock);
   return {
@@ -264,6 +267,7 @@ async function closeAsDenied(attempt: AttemptWithRegistration, memberId: string,
   await registrations.moveRegistration(attempt.registrationId, "pending", "denied", now);
   await recordAudit({ type: "denial", memberId, registrationId: attempt.registrationId, detail }, clock);
   await webhooks.webhookDelegationDenied(attempt.registrationId, memberId, detail.startsWith("closed after") ? "too_many_wrong_codes" : "refused", clock);
+  observeDecision("denied", attempt.registrationId, memberId);
   return true;
 }
 
@@ -308,6 +312,7 @@ export async function decideAttempt(
     await delegations.insertDelegation({ registrationId: attempt.registrationId, memberId, clientName: attempt.registration.clientName, scope: attempt.registration.scope, approvedAt: now });
     await recordAudit({ type: "approval", memberId, registrationId: attempt.registrationId, detail: attempt.registration.scope }, clock);
     await webhooks.webhookDelegationApproved(attempt.registrationId, memberId, clock);
+    observeDecision("approved", attempt.registrationId, memberId);
     return { outcome: "approved" };
   });
 }

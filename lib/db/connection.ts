@@ -4,6 +4,7 @@
 import BetterSqlite3 from "better-sqlite3";
 import { Pool } from "pg";
 import { getConfig } from "@/lib/config";
+import { operationsConfig } from "@/lib/operations/config";
 import { BACKSTOP_PAGES, checkpointerRunsFor } from "./sqlite-checkpointer";
 import { ConnectionGate } from "./sql/gate";
 import { sqliteFilePath } from "./sqlite-path";
@@ -33,9 +34,14 @@ export function openSqliteDatabase(url: string): BetterSqlite3.Database {
   return database;
 }
 
-/** PostgreSQL: one pool per process; idle connections do not keep a finished script alive. */
+/**
+ * PostgreSQL: one pool per process; idle connections do not keep a finished script alive. DATABASE_POOL_MAX
+ * bounds the connections of one instance; every statement is cancelled by the server after
+ * DATABASE_STATEMENT_TIMEOUT_MS (lib/operations/config.ts), so a stuck query cannot hold a connection.
+ */
 export function openPostgresPool(url: string): Pool {
-  return new Pool({ connectionString: url, allowExitOnIdle: true });
+  const { DATABASE_POOL_MAX, DATABASE_STATEMENT_TIMEOUT_MS } = operationsConfig();
+  return new Pool({ connectionString: url, allowExitOnIdle: true, max: DATABASE_POOL_MAX, statement_timeout: DATABASE_STATEMENT_TIMEOUT_MS });
 }
 
 interface OpenDb {

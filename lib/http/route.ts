@@ -1,6 +1,8 @@
 // Wraps every route handler: whatever happens, an API path answers JSON (never a stack trace or HTML);
 // an unreachable database becomes 503 temporarily_unavailable with Retry-After.
 import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { errorLog } from "@/lib/operations/log";
+import { recordHandlerFailure } from "@/lib/operations/metrics";
 import { fromWebRequest, toWebResponse, type ApiReply, type ApiRequest } from "./api";
 import { errorReply, methodNotAllowedReply, temporarilyUnavailableReply } from "./errors";
 
@@ -18,10 +20,10 @@ export function route<P = Record<string, string | string[]>>(handler: Handler<P>
 }
 
 export function errorToReply(error: unknown): ApiReply {
+  recordHandlerFailure(error);
   if (isDatabaseUnavailable(error)) return temporarilyUnavailableReply();
-  // Log the kind and message only: request bodies (and so secrets) are never logged.
-  const e = error as { name?: string; message?: string };
-  console.error(`[agent-gate] unhandled ${e?.name ?? "error"}: ${String(e?.message ?? error).slice(0, 300)}`);
+  // One JSON line with the stack (lib/operations/log.ts): request bodies (and so secrets) are never logged.
+  errorLog(error, "request handler");
   return errorReply("server_error", "The service failed to handle this request.");
 }
 

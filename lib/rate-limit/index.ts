@@ -4,7 +4,8 @@
 // surfaces are counted in memory instead (./memory.ts); every budget is listed in ./budgets.ts.
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
-import { execute, query, readDate } from "@/lib/db";
+import { db, execute, query, readDate } from "@/lib/db";
+import { recordRateLimitRefusal } from "@/lib/operations/metrics";
 import { limitFor, type RateLimitRule } from "./budgets";
 
 export { BUDGETS, budgetEnvironmentProblems, budgetRule, limitFor, noAddressLimit, type BudgetDefinition, type BudgetName, type RateLimitRule } from "./budgets";
@@ -58,6 +59,7 @@ export async function reserveRateLimit(rule: RateLimitRule, subject: string, clo
     return { allowed: true, limit, remaining: Math.max(0, limit - Number(row.count)), resetSeconds: secondsUntil(readDate(row.expiresAt), now), windowStart: readDate(row.windowStart) };
   }
   // Refused: the live window is full. Read when it ends for Retry-After (a refusal only, off the hot path).
+  recordRateLimitRefusal(rule.name);
   const [full] = await query<BucketRow>(READ, [key]);
   return { allowed: false, limit, remaining: 0, resetSeconds: full ? secondsUntil(readDate(full.expiresAt), now) : rule.windowSeconds };
 }
@@ -89,4 +91,9 @@ export function rateLimitHeaders(result: RateLimitResult): Record<string, string
     "RateLimit-Remaining": String(result.remaining),
     "RateLimit-Reset": String(result.resetSeconds),
   };
+}
+
+/** The janitor: removes up to `limit` buckets whose window was over at `now` (such a bucket counts as absent). */
+export function deleteEndedWindows(now: Date, limit: number): Promise<number> {
+  return db().execute(`DELETE FROM "RateLimitBucket" WHERE "key" IN (SELECT "key" FROM "RateLimitBucket" WHERE "expiresAt" <= $1 LIMIT $2)`, [now, limit]);
 }

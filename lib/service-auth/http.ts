@@ -13,6 +13,7 @@ import { normalizeEmail } from "@/lib/members/normalize";
 import { budgetRule, chargeBudgets, hitRateLimit, rateLimitHeaders, type RateLimitRule } from "@/lib/rate-limit";
 import { pollClaim, refreshClaim, registerClaim, verificationUri, ATTEMPT_LIFETIME_SECONDS, type NewAttempt } from "@/lib/claim-attempts";
 import { exchangeIdentityAssertion } from "@/lib/assertions";
+import { observeTokenGrant } from "@/lib/operations/events";
 import { revokeAccessToken } from "@/lib/tokens";
 import {
   CLAIM_GRANT_TYPE,
@@ -160,6 +161,7 @@ export async function handleToken(request: ApiRequest, clock: Clock = systemCloc
   const refused = chargeBudgets([{ budget: "tokenExchange", key: sha256(input.assertion), cost: 1 }], clock);
   if (refused) return errorReply("rate_limited", "Too many exchanges of this assertion; wait for Retry-After seconds and retry.", { headers: TOKEN_HEADERS, retryAfter: refused.retryAfterSeconds });
   const outcome = await exchangeIdentityAssertion({ assertion: input.assertion, resource: input.resource }, clock);
+  observeTokenGrant("jwt-bearer", outcome.ok ? "issued" : outcome.error);
   if (!outcome.ok) return tokenError(outcome.error);
   const response: JwtBearerTokenResponse = { access_token: outcome.token.accessToken, token_type: "Bearer", expires_in: 3600, scope: outcome.token.scope };
   return json(response, TOKEN_HEADERS);

@@ -73,3 +73,15 @@ export function revokeToken(id: string, now: Date): Promise<number> {
 export function revokeDelegationTokens(delegationId: string, now: Date): Promise<number> {
   return db().execute(`UPDATE "AccessToken" SET "revokedAt" = $1 WHERE "delegationId" = $2 AND "revokedAt" IS NULL`, [now, delegationId]);
 }
+
+/**
+ * The janitor (lib/operations/janitor.ts): removes up to `limit` tokens that expired or were revoked before
+ * `cutoff`; the number removed. No index serves this (each index costs every token a page write): the scan
+ * goes in insertion order, where the oldest (dead) rows are, and stops at `limit`.
+ */
+export function deleteDeadTokensBefore(cutoff: Date, limit: number): Promise<number> {
+  return db().execute(
+    `DELETE FROM "AccessToken" WHERE "id" IN (SELECT "id" FROM "AccessToken" WHERE "expiresAt" < $1 OR "revokedAt" < $1 LIMIT $2)`,
+    [cutoff, limit],
+  );
+}

@@ -113,3 +113,16 @@ export async function registrationsDecidedBy(memberId: string): Promise<string[]
   const rows = await db().query<{ registrationId: string }>(`SELECT DISTINCT "registrationId" FROM "ClaimAttempt" WHERE "decidedByMemberId" = $1`, [memberId]);
   return rows.map((row) => row.registrationId);
 }
+
+/**
+ * The janitor: removes up to `limit` attempts that were closed (replaced by a refresh) or expired undecided
+ * before `cutoff`; the number removed. Decided attempts stay with their registration (a member's audit log
+ * reads who decided). With `cutoff` a full outer-claim lifetime back, the registration's outer claim has
+ * ended too, so a poll or refresh answers exactly as it did before the row went.
+ */
+export function deleteEndedAttemptsBefore(cutoff: Date, limit: number): Promise<number> {
+  return db().execute(
+    `DELETE FROM "ClaimAttempt" WHERE "id" IN (SELECT "id" FROM "ClaimAttempt" WHERE "status" IN ('closed', 'initiated') AND "expiresAt" < $1 LIMIT $2)`,
+    [cutoff, limit],
+  );
+}

@@ -80,3 +80,18 @@ export async function expireLapsedPending(now: Date, limit: number): Promise<str
   );
   return rows.map((row) => row.id);
 }
+
+/**
+ * The janitor: removes up to `limit` registrations that were never approved (no delegation) and whose outer
+ * claim ended before `cutoff`, with their attempts (ON DELETE CASCADE); the number removed. An approved
+ * registration keeps its delegation and is never removed here.
+ */
+export function deleteUnapprovedBefore(cutoff: Date, limit: number): Promise<number> {
+  return db().execute(
+    `DELETE FROM "Registration" WHERE "id" IN (
+       SELECT r."id" FROM "Registration" r
+       WHERE r."claimExpiresAt" < $1 AND NOT EXISTS (SELECT 1 FROM "Delegation" d WHERE d."registrationId" = r."id")
+       LIMIT $2)`,
+    [cutoff, limit],
+  );
+}

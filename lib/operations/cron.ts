@@ -1,0 +1,14 @@
+// GET /api/cron/janitor (Vercel Cron, vercel.json): one bounded janitor pass per call, for deployments
+// without a long-running process. Vercel sends `Authorization: Bearer <CRON_SECRET>`.
+import { operationsConfig } from "./config";
+import { runJanitorPass } from "./janitor";
+import { bearerMatches, operatorUnauthorized } from "./operator-auth";
+
+/** A call removes at most this many batches per table (500 rows each): well within a function's time limit. */
+const CRON_MAX_BATCHES_PER_TABLE = 100;
+
+export async function handleJanitorCron(request: Request): Promise<Response> {
+  if (!bearerMatches(request.headers.get("authorization"), operationsConfig().CRON_SECRET)) return operatorUnauthorized();
+  const report = await runJanitorPass({ maxBatchesPerTable: CRON_MAX_BATCHES_PER_TABLE });
+  return Response.json(report, { headers: { "Cache-Control": "no-store" } });
+}

@@ -1,0 +1,161 @@
+// The janitor (issue #17 item 4): keeps the growing tables at their live rows. Each table's store owns its
+// delete (one writer per table); this module only decides the cutoffs and runs the deletes in short batches:
+// each batch is one statement of at most `batchSize` rows (its own short transaction on SQLite, a LIMITed
+// delete on PostgreSQL), and the event loop gets a turn between batches, so requests never wait long.
+// On PostgreSQL one instance at a time runs a pass: a session advisory lock held on one pooled client for
+// the pass (released by PostgreSQL itself if that connection dies, so a crashed instance never blocks it).
+import { setImmediate as nextTurn } from "node:timers/promises";
+import type { PoolClient } from "pg";
+import { deleteExpiredTasks } from "@/lib/a2a/task-store";
+import { deleteAuditEventsBefore } from "@/lib/audit";
+import { systemClock, type Clock } from "@/lib/clock";
+import { assertOutsideTransaction } from "@/lib/db";
+import { sharedConnection } from "@/lib/db/connection";
+import { deleteEndedWindows } from "@/lib/rate-limit";
+import { deleteDeadTokensBefore } from "@/lib/service-auth/stores/access-tokens";
+import { deleteEndedAttemptsBefore } from "@/lib/service-auth/stores/claim-attempts";
+import { deleteUnapprovedBefore } from "@/lib/service-auth/stores/registrations";
+import { operationsConfig } from "./config";
+
+const DAY_MS = 24 * 3600 * 1000;
+/** Tokens stay a day after they expire or are revoked (an operator can still trace a late call). */
+export const DEAD_TOKEN_GRACE_MS = DAY_MS;
+/** Attempts end with the outer claim (24 h): one lifetime later their registration's claim has ended too. */
+export const ENDED_ATTEMPT_GRACE_MS = DAY_MS;
+/** Registrations never approved are kept 7 days after their outer claim ended. */
+export const UNAPPROVED_REGISTRATION_GRACE_MS = 7 * DAY_MS;
+export const DEFAULT_BATCH_SIZE = 500;
+/** Any number that fits a bigint; names this service's lock among others on the same server. */
+export const JANITOR_LOCK_KEY = "4711001717";
+
+export const JANITOR_TABLES = ["AccessToken", "ClaimAttempt", "Registration", "RateLimitBucket", "A2ATask", "AuditEvent"] as const;
+export type JanitorTable = (typeof JANITOR_TABLES)[number];
+
+export type JanitorReport = { ran: true; removed: Record<JanitorTable, number> } | { ran: false; reason: "another instance holds the janitor lock" };
+
+export interface JanitorPassOptions {
+  clock?: Clock;
+  batchSize?: number;
+  /** Stops a table after this many batches in one pass (the next pass goes on); unlimited by default. */
+  maxBatchesPerTable?: number;
+  auditRetentionDays?: number;
+}
+
+type BatchDelete = (limit: number) => Promise<number>;
+
+async function deleteInBatches(remove: BatchDelete, batchSize: number, maxBatches: number): Promise<number> {
+  let total = 0;
+  for (let batch = 0; batch < maxBatches; batch++) {
+    const removed = await remove(batchSize);
+    total += removed;
+    if (removed < batchSize) break;
+    // Let waiting requests run between batches.
+    await nextTurn();
+  }
+  return total;
+}
+
+async function sweep(options: JanitorPassOptions): Promise<Record<JanitorTable, number>> {
+  const now = (options.clock ?? systemClock).now().getTime();
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const maxBatches = options.maxBatchesPerTable ?? Number.POSITIVE_INFINITY;
+  const retentionDays = options.auditRetentionDays ?? operationsConfig().AUDIT_RETENTION_DAYS;
+  const at = (msAgo: number) => new Date(now - msAgo);
+  const plan: [JanitorTable, BatchDelete][] = [
+    ["AccessToken", (limit) => deleteDeadTokensBefore(at(DEAD_TOKEN_GRACE_MS), limit)],
+    ["ClaimAttempt", (limit) => deleteEndedAttemptsBefore(at(ENDED_ATTEMPT_GRACE_MS), limit)],
+    ["Registration", (limit) => deleteUnapprovedBefore(at(UNAPPROVED_REGISTRATION_GRACE_MS), limit)],
+    ["RateLimitBucket", (limit) => deleteEndedWindows(at(0), limit)],
+    ["A2ATask", (limit) => deleteExpiredTasks(at(0), limit)],
+    ["AuditEvent", (limit) => deleteAuditEventsBefore(at(retentionDays * DAY_MS), limit)],
+  ];
+  const removed = {} as Record<JanitorTable, number>;
+  for (const [table, remove] of plan) removed[table] = await deleteInBatches(remove, batchSize, maxBatches);
+  return removed;
+}
+
+/** Takes the PostgreSQL session lock on a client of its own; null when another instance holds it. */
+async function takeLock(client: PoolClient): Promise<boolean> {
+  const rows = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock($1::bigint) AS "locked"`, [JANITOR_LOCK_KEY]);
+  return rows.rows[0]?.locked === true;
+}
+
+/** One pass over every table; on PostgreSQL skipped (ran: false) while another instance runs one. */
+export async function runJanitorPass(options: JanitorPassOptions = {}): Promise<JanitorReport> {
+  assertOutsideTransaction("a janitor pass");
+  const connection = sharedConnection();
+  // SQLite: one process owns the file's one connection; its passes never overlap (startJanitor chains them).
+  if (connection.provider === "sqlite") return { ran: true, removed: await sweep(options) };
+  const client = await connection.pool.connect();
+  let broken: Error | undefined;
+  try {
+    if (!(await takeLock(client))) return { ran: false, reason: "another instance holds the janitor lock" };
+    try {
+      return { ran: true, removed: await sweep(options) };
+    } finally {
+      await client.query(`SELECT pg_advisory_unlock($1::bigint)`, [JANITOR_LOCK_KEY]).catch((error: unknown) => {
+        // A client that cannot unlock is dropped: closing its session releases the lock.
+        broken = error instanceof Error ? error : new Error("unlock failed");
+      });
+    }
+  } catch (error) {
+    broken ??= error instanceof Error ? error : new Error("janitor pass failed");
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+export interface StartJanitorOptions extends JanitorPassOptions {
+  /** Seconds between passes (JANITOR_INTERVAL_SECONDS, default 300). */
+  intervalSeconds?: number;
+  /** Seconds before the first pass (default: one interval, so a start is not slowed). */
+  firstDelaySeconds?: number;
+  /** What became of each pass (logs, metrics); a failed pass is reported and the next one still runs. */
+  onPass?: (outcome: { report: JanitorReport } | { error: unknown }) => void;
+}
+
+/**
+ * The in-process janitor under `next start`: a pass every interval (never two at once in this process; on
+ * PostgreSQL never two across instances). The timer does not keep the process alive. Returns `stop`, which
+ * cancels the next pass and waits for a running one.
+ */
+export function startJanitor(options: StartJanitorOptions = {}): () => Promise<void> {
+  const intervalMs = (options.intervalSeconds ?? operationsConfig().JANITOR_INTERVAL_SECONDS) * 1000;
+  // Bounded passes in the process: a backlog (a first run on a large table) is worked off over several passes.
+  const passOptions: JanitorPassOptions = { maxBatchesPerTable: 200, ...options };
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+
+  const schedule = (delayMs: number) => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = runJanitorPass(passOptions).then(
+        (report) => options.onPass?.({ report }),
+        (error: unknown) => (options.onPass ? options.onPass({ error }) : console.error(`[agent-gate] janitor pass failed: ${describeError(error)}`)),
+      ).finally(() => schedule(intervalMs));
+    }, delayMs);
+    timer.unref();
+  };
+  schedule((options.firstDelaySeconds ?? intervalMs / 1000) * 1000);
+
+  return async () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+    await running;
+  };
+}
+
+/** A failure's kind and code, never its whole message (a driver's message may name hosts or files). */
+function describeError(error: unknown): string {
+  if (typeof error !== "object" || error === null) return "unknown error";
+  const { name, code } = error as { name?: unknown; code?: unknown };
+  return [typeof name === "string" ? name : "Error", typeof code === "string" ? code : ""].filter(Boolean).join(" ");
+}
+
+/** "AccessToken 12, ClaimAttempt 0, …" for logs and the CLI. */
+export function describeReport(report: JanitorReport): string {
+  if (!report.ran) return `skipped: ${report.reason}`;
+  return JANITOR_TABLES.map((table) => `${table} ${report.removed[table]}`).join(", ");
+}

@@ -1,0 +1,97 @@
+// Structured logs (issue #17 item 2): one pino logger per process writing JSON lines to stdout; LOG_LEVEL
+// sets the level. Never a secret: Authorization and Cookie headers are redacted wherever they appear, a
+// request line carries the route template (never the raw path or query), and errors are logged by kind,
+// code and stack (a driver's message may carry a host or a file path, not a secret we hold).
+import { randomUUID } from "node:crypto";
+import pino, { type DestinationStream, type Logger } from "pino";
+import { operationsConfig } from "./config";
+
+export const REDACTED_PATHS = [
+  "authorization",
+  "cookie",
+  "headers.authorization",
+  "headers.cookie",
+  'headers["set-cookie"]',
+  "req.headers.authorization",
+  "req.headers.cookie",
+  "request.headers.authorization",
+  "request.headers.cookie",
+];
+
+/** A logger writing to `destination` (stdout by default). */
+export function createLogger(destination?: DestinationStream, level: string = operationsConfig().LOG_LEVEL): Logger {
+  const options = {
+    level,
+    base: { service: "agent-gate" },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+    formatters: { level: (label: string) => ({ level: label }) },
+  };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+// On globalThis: Next bundles route modules (and the server entry) separately; all write through one logger.
+const shared = globalThis as unknown as { agentGateLogger?: Logger };
+
+export function logger(): Logger {
+  shared.agentGateLogger ??= createLogger();
+  return shared.agentGateLogger;
+}
+
+/** Replaces the process's logger (tests capture lines with a stream of their own). */
+export function setLogger(replacement: Logger | undefined): void {
+  shared.agentGateLogger = replacement;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** The request id: the client's X-Request-Id when well-formed, else a new one. */
+export function requestIdFrom(header: string | null | undefined): string {
+  return typeof header === "string" && REQUEST_ID.test(header) ? header : randomUUID();
+}
+
+/** A route template never carries a query or fragment, whatever a caller passes. */
+export function routeTemplate(template: string): string {
+  const cut = template.search(/[?#]/);
+  return cut === -1 ? template : template.slice(0, cut);
+}
+
+export interface RequestLogEntry {
+  method: string;
+  /** The route template ("/api/v1/members/[slug]"), never the raw path. */
+  route: string;
+  status: number;
+  durationMs: number;
+  requestId: string;
+  clientIp: string;
+}
+
+/** One JSON line per request. */
+export function requestLog(entry: RequestLogEntry, log: Logger = logger()): void {
+  const level = entry.status >= 500 ? "error" : "info";
+  log[level](
+    {
+      type: "request",
+      request_id: entry.requestId,
+      method: entry.method,
+      route: routeTemplate(entry.route),
+      status: entry.status,
+      duration_ms: Math.round(entry.durationMs * 1000) / 1000,
+      client_ip: entry.clientIp,
+    },
+    "request",
+  );
+}
+
+export type DelegationEvent = "registered" | "approved" | "denied" | "cancelled" | "token_issued" | "token_revoked" | "exchanged";
+
+/** One line per delegation state change, by ids only (never a token, code or e-mail). */
+export function delegationLog(event: DelegationEvent, ids: { registrationId?: string; memberId?: string }, log: Logger = logger()): void {
+  log.info({ type: "delegation", event, registration_id: ids.registrationId, member_id: ids.memberId }, `delegation ${event}`);
+}
+
+/** One line per unexpected error, with its stack; `context` names where it happened. */
+export function errorLog(error: unknown, context: string, log: Logger = logger()): void {
+  const e = typeof error === "object" && error !== null ? (error as { name?: unknown; code?: unknown; stack?: unknown }) : {};
+  log.error({ type: "error", context, error_name: typeof e.name === "string" ? e.name : typeof error, error_code: typeof e.code === "string" ? e.code : undefined, stack: typeof e.stack === "string" ? e.stack : undefined }, `error in ${context}`);
+}

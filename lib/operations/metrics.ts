@@ -1,0 +1,91 @@
+// Metrics (issue #17 item 3): one prom-client registry per process with the default process metrics
+// (event-loop lag, heap, CPU) and the service's own counters. Recording is an in-memory increment;
+// /metrics renders the registry and answers only with `Authorization: Bearer <METRICS_TOKEN>` (off without it).
+import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { errorResponse } from "@/lib/http/errors";
+import { operationsConfig } from "./config";
+import { bearerMatches, operatorUnauthorized } from "./operator-auth";
+
+interface ServiceMetrics {
+  registry: Registry;
+  requests: Counter<"method" | "route" | "status">;
+  durations: Histogram<"method" | "route" | "status">;
+  grants: Counter<"grant_type" | "outcome">;
+  decisions: Counter<"decision">;
+  rateLimitRefusals: Counter<"rule">;
+  databaseErrors: Counter<"kind">;
+}
+
+function build(): ServiceMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "agent_gate_" });
+  const registers = [registry];
+  return {
+    registry,
+    requests: new Counter({ name: "agent_gate_http_requests_total", help: "HTTP requests answered, by method, route template and status.", labelNames: ["method", "route", "status"], registers }),
+    durations: new Histogram({
+      name: "agent_gate_http_request_duration_seconds",
+      help: "Time to answer an HTTP request, by method, route template and status.",
+      labelNames: ["method", "route", "status"],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+      registers,
+    }),
+    grants: new Counter({ name: "agent_gate_token_grants_total", help: "Token endpoint grants by grant type and outcome (approved, authorization_pending, slow_down, access_denied, expired_token, invalid_grant, issued…).", labelNames: ["grant_type", "outcome"], registers }),
+    decisions: new Counter({ name: "agent_gate_delegation_decisions_total", help: "Members' decisions on claim attempts: approved or denied.", labelNames: ["decision"], registers }),
+    rateLimitRefusals: new Counter({ name: "agent_gate_rate_limit_refusals_total", help: "Requests refused by a rate-limit rule.", labelNames: ["rule"], registers }),
+    databaseErrors: new Counter({ name: "agent_gate_database_errors_total", help: "Database failures seen by request handling: unavailable (unreachable) or other.", labelNames: ["kind"], registers }),
+  };
+}
+
+// On globalThis: Next bundles route modules (and the server entry) separately; all count into one registry.
+const shared = globalThis as unknown as { agentGateMetrics?: ServiceMetrics };
+
+export function serviceMetrics(): ServiceMetrics {
+  shared.agentGateMetrics ??= build();
+  return shared.agentGateMetrics;
+}
+
+/** Rate-limit rule names carry no subject, but cap label values anyway (a label is a time series). */
+const label = (value: string): string => value.slice(0, 64);
+
+export function recordRequest(method: string, route: string, status: number, seconds: number): void {
+  const labels = { method: label(method), route: label(route), status: String(status) };
+  const metrics = serviceMetrics();
+  metrics.requests.inc(labels);
+  metrics.durations.observe(labels, seconds);
+}
+
+export function recordTokenGrant(grantType: "claim" | "jwt-bearer", outcome: string): void {
+  serviceMetrics().grants.inc({ grant_type: grantType, outcome: label(outcome) });
+}
+
+export function recordDecision(decision: "approved" | "denied"): void {
+  serviceMetrics().decisions.inc({ decision });
+}
+
+export function recordRateLimitRefusal(rule: string): void {
+  serviceMetrics().rateLimitRefusals.inc({ rule: label(rule) });
+}
+
+export function recordDatabaseError(kind: "unavailable" | "other"): void {
+  serviceMetrics().databaseErrors.inc({ kind });
+}
+
+/** Counts a failure a request handler did not expect when it came from the database (a driver's code). */
+export function recordHandlerFailure(error: unknown): void {
+  if (isDatabaseUnavailable(error)) return recordDatabaseError("unavailable");
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  // SQLite's SQLITE_* codes, PostgreSQL's five-character SQLSTATEs.
+  if (typeof code === "string" && (code.startsWith("SQLITE_") || /^[0-9A-Z]{5}$/.test(code))) recordDatabaseError("other");
+}
+
+/** GET /metrics: 404 while METRICS_TOKEN is unset, 401 without the token, else the Prometheus text. */
+export async function handleMetrics(request: Request): Promise<Response> {
+  const token = operationsConfig().METRICS_TOKEN;
+  if (!token) return errorResponse("not_found", "No such resource on this service.");
+  if (!bearerMatches(request.headers.get("authorization"), token)) return operatorUnauthorized();
+  const { registry } = serviceMetrics();
+  const text = await registry.metrics();
+  return new Response(request.method === "HEAD" ? null : text, { status: 200, headers: { "Content-Type": registry.contentType, "Cache-Control": "no-store" } });
+}

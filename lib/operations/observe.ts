@@ -1,0 +1,90 @@
+// The per-request observation for the server entry (server.ts): one log line and one metric sample per
+// request, through the node:http front and Next alike, and the request id sent back as X-Request-Id.
+//   const requestId = observeRequest(req, res);            // before the front or Next handles it
+//   observeRequest(req, res, "/oauth2/token");              // when the caller knows the route template
+import fs from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import path from "node:path";
+import { clientIp, PEER_HEADER } from "@/lib/http/client-ip";
+import { requestIdFrom, requestLog } from "./log";
+import { recordRequest } from "./metrics";
+
+/** Paths no route matches share one label, so a scan of random paths cannot grow the series. */
+export const UNMATCHED_ROUTE = "(unmatched)";
+
+interface RouteTable {
+  exact: Map<string, string>;
+  dynamic: { regex: RegExp; page: string }[];
+}
+
+let table: RouteTable | undefined;
+
+/** The build's routes (.next/routes-manifest.json): static pages by path, dynamic ones by Next's own regexes. */
+function routeTable(distDir = path.join(process.cwd(), ".next")): RouteTable {
+  if (table) return table;
+  const loaded: RouteTable = { exact: new Map(), dynamic: [] };
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(distDir, "routes-manifest.json"), "utf8")) as { staticRoutes?: { page: string }[]; dynamicRoutes?: { page: string; regex: string }[] };
+    for (const route of manifest.staticRoutes ?? []) loaded.exact.set(route.page, route.page);
+    for (const route of manifest.dynamicRoutes ?? []) loaded.dynamic.push({ regex: new RegExp(route.regex), page: route.page });
+  } catch {
+    // No build (tests of this module without one): every path is unmatched.
+  }
+  table = loaded;
+  return loaded;
+}
+
+/** The route template of a request path ("/members/[slug]"), never the raw path or its query. */
+export function routeTemplateOf(url: string | undefined): string {
+  const pathname = (url ?? "/").split(/[?#]/)[0] || "/";
+  const trimmed = pathname.length > 1 ? pathname.replace(/\/+$/, "") : pathname;
+  const routes = routeTable();
+  const exact = routes.exact.get(trimmed);
+  if (exact) return exact;
+  for (const route of routes.dynamic) if (route.regex.test(pathname)) return route.page;
+  return UNMATCHED_ROUTE;
+}
+
+/** The request's headers for clientIp(); the socket's address stands in when the peer stamp has not run yet. */
+function headerReader(req: IncomingMessage): { get(name: string): string | null } {
+  return {
+    get(name: string) {
+      const key = name.toLowerCase();
+      const value = req.headers[key];
+      if (key === PEER_HEADER && value === undefined) return req.socket.remoteAddress ?? null;
+      return Array.isArray(value) ? value.join(", ") : (value ?? null);
+    },
+  };
+}
+
+/**
+ * Observes one request: sets X-Request-Id on the response now, and when the response has been sent (or
+ * the client left) writes the request's log line and metric sample. Returns the request id.
+ */
+export function observeRequest(req: IncomingMessage, res: ServerResponse, template?: string): string {
+  const started = process.hrtime.bigint();
+  const header = req.headers["x-request-id"];
+  const requestId = requestIdFrom(Array.isArray(header) ? header[0] : header);
+  if (!res.headersSent) res.setHeader("X-Request-Id", requestId);
+  let done = false;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const route = template ?? routeTemplateOf(req.url);
+    const method = req.method ?? "GET";
+    // A client that left before the answer: 499, as proxies log it.
+    const status = res.writableFinished ? res.statusCode : 499;
+    let ip = "unknown";
+    try {
+      ip = clientIp(headerReader(req));
+    } catch {
+      // A configuration problem must not lose the line.
+    }
+    requestLog({ method, route, status, durationMs: seconds * 1000, requestId, clientIp: ip });
+    recordRequest(method, route, status, seconds);
+  };
+  res.once("finish", finish);
+  res.once("close", finish);
+  return requestId;
+}

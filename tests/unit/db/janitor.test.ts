@@ -1,0 +1,204 @@
+// The janitor (issue #17 item 4): a simulated day of traffic on a hand-moved clock, eight days later a
+// second one, then janitor passes: every table holds exactly its live rows, and the lifecycle still answers
+// as before for what was removed.
+import { Client } from "pg";
+import { describe, expect, it } from "vitest";
+import type { Task } from "@a2a-js/sdk";
+import { DbTaskStore } from "@/lib/a2a/task-store";
+import { exchangeIdentityAssertion } from "@/lib/assertions";
+import { recordAudit } from "@/lib/audit";
+import { decideAttempt, pollClaim, refreshClaim, registerClaim, type NewRegistration } from "@/lib/claim-attempts";
+import { ManualClock } from "@/lib/clock";
+import { sqlProvider } from "@/lib/db";
+import { getDb } from "@/lib/db/prisma";
+import { cancelDelegation } from "@/lib/delegations";
+import { JANITOR_LOCK_KEY, runJanitorPass, type JanitorReport } from "@/lib/operations/janitor";
+import { hitRateLimit } from "@/lib/rate-limit";
+import { SCOPES } from "@/lib/schemas/service-auth";
+import { protectedResource, revokeAccessToken, verifyAccessToken } from "@/lib/tokens";
+
+const ADA = "ada@example.com";
+const DAY = 24 * 3600;
+const T0 = Date.UTC(2026, 2, 1, 0, 0, 0);
+const RULE = { name: "janitor-test:ip", limit: 2, windowSeconds: 60 };
+
+async function member(email = ADA) {
+  const row = await getDb().member.findUniqueOrThrow({ where: { email } });
+  return { id: row.id, email: row.email };
+}
+
+const register = (clock: ManualClock): Promise<NewRegistration> => registerClaim({ loginHint: ADA, clientName: "Janitor Agent", scopes: [...SCOPES] }, clock);
+
+async function decide(reg: NewRegistration, clock: ManualClock, decision: "approve" | "deny") {
+  const outcome = await decideAttempt({ attemptToken: reg.attempt.attemptToken, member: await member(), userCode: reg.attempt.userCode, decision }, clock);
+  expect(outcome.outcome).toBe(decision === "approve" ? "approved" : "denied");
+}
+
+async function pollToken(reg: NewRegistration, clock: ManualClock) {
+  const outcome = await pollClaim(reg.claimToken, clock);
+  if (!outcome.ok) throw new Error(`poll failed: ${outcome.error}`);
+  return outcome;
+}
+
+function task(id: string): Task {
+  return { kind: "task", id, contextId: `ctx-${id}`, status: { state: "working" }, metadata: { skill: "get_community_stats" } };
+}
+
+async function counts() {
+  const prisma = getDb();
+  return {
+    AccessToken: await prisma.accessToken.count(),
+    Registration: await prisma.registration.count(),
+    ClaimAttempt: await prisma.claimAttempt.count(),
+    Delegation: await prisma.delegation.count(),
+    RateLimitBucket: await prisma.rateLimitBucket.count({ where: { key: { startsWith: `${RULE.name}:` } } }),
+    A2ATask: await prisma.a2ATask.count(),
+    AuditEvent: await prisma.auditEvent.count(),
+  };
+}
+
+function removed(report: JanitorReport): Record<string, number> {
+  if (!report.ran) throw new Error("the pass did not run");
+  return report.removed;
+}
+
+describe("janitor", () => {
+  it("after a simulated day and a week on, every table holds only its live rows", async () => {
+    const clock = new ManualClock(T0);
+    const ada = await member();
+    const start = await counts();
+
+    // Audit events from long ago: 401 days (gone) and 399 days before the final pass (kept).
+    const end = T0 + 8 * DAY * 1000 + 30 * 60 * 1000;
+    await recordAudit({ type: "registration", memberId: ada.id, detail: "ancient" }, new ManualClock(end - 401 * DAY * 1000));
+    await recordAudit({ type: "registration", memberId: ada.id, detail: "ancient" }, new ManualClock(end - 402 * DAY * 1000));
+    await recordAudit({ type: "registration", memberId: ada.id, detail: "old but kept" }, new ManualClock(end - 399 * DAY * 1000));
+
+    // ---- day 0
+    // R1: approved, polled (claim token), its assertion exchanged (jwt-bearer token), the first token revoked.
+    const r1 = await register(clock);
+    clock.advance(30);
+    await decide(r1, clock, "approve");
+    clock.advance(5);
+    const r1Poll = await pollToken(r1, clock);
+    const exchanged = await exchangeIdentityAssertion({ assertion: r1Poll.identityAssertion, resource: protectedResource() }, clock);
+    expect(exchanged.ok).toBe(true);
+    await revokeAccessToken(r1Poll.accessToken, clock);
+    // R2: denied by the member, polled once (access_denied).
+    const r2 = await register(clock);
+    await decide(r2, clock, "deny");
+    expect(await pollClaim(r2.claimToken, clock)).toEqual({ ok: false, error: "access_denied" });
+    // R3: never decided; its attempt expires, a refresh replaces it (closed), the second one expires too.
+    const r3 = await register(clock);
+    clock.advance(3600);
+    expect((await refreshClaim({ claimToken: r3.claimToken, email: ADA }, clock)).ok).toBe(true);
+    // R4: approved, polled twice, then cancelled by the member (its tokens revoked).
+    const r4 = await register(clock);
+    await decide(r4, clock, "approve");
+    await pollToken(r4, clock);
+    clock.advance(60);
+    await pollToken(r4, clock);
+    const r4Delegation = await getDb().delegation.findUniqueOrThrow({ where: { registrationId: r4.registrationId } });
+    expect((await cancelDelegation(ada.id, r4Delegation.id, clock)).outcome).toBe("cancelled");
+    // Rate-limit windows: three clients, one of them refused.
+    for (const ip of ["10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.3", "10.0.0.3"]) await hitRateLimit(RULE, ip, clock);
+    expect((await hitRateLimit(RULE, "10.0.0.3", clock)).allowed).toBe(false);
+    // An A2A task left working (terminal ones prune on write; this one waits for the janitor).
+    await new DbTaskStore(clock).save(task("day0-task"));
+    // A janitor pass during the day removes nothing live (only the windows that are over).
+    clock.advance(2 * 3600);
+    const midday = removed(await runJanitorPass({ clock, batchSize: 2 }));
+    expect(midday).toMatchObject({ AccessToken: 0, ClaimAttempt: 0, Registration: 0, A2ATask: 0, AuditEvent: 0 });
+    expect(midday.RateLimitBucket).toBe(3);
+    for (const ip of ["10.0.0.1", "10.0.0.2"]) await hitRateLimit(RULE, ip, clock);
+
+    // ---- day 1: R7 registers and is never decided (its claim ends 6 days before the final pass: kept).
+    clock.set(new Date(T0 + DAY * 1000 + 60_000));
+    const r7 = await register(clock);
+
+    // ---- day 8
+    clock.set(new Date(end - 20 * 60 * 1000));
+    const r5 = await register(clock); // pending, its attempt live
+    const r6 = await register(clock);
+    await decide(r6, clock, "approve");
+    const r6Poll = await pollToken(r6, clock); // live token
+    clock.advance(60);
+    const r6Second = await pollToken(r6, clock);
+    await revokeAccessToken(r6Second.accessToken, clock); // revoked minutes ago: kept a day
+    await new DbTaskStore(clock).save(task("day8-task"));
+    clock.set(new Date(end));
+    await hitRateLimit(RULE, "10.0.0.9", clock); // a window still running at the final pass
+
+    const before = await counts();
+    const auditKept = await getDb().auditEvent.count({ where: { at: { gte: new Date(end - 400 * DAY * 1000) } } });
+    expect(before.AuditEvent - auditKept).toBe(2);
+
+    const report = removed(await runJanitorPass({ clock, batchSize: 2 }));
+    const after = await counts();
+    // Tokens: R1's two (revoked; expired), R4's two → gone; R6's live one and the one revoked minutes ago stay.
+    expect(after.AccessToken - start.AccessToken).toBe(2);
+    // Registrations: R2 (denied) and R3 (never decided) are gone; R1, R4 (approved), R5, R6, R7 stay.
+    expect(after.Registration - start.Registration).toBe(5);
+    expect(await getDb().registration.count({ where: { id: { in: [r2.registrationId, r3.registrationId] } } })).toBe(0);
+    // Attempts: the approved ones of R1, R4, R6 and R5's live one; R7's expired one went, R2's and R3's with their registrations.
+    expect(after.ClaimAttempt - start.ClaimAttempt).toBe(4);
+    expect(await getDb().claimAttempt.count({ where: { registrationId: r7.registrationId } })).toBe(0);
+    expect(after.Delegation - start.Delegation).toBe(3);
+    expect(after.RateLimitBucket).toBe(1);
+    expect(after.A2ATask - start.A2ATask).toBe(1);
+    expect(await getDb().a2ATask.findUnique({ where: { id: "day8-task" } })).not.toBeNull();
+    expect(after.AuditEvent).toBe(auditKept);
+    expect(report).toEqual({
+      AccessToken: 4,
+      ClaimAttempt: 3, // R3's closed and expired ones and R7's; R2's denied one left with its registration (cascade)
+      Registration: 2,
+      RateLimitBucket: 2,
+      A2ATask: 1,
+      AuditEvent: 2,
+    });
+
+    // The lifecycle answers as before for what was removed, and the live rows still work.
+    expect(await pollClaim(r3.claimToken, clock)).toEqual({ ok: false, error: "invalid_grant" });
+    expect(await refreshClaim({ claimToken: r7.claimToken, email: ADA }, clock)).toEqual({ ok: false, error: "claim_expired" });
+    expect(await verifyAccessToken(r6Poll.accessToken, clock)).not.toBeNull();
+    // R5's attempt ran out 10 minutes ago: kept, so its poll still says expired_token.
+    expect(await pollClaim(r5.claimToken, clock)).toEqual({ ok: false, error: "expired_token" });
+
+    // A second pass finds nothing more.
+    expect(removed(await runJanitorPass({ clock }))).toEqual({ AccessToken: 0, ClaimAttempt: 0, Registration: 0, RateLimitBucket: 0, A2ATask: 0, AuditEvent: 0 });
+  });
+
+  it("deletes in batches of the given size until a short batch, and honours the per-pass cap", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 1, 1)); // before the first test's last window ends
+    for (let i = 0; i < 7; i++) await hitRateLimit(RULE, `batch-${i}`, clock);
+    clock.advance(RULE.windowSeconds);
+    expect(removed(await runJanitorPass({ clock, batchSize: 3, maxBatchesPerTable: 2 })).RateLimitBucket).toBe(6);
+    expect(removed(await runJanitorPass({ clock, batchSize: 3 })).RateLimitBucket).toBe(1);
+  });
+
+  it("runs one pass at a time across instances (PostgreSQL advisory lock); SQLite passes of one process share the work", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 1, 2));
+    for (let i = 0; i < 4; i++) await hitRateLimit(RULE, `lock-${i}`, clock);
+    clock.advance(RULE.windowSeconds);
+    if (sqlProvider() === "postgres") {
+      // Another instance: its own connection holding the janitor's lock.
+      const other = new Client({ connectionString: process.env.DATABASE_URL });
+      await other.connect();
+      try {
+        await other.query(`SELECT pg_advisory_lock($1::bigint)`, [JANITOR_LOCK_KEY]);
+        expect(await runJanitorPass({ clock })).toEqual({ ran: false, reason: "another instance holds the janitor lock" });
+        await other.query(`SELECT pg_advisory_unlock($1::bigint)`, [JANITOR_LOCK_KEY]);
+      } finally {
+        await other.end();
+      }
+      const passes = await Promise.all([runJanitorPass({ clock }), runJanitorPass({ clock })]);
+      const ran = passes.filter((pass) => pass.ran);
+      expect(ran.length).toBeGreaterThanOrEqual(1);
+      expect(ran.reduce((sum, pass) => sum + removed(pass).RateLimitBucket!, 0)).toBe(4);
+    } else {
+      const passes = await Promise.all([runJanitorPass({ clock, batchSize: 1 }), runJanitorPass({ clock, batchSize: 1 })]);
+      expect(passes.reduce((sum, pass) => sum + removed(pass).RateLimitBucket!, 0)).toBe(4);
+    }
+    expect(await getDb().rateLimitBucket.count({ where: { key: { startsWith: `${RULE.name}:lock-` } } })).toBe(0);
+  });
+});
