@@ -35,7 +35,9 @@ RETURNING "count", "windowStart", "expiresAt"`;
 
 const READ = `SELECT "count", "windowStart", "expiresAt" FROM "RateLimitBucket" WHERE "key" = $1`;
 
-// Only within the window the reservation was made in, and never below zero.
+// Only within the window the reservation was made in, and never below zero. Giving back the bucket's only
+// reservation removes the row, so a successful sign-in leaves no bucket behind.
+const GIVE_BACK_LAST = `DELETE FROM "RateLimitBucket" WHERE "key" = $1 AND "windowStart" = $2 AND "count" <= 1`;
 const GIVE_BACK = `UPDATE "RateLimitBucket" SET "count" = "count" - 1 WHERE "key" = $1 AND "windowStart" = $2 AND "count" > 0`;
 
 interface BucketRow {
@@ -70,7 +72,8 @@ export const hitRateLimit = reserveRateLimit;
 /** Gives back a hit reserved by reserveRateLimit (e.g. a sign-in that succeeded), within the same window only. */
 export async function releaseRateLimit(rule: RateLimitRule, subject: string, reserved: RateLimitResult): Promise<void> {
   if (!reserved.allowed || !reserved.windowStart) return;
-  await execute(GIVE_BACK, [`${rule.name}:${subject}`, reserved.windowStart]);
+  const params = [`${rule.name}:${subject}`, reserved.windowStart];
+  if ((await execute(GIVE_BACK_LAST, params)) === 0) await execute(GIVE_BACK, params);
 }
 
 /** Reads a bucket without counting (for "is this e-mail locked out?" checks). */
