@@ -1,14 +1,13 @@
 // Answers of the human pages' form endpoints (not API paths): redirects after a POST and a small
 // HTML refusal. JSON API errors come from lib/http/errors.ts instead.
 import { textReply, type ApiReply } from "./api";
+import { REFUSAL_PAGE_STYLE } from "./security-headers";
 
 /** 303 See Other after a form POST (never 307: the browser must not repeat the POST). */
 export function seeOther(location: string): ApiReply {
   return { status: 303, headers: { location, "cache-control": "no-store" }, body: null };
 }
 
-/** The refusal page's one style element; the static Content-Security-Policy allows it by its hash (lib/http/security-headers.ts). */
-export const REFUSAL_PAGE_STYLE = "body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5}";
 
 /** A form POST that cannot be trusted (cross-site, no valid form token) or is malformed: nothing changed. */
 export function formRefused(status: 400 | 403 = 403): ApiReply {

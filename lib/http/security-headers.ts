@@ -9,7 +9,12 @@
 // Strict-Transport-Security is added at run time when BASE_URL is https (next.config.ts is evaluated at build
 // time, when the deployment's BASE_URL may not be known).
 import { createHash } from "node:crypto";
-import { REFUSAL_PAGE_STYLE } from "./browser-responses";
+
+/**
+ * The style element of the form-refusal page (lib/http/browser-responses.ts); the static policy allows it by
+ * its hash. Kept here, not there: next.config.ts imports this file and must not pull in the HTTP layer.
+ */
+export const REFUSAL_PAGE_STYLE = "body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5}";
 
 /** Directives both policies share. */
 const SHARED_DIRECTIVES = ["img-src 'self' data:", "connect-src 'self'", "font-src 'self'", "object-src 'none'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'"];

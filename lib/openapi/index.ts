@@ -4,6 +4,7 @@ import { z } from "zod";
 import { getConfig } from "@/lib/config";
 import { isAuthDiscoveryPublic } from "@/lib/release-mode";
 import { askResponseSchema, batchRequestSchema, batchResponseSchema, BATCH_MAX_BYTES, BATCH_MAX_ITEMS, QUESTION_MAX, QUESTION_MIN, simulateRequestSchema, simulateResponseSchema } from "@/lib/schemas/public-read";
+import { livenessResponseSchema, readinessResponseSchema } from "@/lib/schemas/operations";
 import { errorBodySchema, ownAccountResponseSchema, ownRegistrationsResponseSchema, SCOPES } from "@/lib/schemas/service-auth";
 
 type Schema = z.ZodType;
@@ -24,6 +25,8 @@ export interface OperationSpec {
   description: string;
   tags: string[];
   scope?: (typeof SCOPES)[number];
+  /** An operator endpoint behind its own bearer secret (METRICS_TOKEN), not an agent's token. */
+  operatorSecret?: boolean;
   query?: { name: string; description: string; schema: Record<string, unknown> }[];
   requestBody?: { schema: Schema; description: string };
   responses: Record<string, ResponseSpec>;
@@ -108,6 +111,47 @@ export const OPERATIONS: OperationSpec[] = [
       "405": error("Only POST is supported."),
     },
   },
+  // Operator endpoints (issue #17): for load balancers, orchestrators and Prometheus, not for agents; no agent catalog lists them.
+  {
+    method: "get",
+    path: "/healthz",
+    operationId: "alive",
+    summary: "Liveness: the process answers",
+    description: "200 while the process answers; touches no database. `Cache-Control: no-store`; HEAD is answered too.",
+    tags: ["operations"],
+    responses: {
+      "200": { description: "Alive.", schema: livenessResponseSchema },
+      "405": error("Only GET and HEAD are supported."),
+    },
+  },
+  {
+    method: "get",
+    path: "/readyz",
+    operationId: "ready",
+    summary: "Readiness: database, migrations, signing keys",
+    description: "200 when the database answers within 1 second, every migration is applied and the signing keys load; 503 with the failing check marked `fail`. Cheap enough to probe every second. `Cache-Control: no-store`; HEAD is answered too.",
+    tags: ["operations"],
+    responses: {
+      "200": { description: "Ready.", schema: readinessResponseSchema },
+      "503": { description: "Not ready; `checks` names what failed.", schema: readinessResponseSchema },
+      "405": error("Only GET and HEAD are supported."),
+    },
+  },
+  {
+    method: "get",
+    path: "/metrics",
+    operationId: "metrics",
+    summary: "Prometheus metrics",
+    description: "The Prometheus text exposition format (requests and durations per route template and status, token grants by outcome, approvals and denials, rate-limit refusals, database errors, event-loop lag, heap). Off (404) unless METRICS_TOKEN is set; then it needs `Authorization: Bearer <METRICS_TOKEN>`.",
+    tags: ["operations"],
+    operatorSecret: true,
+    responses: {
+      "200": { description: "The metrics.", textTypes: ["text/plain"] },
+      "401": error("A missing or wrong METRICS_TOKEN.", { "WWW-Authenticate": "Bearer realm=\"operations\"" }),
+      "404": error("Metrics are off (METRICS_TOKEN is not set)."),
+      "405": error("Only GET and HEAD are supported."),
+    },
+  },
 ];
 
 type JsonSchemaMap = Record<string, Record<string, unknown>>;
@@ -169,7 +213,7 @@ export function openApiDocument(): Record<string, unknown> {
       summary: op.summary,
       description: op.description,
       tags: op.tags,
-      ...(op.scope ? { security: [{ agentBearer: [op.scope] }] } : { security: [] }),
+      ...(op.scope ? { security: [{ agentBearer: [op.scope] }] } : op.operatorSecret ? { security: [{ operatorBearer: [] }] } : { security: [] }),
       ...(op.query ? { parameters: op.query.map((q) => ({ name: q.name, in: "query", required: false, description: q.description, schema: q.schema })) } : {}),
       ...(op.requestBody ? { requestBody: { required: true, description: op.requestBody.description, content: { "application/json": { schema: ref(op.requestBody.schema) } } } } : {}),
       responses,
@@ -190,11 +234,13 @@ export function openApiDocument(): Record<string, unknown> {
     tags: [
       { name: "own account", description: "Read-only routes of the protected resource {base}/api, for the member who approved the agent." },
       { name: "public read", description: "Anonymous reads; no credential." },
+      { name: "operations", description: "Operator endpoints (health probes, metrics); not for agents." },
     ],
     paths,
     components: {
       schemas: components,
       securitySchemes: {
+        operatorBearer: { type: "http", scheme: "bearer", description: "The operator's METRICS_TOKEN." },
         agentBearer: {
           type: "http",
           scheme: "bearer",

@@ -93,7 +93,7 @@ describe("/openapi.json", () => {
 
   it("describes the five direct JSON reads with their errors, scopes and security scheme", async () => {
     const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, Record<string, { security: unknown[]; responses: Record<string, unknown> }>> };
-    expect(Object.keys(doc.paths).sort()).toEqual(["/api/v1/agent/account", "/api/v1/agent/registrations", "/api/v1/batch", "/api/v1/sandbox/simulate", "/ask"]);
+    expect(Object.keys(doc.paths).sort()).toEqual(["/api/v1/agent/account", "/api/v1/agent/registrations", "/api/v1/batch", "/api/v1/sandbox/simulate", "/ask", "/healthz", "/metrics", "/readyz"]);
     expect(doc.paths["/api/v1/agent/account"]!.get!.security).toEqual([{ agentBearer: ["agent.account.read"] }]);
     expect(doc.paths["/api/v1/agent/registrations"]!.get!.security).toEqual([{ agentBearer: ["agent.registrations.read"] }]);
     expect(Object.keys(doc.paths["/api/v1/agent/account"]!.get!.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403"]));
@@ -130,6 +130,7 @@ describe("/openapi.json", () => {
       "/auth.md": "markdown walkthrough",
       "/sitemap.xml": "sitemap",
       "/page-markdown/[[...path]]": "markdown twins of pages",
+      "/api/cron/janitor": "operator-only: Vercel Cron's janitor pass (CRON_SECRET)",
     };
     const unclassified = routes.filter((r) => !r.startsWith("/.well-known") && !described.has(r) && !(r in notJsonReads));
     expect(unclassified).toEqual([]);
@@ -171,5 +172,18 @@ describe("MCP server cards", () => {
   it("the domain catalog points at both cards", async () => {
     const catalog = (await (await fetch(`${base}/.well-known/mcp/catalog.json`)).json()) as { entries: { url: string; type: string }[] };
     expect(catalog.entries.map((e) => e.url)).toEqual([`${base}/.well-known/mcp`, `${base}/.well-known/mcp-docs/server-card.json`]);
+  });
+});
+
+describe("operator endpoints in /openapi.json", () => {
+  it("lists /healthz, /readyz and /metrics under the operations tag, and no agent catalog names them", async () => {
+    const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, { get: { tags: string[]; security: unknown[] } }>; tags: { name: string }[] };
+    for (const p of ["/healthz", "/readyz", "/metrics"]) expect(doc.paths[p]!.get.tags).toEqual(["operations"]);
+    expect(doc.paths["/metrics"]!.get.security).toEqual([{ operatorBearer: [] }]);
+    expect(doc.tags.map((t) => t.name)).toContain("operations");
+    for (const catalog of ["/.well-known/api-catalog", "/.well-known/mcp", "/.well-known/agent-card.json", "/.well-known/agent-skills/index.json", "/api"]) {
+      const text = await (await fetch(`${base}${catalog}`)).text();
+      for (const p of ["/healthz", "/readyz", "/metrics", "/api/cron"]) expect(text, `${catalog} names ${p}`).not.toContain(p);
+    }
   });
 });

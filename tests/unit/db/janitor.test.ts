@@ -2,7 +2,7 @@
 // second one, then janitor passes: every table holds exactly its live rows, and the lifecycle still answers
 // as before for what was removed.
 import { Client } from "pg";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Task } from "@a2a-js/sdk";
 import { DbTaskStore } from "@/lib/a2a/task-store";
 import { exchangeIdentityAssertion } from "@/lib/assertions";
@@ -200,5 +200,40 @@ describe("janitor", () => {
       expect(passes.reduce((sum, pass) => sum + removed(pass).RateLimitBucket!, 0)).toBe(4);
     }
     expect(await getDb().rateLimitBucket.count({ where: { key: { startsWith: `${RULE.name}:lock-` } } })).toBe(0);
+  });
+});
+
+describe("janitor cron route", () => {
+  it("runs a pass with Authorization: Bearer <CRON_SECRET> and answers 401 otherwise", async () => {
+    const { handleJanitorCron } = await import("@/lib/operations/cron");
+    const call = (authorization?: string) => handleJanitorCron(new Request("http://localhost/api/cron/janitor", { headers: authorization ? { Authorization: authorization } : {} }));
+    expect((await call("Bearer cron-secret-0123456789")).status).toBe(401); // no CRON_SECRET set: nothing matches
+    vi.stubEnv("CRON_SECRET", "cron-secret-0123456789");
+    try {
+      expect((await call()).status).toBe(401);
+      expect((await call("Bearer cron-secret-012345678")).status).toBe(401);
+      const res = await call("Bearer cron-secret-0123456789");
+      expect(res.status).toBe(200);
+      expect(res.headers.get("cache-control")).toBe("no-store");
+      expect(await res.json()).toMatchObject({ ran: true, removed: { AccessToken: expect.any(Number), AuditEvent: expect.any(Number) } });
+    } finally {
+      vi.unstubAllEnvs();
+      process.env.BASE_URL = "http://localhost:3000";
+    }
+  });
+});
+
+describe("in-process janitor", () => {
+  it("runs passes on its interval and stops", async () => {
+    const { startJanitor } = await import("@/lib/operations/janitor");
+    const passes: unknown[] = [];
+    const stop = startJanitor({ intervalSeconds: 0.05, firstDelaySeconds: 0, onPass: (outcome) => passes.push(outcome) });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await stop();
+    const seen = passes.length;
+    expect(seen).toBeGreaterThanOrEqual(2);
+    expect(passes.every((outcome) => "report" in (outcome as object))).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(passes.length).toBe(seen);
   });
 });

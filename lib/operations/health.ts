@@ -1,0 +1,82 @@
+// Health (issue #17 item 1): `alive()` (the process answers; no database) and `ready()` (the database
+// answers within 1 s, every migration folder is applied, the signing keys load). Cheap enough to probe
+// every second: `SELECT 1` each time; the migration check is remembered once it passed (migrations are
+// only added by a deploy, which restarts the process); the key set is cached by lib/keys.
+import fs from "node:fs";
+import path from "node:path";
+import { db, sqlProvider } from "@/lib/db";
+import { getKeySet } from "@/lib/keys";
+import type { HealthCheckStatus, LivenessResponse, ReadinessResponse } from "@/lib/schemas/operations";
+
+export const DATABASE_CHECK_TIMEOUT_MS = 1000;
+
+export interface HealthAnswer<T> {
+  status: 200 | 503;
+  body: T;
+}
+
+export function alive(): HealthAnswer<LivenessResponse> {
+  return { status: 200, body: { status: "ok", checks: { process: "ok" } } };
+}
+
+/** Rejects when `work` has not settled within `ms` (the timer never keeps the process alive). */
+function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The migration folders this build ships for the database's provider. */
+export function expectedMigrations(provider: "sqlite" | "postgres", root = process.cwd()): string[] {
+  const dir = provider === "sqlite" ? path.join(root, "prisma", "migrations") : path.join(root, "prisma", "postgres", "migrations");
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+}
+
+// Per process (globalThis: Next bundles route modules separately).
+const remembered = globalThis as unknown as { agentGateMigrationsApplied?: boolean };
+
+async function migrationsApplied(): Promise<boolean> {
+  if (remembered.agentGateMigrationsApplied) return true;
+  const expected = expectedMigrations(sqlProvider());
+  const rows = await within(
+    db().query<{ name: string }>(`SELECT "migration_name" AS "name" FROM "_prisma_migrations" WHERE "finished_at" IS NOT NULL AND "rolled_back_at" IS NULL`),
+    DATABASE_CHECK_TIMEOUT_MS,
+  );
+  const applied = new Set(rows.map((row) => row.name));
+  const complete = expected.every((name) => applied.has(name));
+  if (complete) remembered.agentGateMigrationsApplied = true;
+  return complete;
+}
+
+async function check(run: () => Promise<boolean>): Promise<HealthCheckStatus> {
+  try {
+    return (await run()) ? "ok" : "fail";
+  } catch {
+    return "fail";
+  }
+}
+
+export async function ready(): Promise<HealthAnswer<ReadinessResponse>> {
+  const database = await check(async () => {
+    await within(db().query(`SELECT 1 AS "one"`), DATABASE_CHECK_TIMEOUT_MS);
+    return true;
+  });
+  const migrations = database === "ok" ? await check(migrationsApplied) : "not_checked";
+  const signingKeys = await check(async () => (await within(getKeySet(), DATABASE_CHECK_TIMEOUT_MS)).all.length > 0);
+  const checks = { database, migrations, signing_keys: signingKeys };
+  const ok = Object.values(checks).every((value) => value === "ok");
+  return { status: ok ? 200 : 503, body: { status: ok ? "ok" : "fail", checks } };
+}
+
+/** The HTTP answer of /healthz and /readyz: JSON, never cached. */
+export function healthResponse(answer: HealthAnswer<unknown>, method: "GET" | "HEAD" = "GET"): Response {
+  const headers = { "Content-Type": "application/json", "Cache-Control": "no-store" };
+  return new Response(method === "HEAD" ? null : JSON.stringify(answer.body), { status: answer.status, headers });
+}

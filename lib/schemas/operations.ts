@@ -1,0 +1,20 @@
+// Responses of the operator endpoints (issue #17): /healthz and /readyz. Used by lib/operations/health.ts,
+// the tests and OpenAPI.
+import { z } from "zod";
+
+export const healthCheckStatusSchema = z.enum(["ok", "fail", "not_checked"]).meta({ id: "HealthCheckStatus", description: "ok, fail, or not_checked (an earlier check it depends on failed)." });
+
+export const livenessResponseSchema = z
+  .object({ status: z.literal("ok"), checks: z.object({ process: z.literal("ok") }) })
+  .meta({ id: "LivenessResponse", description: "The process answers (no database access)." });
+
+export const readinessResponseSchema = z
+  .object({
+    status: z.enum(["ok", "fail"]),
+    checks: z.object({ database: healthCheckStatusSchema, migrations: healthCheckStatusSchema, signing_keys: healthCheckStatusSchema }),
+  })
+  .meta({ id: "ReadinessResponse", description: "Ready when the database answers within 1 s, every migration is applied and the signing keys load." });
+
+export type LivenessResponse = z.infer<typeof livenessResponseSchema>;
+export type ReadinessResponse = z.infer<typeof readinessResponseSchema>;
+export type HealthCheckStatus = z.infer<typeof healthCheckStatusSchema>;
