@@ -15,6 +15,8 @@ import { serveFront } from "@/lib/server/front";
 import { requestListener } from "@/lib/server/request-listener";
 import { turns } from "@/lib/server/turns";
 import { startWebhookDelivery } from "@/lib/webhooks/delivery";
+import { startJanitor } from "@/lib/operations/janitor";
+import { observeRequest } from "@/lib/operations/observe";
 import { configOrExit, markServerEntry, refuseUnsafeStart } from "@/lib/startup";
 
 /** How long a shutdown waits for requests in flight before closing their connections. */
@@ -46,7 +48,11 @@ async function main(): Promise<void> {
   markServerEntry();
   const app = next({ dev: false, dir: process.cwd(), hostname: hostname ?? "localhost", port });
   await app.prepare();
-  const server = http.createServer(requestListener(app.getRequestHandler(), { front: config.nodeFront ? serveFront : undefined, turns: turns() }));
+  const server = http.createServer(
+    requestListener(app.getRequestHandler(), { observe: (req, res) => void observeRequest(req, res), front: config.nodeFront ? serveFront : undefined, turns: turns() }),
+  );
+  // Bounded tables: the janitor's passes in this process (one instance at a time on PostgreSQL).
+  const stopJanitor = process.env.JANITOR !== "off" ? startJanitor() : null;
 
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals): void => {
@@ -64,6 +70,7 @@ async function main(): Promise<void> {
       void (async () => {
         await app.close();
         await webhooks?.stop();
+        await stopJanitor?.();
         await checkpointer?.stop();
         // Closing SQLite's connection copies the log into the database file.
         await closeConnection();

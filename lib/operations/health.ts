@@ -2,6 +2,7 @@
 // answers within 1 s, every migration folder is applied, the signing keys load). Cheap enough to probe
 // every second: `SELECT 1` each time; the migration check is remembered once it passed (migrations are
 // only added by a deploy, which restarts the process); the key set is cached by lib/keys.
+import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import fs from "node:fs";
 import path from "node:path";
 import { db, sqlProvider } from "@/lib/db";
@@ -75,8 +76,13 @@ export async function ready(): Promise<HealthAnswer<ReadinessResponse>> {
   return { status: ok ? 200 : 503, body: { status: ok ? "ok" : "fail", checks } };
 }
 
-/** The HTTP answer of /healthz and /readyz: JSON, never cached. */
-export function healthResponse(answer: HealthAnswer<unknown>, method: "GET" | "HEAD" = "GET"): Response {
-  const headers = { "Content-Type": "application/json", "Cache-Control": "no-store" };
-  return new Response(method === "HEAD" ? null : JSON.stringify(answer.body), { status: answer.status, headers });
+/** The HTTP answer of /healthz and /readyz: JSON, never cached (HEAD: the same headers, no body). */
+export function healthReply(answer: HealthAnswer<unknown>, method = "GET"): ApiReply {
+  return jsonReply(answer.body, { "cache-control": "no-store" }, answer.status, method === "HEAD");
 }
+
+/** GET|HEAD /healthz. */
+export const aliveReply = async (request: ApiRequest): Promise<ApiReply> => healthReply(alive(), request.method);
+
+/** GET|HEAD /readyz. */
+export const readyReply = async (request: ApiRequest): Promise<ApiReply> => healthReply(await ready(), request.method);

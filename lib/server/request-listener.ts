@@ -16,6 +16,8 @@ export type FrontServer = (req: http.IncomingMessage, res: http.ServerResponse) 
 export type NextHandler = (req: http.IncomingMessage, res: http.ServerResponse) => unknown;
 
 export interface RequestListenerOptions {
+  /** Sees every request first (one log line and metric sample when it is answered: lib/operations/observe.ts). */
+  observe?: (req: http.IncomingMessage, res: http.ServerResponse) => void;
   /** Takes the requests it answers (the node:http front); none: everything goes to `next`. */
   front?: FrontServer;
   /** Hands every other request to `next` on its turn; none: at once. */
@@ -44,9 +46,10 @@ function handOver(next: NextHandler, req: http.IncomingMessage, res: http.Server
 
 /** The listener for http.createServer: peer stamp → front → turns → `next`. */
 export function requestListener(next: NextHandler, options: RequestListenerOptions = {}): http.RequestListener {
-  const { front, turns } = options;
+  const { observe, front, turns } = options;
   return (req, res) => {
     req.headers[PEER_HEADER] = req.socket?.remoteAddress ?? "unknown";
+    observe?.(req, res);
     if (front?.(req, res)) return;
     if (!turns) return handOver(next, req, res);
     turns.run(() => {

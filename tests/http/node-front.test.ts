@@ -281,3 +281,17 @@ describe("GET /ask and POST /mcp", () => {
     });
   }
 });
+
+describe("operator probes", () => {
+  const cases: Case[] = [
+    { name: "GET /healthz", method: "GET", path: "/healthz" },
+    { name: "HEAD /healthz", method: "HEAD", path: "/healthz" },
+    { name: "GET /readyz", method: "GET", path: "/readyz" },
+    { name: "HEAD /readyz", method: "HEAD", path: "/readyz" },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      await expectSameAnswer(c);
+    });
+  }
+});

@@ -13,6 +13,7 @@ import { decodeUtf8 } from "@/lib/http/body";
 import { jsonRpcTransportError } from "@/lib/http/errors";
 import { errorToReply } from "@/lib/http/route";
 import { serveCommunityMcp } from "@/lib/mcp/community";
+import { aliveReply, readyReply } from "@/lib/operations/health";
 import type { ParsedMcpBody } from "@/lib/mcp/http";
 import { handleToken } from "@/lib/service-auth/http";
 import { apiRequestOf, readRawBody, replyOfWebResponse, webRequestOf, writeReply } from "./node";
@@ -57,6 +58,8 @@ export const FRONT_ROUTES: Readonly<Record<string, Readonly<Partial<Record<strin
   "/api/v1/agent/registrations": { GET: ownAccount("registrations"), HEAD: ownAccount("registrations") },
   "/ask": { GET: askReply, HEAD: askReply },
   "/mcp": { POST: serveMcpFront },
+  "/healthz": { GET: aliveReply, HEAD: aliveReply },
+  "/readyz": { GET: readyReply, HEAD: readyReply },
 };
 
 function frontHandler(url: string, method: string): FrontHandler | undefined {

