@@ -9,9 +9,9 @@ import { z } from "zod";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
-import { readBodyText } from "@/lib/http/body";
+import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { clientIp } from "@/lib/http/client-ip";
-import { INTERNAL_RPC_ERROR, jsonRpcRateLimited, rateLimitedRpcError, temporarilyUnavailableRpcError, type JsonRpcServerError } from "@/lib/http/errors";
+import { INTERNAL_RPC_ERROR, jsonRpcErrorReply, jsonRpcRateLimited, rateLimitedRpcError, temporarilyUnavailableRpcError, type JsonRpcServerError } from "@/lib/http/errors";
 import { hitRateLimit, type RateLimitRule } from "@/lib/rate-limit";
 import { chargeBudgets, type BudgetCharge } from "@/lib/rate-limit/memory";
 import { clip, describePath, findStringWhere, isAcceptableText, text as boundaryText } from "@/lib/schemas/text";
@@ -102,20 +102,13 @@ const UNSUPPORTED: Record<string, { code: number; message: string }> = {
   "tasks/pushNotificationConfig/delete": { code: JSONRPC_ERRORS.pushNotificationNotSupported, message: "Push Notification is not supported" },
 };
 
-function jsonResponse(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "Content-Type": "application/json", "Cache-Control": "no-store", "Access-Control-Allow-Origin": "*" },
-  });
+const A2A_HEADERS = { "cache-control": "no-store", "access-control-allow-origin": "*" } as const;
+
+function rpcError(id: JsonRpcId, error: JSONRPCError, status = 200, headers: Record<string, string> = {}): ApiReply {
+  return jsonRpcErrorReply(id, error, status, headers);
 }
 
-function rpcError(id: JsonRpcId, error: JSONRPCError, status = 200, headers: Record<string, string> = {}): Response {
-  const response = jsonResponse({ jsonrpc: "2.0", id, error }, status);
-  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
-  return response;
-}
-
-function rpcServerError(id: JsonRpcId, failure: JsonRpcServerError): Response {
+function rpcServerError(id: JsonRpcId, failure: JsonRpcServerError): ApiReply {
   return rpcError(id, failure.error, failure.status, failure.headers);
 }
 
@@ -171,7 +164,7 @@ export function parseA2aRequest(text: string): ParsedA2aRequest {
  * length, is answered -32600 and nothing runs), and a message/send of a lookup skill one of the lookups budget.
  * The 429 answer (-32010, Retry-After) when refused, else null; nothing runs after a refusal.
  */
-function chargeA2aPost(callerKey: string, parsed: ParsedA2aRequest, clock: Clock): Response | null {
+function chargeA2aPost(callerKey: string, parsed: ParsedA2aRequest, clock: Clock): ApiReply | null {
   const charges: BudgetCharge[] = [{ budget: "a2a", key: callerKey, cost: 1 }];
   if (parsed.ok && parsed.method === "message/send") {
     const invocation = readInvocation(parsed.params["message"] as Message);
@@ -183,7 +176,7 @@ function chargeA2aPost(callerKey: string, parsed: ParsedA2aRequest, clock: Clock
 }
 
 /** Handles POST /a2a; never throws: every failure is a JSON-RPC error in our own words. */
-export async function handleA2aRequest(request: Request, clock: Clock = systemClock): Promise<Response> {
+export async function handleA2aRequest(request: ApiRequest, clock: Clock = systemClock): Promise<ApiReply> {
   let id: JsonRpcId = null;
   try {
     return await answerA2aRequest(request, clock, (parsedId) => (id = parsedId));
@@ -195,8 +188,8 @@ export async function handleA2aRequest(request: Request, clock: Clock = systemCl
   }
 }
 
-async function answerA2aRequest(request: Request, clock: Clock, onId: (id: JsonRpcId) => void): Promise<Response> {
-  const text = await readBodyText(request, A2A_BODY_LIMIT);
+async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: JsonRpcId) => void): Promise<ApiReply> {
+  const text = await request.readBody(A2A_BODY_LIMIT);
   if (!text.ok) {
     const status = text.reason === "too_large" ? 413 : 200;
     const code = text.reason === "too_large" ? JSONRPC_ERRORS.invalidRequest : JSONRPC_ERRORS.parseError;
@@ -236,5 +229,5 @@ async function answerA2aRequest(request: Request, clock: Clock, onId: (id: JsonR
     console.error(`[agent-gate] a2a ${parsed.method} failed inside the A2A SDK (code ${response.error.code})`);
     return rpcError(parsed.id, INTERNAL_RPC_ERROR);
   }
-  return jsonResponse(response);
+  return jsonReply(response, A2A_HEADERS);
 }

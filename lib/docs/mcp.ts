@@ -3,6 +3,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { absoluteUrl } from "@/lib/config";
 import { callerKey } from "@/lib/http/client-ip";
+import type { ApiReply, ApiRequest } from "@/lib/http/api";
 import { serveMcp, statelessServerOptions } from "@/lib/mcp/http";
 import { clip } from "@/lib/schemas/text";
 import { toolFailureMessage } from "@/lib/tools/types";
@@ -114,6 +115,6 @@ export function buildDocsMcpServer(): McpServer {
 }
 
 /** POST /mcp/docs: one stateless JSON-RPC exchange (serveMcp refuses DNS-rebinding attempts, then POSTs over the caller's budget). */
-export async function serveDocsMcp(request: Request): Promise<Response> {
-  return serveMcp(request, buildDocsMcpServer, undefined, { budget: "mcpDocs", callerKey: callerKey(request.headers) });
+export async function serveDocsMcp(request: ApiRequest): Promise<ApiReply> {
+  return serveMcp(request, buildDocsMcpServer, { budget: "mcpDocs", callerKey: callerKey(request.headers) });
 }

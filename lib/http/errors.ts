@@ -110,11 +110,8 @@ export const temporarilyUnavailableReply = (): ApiReply =>
   errorReply("temporarily_unavailable", "The service cannot reach its database; retry after a delay.", { retryAfter: 5 });
 
 /** A JSON-RPC error outside any request (MCP Streamable HTTP transport refusals): id null, code -32000. */
-export function jsonRpcTransportError(status: number, message: string, headers?: HeadersInit): Response {
-  const merged = new Headers(headers);
-  merged.set("Content-Type", "application/json");
-  merged.set("Cache-Control", "no-store");
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }), { status, headers: merged });
+export function jsonRpcTransportErrorReply(status: number, message: string, headers?: HeadersInit): ApiReply {
+  return { status, headers: { ...lowerCaseHeaders(headers), "content-type": "application/json", "cache-control": "no-store" }, body: JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }) };
 }
 
 // ---- JSON-RPC server errors (MCP and A2A alike, every protocol generation; SHARED-DECISIONS) ----
@@ -132,7 +129,7 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 export interface JsonRpcErrorObject {
   code: number;
   message: string;
-  data?: { retry_after: number };
+  data?: Record<string, unknown>;
 }
 
 /** A JSON-RPC error with the HTTP status and headers it travels with. */
@@ -230,15 +227,12 @@ export function challengeResponse(challenge: ChallengeKind): Response {
  * A JSON-RPC error answered by the HTTP layer before any method runs (budget refusals, the per-POST message cap):
  * the error object under `id` (null when the POST held several messages or none could be read), its status and headers.
  */
-export function jsonRpcErrorResponse(id: string | number | null, error: JsonRpcErrorObject, status: number, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", id, error }), {
-    status,
-    headers: { ...headers, "content-type": "application/json", "cache-control": "no-store", "access-control-allow-origin": "*" },
-  });
+export function jsonRpcErrorReply(id: string | number | null, error: JsonRpcErrorObject, status: number, headers: Record<string, string> = {}): ApiReply {
+  return { status, headers: { ...headers, "content-type": "application/json", "cache-control": "no-store", "access-control-allow-origin": "*" }, body: JSON.stringify({ jsonrpc: "2.0", id, error }) };
 }
 
 /** HTTP 429 + Retry-After with the JSON-RPC error -32010 (MCP and A2A alike). */
-export function jsonRpcRateLimited(id: string | number | null, retryAfterSeconds: number): Response {
+export function jsonRpcRateLimited(id: string | number | null, retryAfterSeconds: number): ApiReply {
   const refusal = rateLimitedRpcError(retryAfterSeconds);
-  return jsonRpcErrorResponse(id, refusal.error, refusal.status, refusal.headers);
+  return jsonRpcErrorReply(id, refusal.error, refusal.status, refusal.headers);
 }

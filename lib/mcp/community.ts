@@ -7,7 +7,8 @@ import { systemClock } from "@/lib/clock";
 import { clientIp } from "@/lib/http/client-ip";
 import { mcpToolBudget } from "@/lib/rate-limit/json-rpc";
 import { COMMUNITY_TOOLS, toolBudgetOf, toolFailureMessage, type ToolContext } from "@/lib/tools";
-import { serveMcp, statelessServerOptions, type ParsedMcpBody } from "./http";
+import type { ApiReply, ApiRequest } from "@/lib/http/api";
+import { serveMcp, statelessServerOptions } from "./http";
 
 export const COMMUNITY_SERVER_NAME = "agent-gate-community";
 export const COMMUNITY_SERVER_VERSION = "1.0.0";
@@ -43,7 +44,7 @@ export function buildCommunityMcpServer(context: ToolContext): McpServer {
 const lookupBudget = mcpToolBudget(toolBudgetOf);
 
 /** POST /mcp. */
-export async function serveCommunityMcp(request: Request, parsed?: ParsedMcpBody, clock: Clock = systemClock): Promise<Response> {
+export async function serveCommunityMcp(request: ApiRequest, clock: Clock = systemClock): Promise<ApiReply> {
   const context: ToolContext = { clock, clientIp: clientIp(request.headers) };
-  return serveMcp(request, () => buildCommunityMcpServer(context), parsed, { budget: "mcp", callerKey: context.clientIp, extraBudgetOf: lookupBudget });
+  return serveMcp(request, () => buildCommunityMcpServer(context), { budget: "mcp", callerKey: context.clientIp, extraBudgetOf: lookupBudget });
 }

@@ -5,8 +5,8 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
-import { decodeUtf8 } from "@/lib/http/body";
-import { INTERNAL_RPC_ERROR, jsonRpcTransportError, temporarilyUnavailableRpcError } from "@/lib/http/errors";
+import type { ApiReply, ApiRequest } from "@/lib/http/api";
+import { INTERNAL_RPC_ERROR, jsonRpcErrorReply, jsonRpcTransportErrorReply, temporarilyUnavailableRpcError } from "@/lib/http/errors";
 import type { BudgetName } from "@/lib/rate-limit/budgets";
 import { batchRefusal, chargeJsonRpcPost, type ExtraBudgetOf } from "@/lib/rate-limit/json-rpc";
 import { rejectDnsRebinding } from "./rebinding";
@@ -21,11 +21,6 @@ export function statelessServerOptions(instructions: string): ServerOptions {
   return { instructions, jsonSchemaValidator };
 }
 
-/** A JSON-RPC message the caller has already read and parsed (the node:http front), so the SDK does not read the body again. */
-export interface ParsedMcpBody {
-  parsedBody: unknown;
-}
-
 /** The budget a POST to an MCP endpoint spends (lib/rate-limit/budgets.ts), per message, by this caller. */
 export interface McpLimits {
   budget: BudgetName;
@@ -35,79 +30,85 @@ export interface McpLimits {
   extraBudgetOf?: ExtraBudgetOf;
 }
 
-/** The SDK's own body limit (4 MiB): a longer body is left to the SDK, which answers it as it always has. */
-const SDK_BODY_LIMIT = 4 * 1024 * 1024;
+/** The largest JSON-RPC body read (the MCP SDK's own limit for node:http). */
+export const MCP_BODY_LIMIT = 4 * 1024 * 1024;
 
-/**
- * The body of a route-file request as a parsed JSON-RPC message, read from a copy so that, when it is not UTF-8
- * JSON (or too long), the SDK still reads the untouched original and answers it exactly as before.
- */
-async function readMcpBody(request: Request): Promise<ParsedMcpBody | undefined> {
-  if (!request.body) return undefined;
-  const reader = request.clone().body?.getReader();
-  if (!reader) return undefined;
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > SDK_BODY_LIMIT) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
+/** The request headers the SDK's transport reads (it is handed a Request built from these). */
+const TRANSPORT_HEADERS = ["accept", "content-type", "mcp-protocol-version", "mcp-session-id", "last-event-id"] as const;
+
+/** The body: a parsed JSON message, or text the SDK is handed to answer as it does (not JSON, empty). */
+type McpBody = { parsed: unknown } | { text: string };
+
+async function readMcpBody(request: ApiRequest): Promise<McpBody | ApiReply> {
+  const body = await request.readBody(MCP_BODY_LIMIT);
+  if (!body.ok) {
+    // Bytes that are not UTF-8 cannot be JSON text (RFC 8259 §8.1): the SDK's own parse error.
+    return body.reason === "too_large" ? jsonRpcTransportErrorReply(413, "Request body too large.") : jsonRpcErrorReply(null, { code: -32700, message: "Parse error: Invalid JSON" }, 400);
   }
-  const text = decodeUtf8(Buffer.concat(chunks));
-  if (!text.ok) return undefined;
+  if (body.value === "") return { text: "" };
   try {
-    return { parsedBody: JSON.parse(text.value) as unknown };
+    return { parsed: JSON.parse(body.value) as unknown };
   } catch {
-    return undefined;
+    return { text: body.value };
   }
 }
 
-/** Before any message runs: the per-POST message cap (and no arrays where the revision forbids them), then the budgets. */
-async function limitMcpPost(request: Request, parsed: ParsedMcpBody | undefined, limits: McpLimits): Promise<{ refusal: Response } | { parsed: ParsedMcpBody | undefined }> {
-  const body = parsed ?? (await readMcpBody(request));
-  const refusal =
-    (body ? batchRefusal(body.parsedBody, request.headers.get("mcp-protocol-version")) : null) ??
-    chargeJsonRpcPost(limits.budget, limits.callerKey, body?.parsedBody, limits.extraBudgetOf);
-  return refusal ? { refusal } : { parsed: body };
+/** The web Request the SDK's transport takes: the headers it reads, and the body only when it is not handed parsed. */
+function transportRequest(request: ApiRequest, body: McpBody): Request {
+  const headers = new Headers();
+  for (const name of TRANSPORT_HEADERS) {
+    const value = request.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  // Only the path matters to the SDK; absolute URLs always come from BASE_URL, never from Host.
+  return new Request(`http://localhost${request.target}`, { method: request.method, headers, body: "text" in body && body.text !== "" ? body.text : null });
+}
+
+async function replyOf(response: Response): Promise<ApiReply> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  headers["access-control-allow-origin"] = "*";
+  headers["cache-control"] = "no-store";
+  return { status: response.status, headers, body: response.body === null ? null : await response.text() };
 }
 
 /**
- * Handles a POST to an MCP endpoint, refusing DNS-rebinding attempts first, then POSTs over the message cap or
- * their caller's budget. Authorization headers are ignored: these servers are anonymous.
+ * Handles a POST to an MCP endpoint (the one adapter between ApiRequest/ApiReply and the SDK's web-standard
+ * transport): DNS-rebinding attempts are refused first, then POSTs over the message cap or their caller's
+ * budget; the body is read and parsed once and handed to the SDK. Authorization headers are ignored: these
+ * servers are anonymous.
  */
-export async function serveMcp(request: Request, buildServer: () => McpServer, parsed?: ParsedMcpBody, limits?: McpLimits): Promise<Response> {
-  const refusal = rejectDnsRebinding(request);
+export async function serveMcp(request: ApiRequest, buildServer: () => McpServer, limits?: McpLimits): Promise<ApiReply> {
+  const refusal = rejectDnsRebinding(request.headers);
   if (refusal) return refusal;
-  if (limits) {
-    const limited = await limitMcpPost(request, parsed, limits);
-    if ("refusal" in limited) return limited.refusal;
-    parsed = limited.parsed;
+  const body = await readMcpBody(request);
+  if ("status" in body) return body;
+  if (limits && "parsed" in body) {
+    const limited = batchRefusal(body.parsed, request.headers.get("mcp-protocol-version")) ?? chargeJsonRpcPost(limits.budget, limits.callerKey, body.parsed, limits.extraBudgetOf);
+    if (limited) return limited;
+  } else if (limits) {
+    const limited = chargeJsonRpcPost(limits.budget, limits.callerKey, undefined, limits.extraBudgetOf);
+    if (limited) return limited;
   }
   const server = buildServer();
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  // Route files hand the SDK the body unread; a copy is kept to tell an empty batch from notifications (below).
-  const copy = parsed === undefined && request.method === "POST" && request.body !== null ? request.clone() : undefined;
   try {
     await server.connect(transport);
-    let response = await transport.handleRequest(request, parsed);
+    const response = await transport.handleRequest(transportRequest(request, body), "parsed" in body ? { parsedBody: body.parsed } : undefined);
     // The SDK answers 202 to a POST without requests, an empty batch `[]` included; JSON-RPC 2.0 §6 makes
-    // that an Invalid Request. Only a 202 is checked, so no other request pays for it.
-    if (response.status === 202 && isEmptyBatch(parsed !== undefined ? parsed.parsedBody : await bodyOf(copy))) response = emptyBatchResponse();
-    // The SDK builds its responses with `new Response`, whose headers can be set in place.
-    response.headers.set("Access-Control-Allow-Origin", "*");
-    response.headers.set("Cache-Control", "no-store");
-    return response;
+    // that an Invalid Request.
+    if (response.status === 202 && "parsed" in body && Array.isArray(body.parsed) && body.parsed.length === 0) {
+      return jsonRpcErrorReply(null, { code: -32600, message: "Invalid Request: an empty batch holds no message." }, 400);
+    }
+    return await replyOf(response);
   } catch (error) {
-    return failureResponse(error);
+    return failureReply(error);
   } finally {
     // JSON responses are complete once handleRequest resolves. Close on the next turn, once the SDK has
     // finished its bookkeeping of the request: closed at once, it aborts the handler's AbortController
-    // (a DOMException with a stack) and fails it with an McpError — 10 % of a tools/call (bench/README.md).
+    // (a DOMException with a stack) and fails it with an McpError (bench/README.md).
     setImmediate(() => {
       void transport.close().catch(() => undefined);
       void server.close().catch(() => undefined);
@@ -116,39 +117,17 @@ export async function serveMcp(request: Request, buildServer: () => McpServer, p
 }
 
 /** A failure outside any tool (tools answer their own failures as tool errors): a JSON-RPC error in our own words. */
-function failureResponse(error: unknown): Response {
-  const headers = { "Content-Type": "application/json", "Cache-Control": "no-store", "Access-Control-Allow-Origin": "*" };
+function failureReply(error: unknown): ApiReply {
   if (isDatabaseUnavailable(error)) {
     const failure = temporarilyUnavailableRpcError();
-    return new Response(JSON.stringify({ jsonrpc: "2.0", error: failure.error, id: null }), { status: failure.status, headers: { ...headers, ...failure.headers } });
+    return jsonRpcErrorReply(null, failure.error, failure.status, failure.headers);
   }
   const e = error as { name?: string; message?: string } | null;
   console.error(`[agent-gate] mcp request failed: ${e?.name ?? "error"}: ${String(e?.message ?? error).replace(/\s+/g, " ").slice(0, 300)}`);
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: INTERNAL_RPC_ERROR, id: null }), { status: 500, headers });
-}
-
-function isEmptyBatch(body: unknown): boolean {
-  return Array.isArray(body) && body.length === 0;
-}
-
-async function bodyOf(request: Request | undefined): Promise<unknown> {
-  if (request === undefined) return undefined;
-  try {
-    return JSON.parse(await request.text()) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-/** JSON-RPC 2.0 §6: "an empty Array" is answered with one Invalid Request error (HTTP 400, as the SDK's other -32600s). */
-function emptyBatchResponse(): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32600, message: "Invalid Request: an empty batch holds no message." }, id: null }), {
-    status: 400,
-    headers: { "Content-Type": "application/json" },
-  });
+  return jsonRpcErrorReply(null, INTERNAL_RPC_ERROR, 500);
 }
 
 /** GET on a stateless JSON-response MCP endpoint: no SSE stream is offered (Streamable HTTP allows 405). */
-export function mcpGetNotAllowed(): Response {
-  return jsonRpcTransportError(405, "Method not allowed: this stateless server offers no SSE stream; POST JSON-RPC messages.", { Allow: "POST", "Access-Control-Allow-Origin": "*" });
+export function mcpGetNotAllowed(): ApiReply {
+  return jsonRpcTransportErrorReply(405, "Method not allowed: this stateless server offers no SSE stream; POST JSON-RPC messages.", { Allow: "POST", "Access-Control-Allow-Origin": "*" });
 }

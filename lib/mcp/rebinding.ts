@@ -3,7 +3,8 @@
 // as the Host header, and that host is not ours. On a loopback-hosted service any foreign Host is such a
 // page. A foreign Origin with our Host is an ordinary cross-origin caller (CORS *) and passes.
 import { getConfig } from "@/lib/config";
-import { jsonRpcTransportError } from "@/lib/http/errors";
+import type { ApiReply, HeaderReader } from "@/lib/http/api";
+import { jsonRpcTransportErrorReply } from "@/lib/http/errors";
 
 function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/^\[|\]$/g, "");
@@ -30,7 +31,7 @@ function originHostOf(origin: string | null): string | null {
 }
 
 /** True when the request looks like a DNS-rebinding attack on a service whose base URL is `baseUrl`. */
-export function isDnsRebinding(headers: Headers, baseUrl: string = getConfig().baseUrl): boolean {
+export function isDnsRebinding(headers: HeaderReader, baseUrl: string = getConfig().baseUrl): boolean {
   const ours = new URL(baseUrl);
   const host = headers.get("host")?.toLowerCase() ?? null;
   if (host !== null && isLoopbackHost(ours.hostname) && !isLoopbackHost(hostnameOf(host))) return true;
@@ -39,7 +40,7 @@ export function isDnsRebinding(headers: Headers, baseUrl: string = getConfig().b
 }
 
 /** The 403 JSON-RPC refusal for a DNS-rebinding request; null when the request may proceed. */
-export function rejectDnsRebinding(request: Request, baseUrl: string = getConfig().baseUrl): Response | null {
-  if (!isDnsRebinding(request.headers, baseUrl)) return null;
-  return jsonRpcTransportError(403, "Forbidden: the Host or Origin header names another host.");
+export function rejectDnsRebinding(headers: HeaderReader, baseUrl: string = getConfig().baseUrl): ApiReply | null {
+  if (!isDnsRebinding(headers, baseUrl)) return null;
+  return jsonRpcTransportErrorReply(403, "Forbidden: the Host or Origin header names another host.");
 }

@@ -2,7 +2,8 @@
 // POST: a batch of ten messages spends ten units. Checked before anything runs; a refusal runs nothing.
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
-import { jsonRpcErrorResponse, jsonRpcRateLimited } from "@/lib/http/errors";
+import type { ApiReply } from "@/lib/http/api";
+import { jsonRpcErrorReply, jsonRpcRateLimited } from "@/lib/http/errors";
 import type { BudgetName } from "./budgets";
 import { chargeBudgets, type BudgetCharge } from "./memory";
 
@@ -50,15 +51,15 @@ function mcpRevision(body: unknown, protocolVersionHeader: string | null): strin
  * notification, or response"): one JSON-RPC error -32600, HTTP 400, nothing run. null: go on.
  * `protocolVersionHeader` is undefined for A2A (no revisions).
  */
-export function batchRefusal(body: unknown, protocolVersionHeader?: string | null): Response | null {
+export function batchRefusal(body: unknown, protocolVersionHeader?: string | null): ApiReply | null {
   if (!Array.isArray(body)) return null;
   if (body.length > MAX_MESSAGES_PER_POST) {
-    return jsonRpcErrorResponse(null, { code: INVALID_REQUEST, message: `Invalid Request: at most ${MAX_MESSAGES_PER_POST} JSON-RPC messages per POST; nothing was run.` }, 400);
+    return jsonRpcErrorReply(null, { code: INVALID_REQUEST, message: `Invalid Request: at most ${MAX_MESSAGES_PER_POST} JSON-RPC messages per POST; nothing was run.` }, 400);
   }
   if (protocolVersionHeader !== undefined) {
     const revision = mcpRevision(body, protocolVersionHeader);
     if (revision !== null && revision >= FIRST_MCP_REVISION_WITHOUT_BATCHES) {
-      return jsonRpcErrorResponse(
+      return jsonRpcErrorReply(
         null,
         { code: INVALID_REQUEST, message: `Invalid Request: MCP ${revision.slice(0, 20)} takes one JSON-RPC message per POST, not an array; nothing was run.` },
         400,
@@ -75,7 +76,7 @@ export type ExtraBudgetOf = (message: unknown) => BudgetName | undefined;
  * Charges a POST to its surface's budget (one unit per message, at least one per POST) and each message's
  * extra budget, all or nothing; the 429 answer (JSON-RPC -32010, Retry-After) when refused, else null.
  */
-export function chargeJsonRpcPost(surface: BudgetName, callerKey: string, body: unknown, extraBudgetOf?: ExtraBudgetOf, clock: Clock = systemClock): Response | null {
+export function chargeJsonRpcPost(surface: BudgetName, callerKey: string, body: unknown, extraBudgetOf?: ExtraBudgetOf, clock: Clock = systemClock): ApiReply | null {
   const messages = messagesOf(body);
   const charges: BudgetCharge[] = [{ budget: surface, key: callerKey, cost: Math.max(1, messages.length) }];
   if (extraBudgetOf) {

@@ -1,10 +1,10 @@
 // /mcp/docs: the read-only documentation MCP server (Streamable HTTP, stateless, JSON responses).
 import { serveDocsMcp } from "@/lib/docs/mcp";
 import { corsPreflight } from "@/lib/http/cors";
-import { refuseOtherMethods, route } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
 import { mcpGetNotAllowed } from "@/lib/mcp/http";
 
-export const POST = route(async (request) => serveDocsMcp(request));
-export const GET = mcpGetNotAllowed;
+export const POST = apiRoute((request) => serveDocsMcp(request));
+export const GET = apiRoute(() => mcpGetNotAllowed());
 export const { PUT, PATCH, DELETE } = refuseOtherMethods(["POST"]);
 export const OPTIONS = () => corsPreflight(["POST"], ["Content-Type", "Accept", "Authorization", "Mcp-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID"]);

@@ -9,45 +9,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { serveOwnAccountRoute } from "@/lib/agent-api";
 import { askReply } from "@/lib/docs/responses";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
-import { decodeUtf8 } from "@/lib/http/body";
-import { jsonRpcTransportError } from "@/lib/http/errors";
 import { errorToReply } from "@/lib/http/route";
 import { serveCommunityMcp } from "@/lib/mcp/community";
 import { aliveReply, readyReply } from "@/lib/operations/health";
-import type { ParsedMcpBody } from "@/lib/mcp/http";
 import { handleToken } from "@/lib/service-auth/http";
-import { apiRequestOf, readRawBody, replyOfWebResponse, webRequestOf, writeReply } from "./node";
-
-/** The largest JSON-RPC message the front reads (the MCP SDK's own limit for node:http). */
-export const MCP_BODY_LIMIT = 4 * 1024 * 1024;
+import { apiRequestOf, writeReply } from "./node";
 
 type FrontHandler = (request: ApiRequest, raw: IncomingMessage) => Promise<ApiReply>;
-
-/**
- * The body as a JSON-RPC message for the SDK, or undefined when it is not UTF-8 JSON: the SDK is then handed
- * the bytes and decodes and answers them as it always did (decodeUtf8 drops a BOM, as the SDK's decoder does).
- */
-function parsedMcpBody(bytes: Buffer): ParsedMcpBody | undefined {
-  const text = decodeUtf8(bytes);
-  if (!text.ok) return undefined;
-  try {
-    return { parsedBody: JSON.parse(text.value) as unknown };
-  } catch {
-    return undefined;
-  }
-}
-
-/** POST /mcp: the body is read (bounded) and parsed once, and the SDK is handed the message, not a stream to read again. */
-async function serveMcpFront(_request: ApiRequest, raw: IncomingMessage): Promise<ApiReply> {
-  const body = await readRawBody(raw, MCP_BODY_LIMIT);
-  if (!body.ok) {
-    const tooLarge = body.reason === "too_large";
-    return replyOfWebResponse(jsonRpcTransportError(tooLarge ? 413 : 400, tooLarge ? "Request body too large." : "The request body could not be read."));
-  }
-  const parsed = parsedMcpBody(body.bytes);
-  const request = webRequestOf(raw, parsed !== undefined || body.bytes.length === 0 ? null : body.bytes);
-  return replyOfWebResponse(await serveCommunityMcp(request, parsed));
-}
 
 const ownAccount = (route: "account" | "registrations"): FrontHandler => (request) => serveOwnAccountRoute(request, route);
 
@@ -57,7 +25,7 @@ export const FRONT_ROUTES: Readonly<Record<string, Readonly<Partial<Record<strin
   "/api/v1/agent/account": { GET: ownAccount("account"), HEAD: ownAccount("account") },
   "/api/v1/agent/registrations": { GET: ownAccount("registrations"), HEAD: ownAccount("registrations") },
   "/ask": { GET: askReply, HEAD: askReply },
-  "/mcp": { POST: serveMcpFront },
+  "/mcp": { POST: (request) => serveCommunityMcp(request) },
   "/healthz": { GET: aliveReply, HEAD: aliveReply },
   "/readyz": { GET: readyReply, HEAD: readyReply },
 };

@@ -98,24 +98,3 @@ export function writeReply(req: IncomingMessage, res: ServerResponse, reply: Api
   res.writeHead(reply.status, headers);
   res.end(body, "utf8");
 }
-
-/** A web Request for handlers written against the fetch API (the MCP SDK's transport). */
-export function webRequestOf(req: IncomingMessage, body: Buffer | null): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    headers.set(name, Array.isArray(value) ? value.join(", ") : value);
-  }
-  // Only the path matters to the handlers; absolute URLs always come from BASE_URL, never from Host.
-  const bytes = body === null ? null : new Uint8Array(body);
-  return new Request(`http://localhost${req.url ?? "/"}`, { method: req.method, headers, body: bytes });
-}
-
-export async function replyOfWebResponse(response: Response): Promise<ApiReply> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  const body = response.body === null ? null : await response.text();
-  return { status: response.status, headers, body };
-}
