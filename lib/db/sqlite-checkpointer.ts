@@ -1,8 +1,8 @@
 // SQLite checkpoints off the event loop (issue 7, bench/README.md "What changed"). In WAL mode with
 // synchronous = NORMAL a commit only appends to the log. SQLite's automatic checkpoint (every 1,000 pages)
 // then copies the log into the database and fsyncs it inside whichever commit crosses the mark: 15–20 ms on
-// this machine's disk, with the one Node thread blocked — it set the p99 of every write path. Under
-// server.ts (npm start) a worker thread with its own connection checkpoints passively every 50 ms instead (it never
+// this machine's disk, with the one Node thread blocked — it set the p99 of every write path. Under npm start
+// (server.ts) a worker thread with its own connection checkpoints passively every 50 ms instead (it never
 // blocks the app's writers).
 //
 // The log restarts from its beginning only when a write begins after a checkpoint has copied all of it;
