@@ -92,8 +92,9 @@ export function configProblemLine(problem: ConfigProblem): string {
 export class ConfigError extends Error {
   readonly variable: string;
   readonly problems: readonly ConfigProblem[];
-  constructor(problems: ConfigProblem | readonly ConfigProblem[]) {
-    const list = Array.isArray(problems) ? (problems as readonly ConfigProblem[]) : [problems as ConfigProblem];
+  /** `new ConfigError(problems)`, or `new ConfigError(variable, detail)` for one problem (the original form). */
+  constructor(problems: string | ConfigProblem | readonly ConfigProblem[], detail = "is invalid") {
+    const list: readonly ConfigProblem[] = typeof problems === "string" ? [{ variable: problems, detail }] : Array.isArray(problems) ? problems : [problems as ConfigProblem];
     super(list.map(configProblemLine).join("\n"));
     this.name = "ConfigError";
     this.variable = list[0]?.variable ?? "environment";

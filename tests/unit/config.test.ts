@@ -129,6 +129,13 @@ describe("every problem at once (issue 19)", () => {
     for (const line of error.message.split("\n")) expect(line).toMatch(/^Invalid configuration: [A-Z_]+ /);
   });
 
+  it("ConfigError keeps its one-problem form (variable, detail)", () => {
+    const error = new ConfigError("NODE_FRONT", "must be on or off");
+    expect(error.variable).toBe("NODE_FRONT");
+    expect(error.message).toBe("Invalid configuration: NODE_FRONT must be on or off");
+    expect(error.problems).toEqual([{ variable: "NODE_FRONT", detail: "must be on or off" }]);
+  });
+
   it("production lists SIGNING_KEYS, AUTH_SECRET and an http BASE_URL together", () => {
     expect(problemVariables({ NODE_ENV: "production", BASE_URL: "http://gate.example.com" })).toEqual(["BASE_URL", "SIGNING_KEYS", "AUTH_SECRET"]);
   });
