@@ -173,4 +173,18 @@ describe("every event type from a real flow, delivered by the server's loop and 
     expect((await fetch(url, { method: "POST", headers: { Authorization: `Bearer ${CRON_SECRET}` } })).status).toBe(405);
   });
 
+
+  it("the docs page is served, has its markdown twin, and is listed in the docs index and the sitemap", async () => {
+    const base = server.baseUrl;
+    const page = await fetch(`${base}/docs/webhooks`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("webhook-signature");
+    const twin = await fetch(`${base}/docs/webhooks.md`);
+    expect(twin.status).toBe(200);
+    expect(twin.headers.get("content-type")).toMatch(/^text\/markdown/);
+    expect(await twin.text()).toContain("urn:agent-gate:webhook:token.revoked");
+    expect(await (await fetch(`${base}/sitemap.xml`)).text()).toContain(`${base}/docs/webhooks`);
+    expect(await (await fetch(`${base}/docs`)).text()).toContain("/docs/webhooks");
+  });
+
 });
