@@ -17,6 +17,20 @@ import * as events from "./stores/events";
 
 const SWEEP_BATCH = 100;
 const FAN_OUT_BATCH = 100;
+/** Finished deliveries and their events are kept this long (well past the three days of retries), then forgotten. */
+export const RETENTION_SECONDS = 14 * 24 * 3600;
+const PRUNE_EVERY_MS = 3600 * 1000;
+let lastPrunedAt = 0;
+
+/** Deletes finished deliveries and settled events older than the retention (at most once an hour per process). */
+export async function pruneOld(clock: Clock = systemClock, force = false): Promise<number> {
+  const now = clock.now().getTime();
+  if (!force && Math.abs(now - lastPrunedAt) < PRUNE_EVERY_MS) return 0;
+  lastPrunedAt = now;
+  const cutoff = new Date(now - RETENTION_SECONDS * 1000);
+  return transaction(async () => (await deliveries.deleteFinishedBefore(cutoff)) + (await events.deleteSettledBefore(cutoff)));
+}
+
 /** Deliveries claimed and sent at once; all of a batch are in flight together, so a claim outlives its sends. */
 const SEND_BATCH = 16;
 
@@ -135,6 +149,7 @@ export async function runDeliveryPass(options: PassOptions = {}): Promise<PassSu
     for (const outcome of outcomes) if (outcome !== "skipped") summary[outcome]++;
     if (claimed.length < SEND_BATCH || (options.budgetMs !== undefined && Date.now() - started >= options.budgetMs)) break;
   }
+  await pruneOld(clock);
   return summary;
 }
 

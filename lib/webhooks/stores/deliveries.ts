@@ -118,3 +118,8 @@ export async function deliveriesOfEvent(eventId: string): Promise<DeliveryRow[]>
   );
   return rows.map((row) => ({ ...row, attempts: Number(row.attempts), nextAttemptAt: readDate(row.nextAttemptAt), deliveredAt: readOptionalDate(row.deliveredAt) }));
 }
+
+/** Forgets finished deliveries (delivered or given up) created before the cutoff; pending ones stay. */
+export function deleteFinishedBefore(cutoff: Date): Promise<number> {
+  return db().execute(`DELETE FROM "WebhookDelivery" WHERE "status" <> 'pending' AND "createdAt" < $1`, [cutoff]);
+}

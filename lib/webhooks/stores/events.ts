@@ -33,3 +33,12 @@ export async function findEvent(id: string): Promise<WebhookEventRow | null> {
   const rows = await db().query<{ id: string; type: string; payload: string; createdAt: unknown }>(`SELECT "id", "type", "payload", "createdAt" FROM "WebhookEvent" WHERE "id" = $1`, [id]);
   return rows[0] ? { ...rows[0], createdAt: readDate(rows[0].createdAt) } : null;
 }
+
+/** Forgets fanned-out events created before the cutoff that no delivery row refers to any more. */
+export function deleteSettledBefore(cutoff: Date): Promise<number> {
+  return db().execute(
+    `DELETE FROM "WebhookEvent" WHERE "fannedOutAt" IS NOT NULL AND "createdAt" < $1
+     AND NOT EXISTS (SELECT 1 FROM "WebhookDelivery" d WHERE d."eventId" = "WebhookEvent"."id")`,
+    [cutoff],
+  );
+}
