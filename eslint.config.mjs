@@ -20,6 +20,10 @@ export default defineConfig([
     "next-env.d.ts",
   ]),
   {
+    // A leading underscore marks a binding left unused on purpose (e.g. a member dropped by rest destructuring).
+    rules: { "@typescript-eslint/no-unused-vars": ["warn", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }] },
+  },
+  {
     // Test helpers named use… (useAuthServer, useServerDatabase) are Vitest set-up, not React hooks.
     files: ["tests/**"],
     rules: { "react-hooks/rules-of-hooks": "off" },

@@ -3,6 +3,7 @@
 // failure outside any tool is a JSON-RPC error; an empty batch is an Invalid Request.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { apiRequest, webResponse } from "../support/api";
 
 beforeAll(() => {
   vi.stubEnv("BASE_URL", "https://gate.example.com");
@@ -37,7 +38,7 @@ describe("serveMcp", () => {
 
   it("answers an unreachable database outside any tool with JSON-RPC -32011, HTTP 503 and Retry-After", async () => {
     const { serveMcp } = await import("@/lib/mcp/http");
-    const res = await serveMcp(post("{}"), failing(Object.assign(new Error("connect ECONNREFUSED 10.0.0.5:5432"), { code: "ECONNREFUSED" })));
+    const res = webResponse(await serveMcp(apiRequest(post("{}")), failing(Object.assign(new Error("connect ECONNREFUSED 10.0.0.5:5432"), { code: "ECONNREFUSED" }))));
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("5");
     expect(await res.json()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32011, message: "Temporarily unavailable: retry after 5 seconds.", data: { retry_after: 5 } } });
@@ -46,21 +47,21 @@ describe("serveMcp", () => {
   it("answers any other failure with JSON-RPC -32603 in our own words", async () => {
     const { serveMcp } = await import("@/lib/mcp/http");
     vi.spyOn(console, "error").mockImplementation(() => undefined);
-    const res = await serveMcp(post("{}"), failing(new Error("boom in /work/lib/x.ts")));
+    const res = webResponse(await serveMcp(apiRequest(post("{}")), failing(new Error("boom in /work/lib/x.ts"))));
     expect(res.status).toBe(500);
     const body = await res.text();
     expect(JSON.parse(body)).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32603, message: "Internal error: the service failed to handle this request." } });
     expect(body).not.toContain("boom");
   });
 
-  it("answers an empty batch with one Invalid Request (-32600), read from the body or handed over parsed", async () => {
+  it("answers an empty batch with one Invalid Request (-32600)", async () => {
     const { serveMcp } = await import("@/lib/mcp/http");
     const { buildDocsMcpServer } = await import("@/lib/docs/mcp");
-    for (const res of [await serveMcp(post("[]"), buildDocsMcpServer), await serveMcp(post("[]"), buildDocsMcpServer, { parsedBody: [] })]) {
+    for (const res of [webResponse(await serveMcp(apiRequest(post("[]")), buildDocsMcpServer))]) {
       expect(res.status).toBe(400);
       expect(await res.json()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request: an empty batch holds no message." } });
     }
-    const notification = await serveMcp(post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })), buildDocsMcpServer);
+    const notification = await serveMcp(apiRequest(post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }))), buildDocsMcpServer);
     expect(notification.status).toBe(202);
   });
 });

@@ -3,6 +3,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { systemClock } from "@/lib/clock";
+import { apiRequest, webResponse } from "../support/api";
 
 // The SDK keeps the validator in a private field of the low-level Server (SDK 1.32, pinned in package.json).
 const validatorOf = (server: McpServer): unknown => (server.server as unknown as { _jsonSchemaValidator: unknown })._jsonSchemaValidator;
@@ -45,7 +46,7 @@ describe("per-request MCP servers", () => {
       headers: { host: "gate.example.com", accept: "application/json, text/event-stream", "content-type": "application/json" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "probe", arguments: {} } }),
     });
-    const response = await serveMcp(request, build);
+    const response = webResponse(await serveMcp(apiRequest(request), build));
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ id: 1, result: { content: [{ type: "text", text: "ok" }] } });
     expect(response.headers.get("access-control-allow-origin")).toBe("*");
@@ -56,11 +57,11 @@ describe("per-request MCP servers", () => {
     expect(signal?.aborted).toBe(false);
   });
 
-  it("take a message the caller has already parsed instead of reading the body again", async () => {
+  it("hand the SDK the message parsed once from the body", async () => {
     const { serveCommunityMcp } = await import("@/lib/mcp/community");
     const headers = { host: "gate.example.com", accept: "application/json, text/event-stream", "content-type": "application/json" };
     const message = { jsonrpc: "2.0", id: 7, method: "tools/list" };
-    const response = await serveCommunityMcp(new Request("https://gate.example.com/mcp", { method: "POST", headers }), { parsedBody: message });
+    const response = webResponse(await serveCommunityMcp(apiRequest(new Request("https://gate.example.com/mcp", { method: "POST", headers, body: JSON.stringify(message) }))));
     expect(response.status).toBe(200);
     const body = (await response.json()) as { id: number; result: { tools: { name: string }[] } };
     expect(body.id).toBe(7);

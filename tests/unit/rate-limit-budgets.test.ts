@@ -106,7 +106,7 @@ describe("JSON-RPC POSTs: the message cap and per-message budgets", () => {
     const eleven = Array.from({ length: MAX_MESSAGES_PER_POST + 1 }, (_, i) => rpc("tools/list", {}, i));
     const refused = batchRefusal(eleven, null);
     expect(refused?.status).toBe(400);
-    const body = (await refused!.json()) as { id: unknown; error: { code: number; message: string } };
+    const body = JSON.parse(refused!.body!) as { id: unknown; error: { code: number; message: string } };
     expect(body.id).toBeNull();
     expect(body.error.code).toBe(-32600);
     expect(batchRefusal(eleven.slice(0, 10), null)).toBeNull();
@@ -131,10 +131,10 @@ describe("JSON-RPC POSTs: the message cap and per-message budgets", () => {
     expect(refused).toBeNull();
     const over = chargeJsonRpcPost("mcp", "c", lookup(6), extra, clock);
     expect(over?.status).toBe(429);
-    expect(over?.headers.get("retry-after")).toBe("60");
-    expect(await over!.json()).toEqual({ jsonrpc: "2.0", id: 6, error: { code: -32010, message: "Rate limited: retry after 60 seconds.", data: { retry_after: 60 } } });
+    expect(over?.headers["retry-after"]).toBe("60");
+    expect(JSON.parse(over!.body!)).toEqual({ jsonrpc: "2.0", id: 6, error: { code: -32010, message: "Rate limited: retry after 60 seconds.", data: { retry_after: 60 } } });
     // The mcp budget is spent too: 5 messages.
     const spent = chargeJsonRpcPost("mcp", "c", rpc("tools/list", {}, "x"), extra, clock);
-    expect(((await spent!.json()) as { id: unknown }).id).toBe("x");
+    expect((JSON.parse(spent!.body!) as { id: unknown }).id).toBe("x");
   });
 });

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { handleA2aRequest } from "@/lib/a2a/jsonrpc";
 import { DbTaskStore } from "@/lib/a2a/task-store";
+import { apiRequest, webResponse } from "../../support/api";
 
 const clock = new ManualClock(Date.UTC(2026, 4, 1, 8, 0, 0));
 const send = (id: number) =>
@@ -28,7 +29,7 @@ afterEach(() => {
 describe("A2A failures", () => {
   it("a database that cannot be reached: JSON-RPC -32011, HTTP 503, Retry-After", async () => {
     failStore(Object.assign(new Error("connect ECONNREFUSED 10.1.2.3:5432"), { code: "ECONNREFUSED" }));
-    const res = await handleA2aRequest(send(1), clock);
+    const res = webResponse(await handleA2aRequest(apiRequest(send(1)), clock));
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("5");
     expect(await res.json()).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32011, message: "Temporarily unavailable: retry after 5 seconds.", data: { retry_after: 5 } } });
@@ -37,7 +38,7 @@ describe("A2A failures", () => {
   it("any other failure: JSON-RPC -32603 without the exception's text, which goes to the log", async () => {
     const log = vi.spyOn(console, "error").mockImplementation(() => undefined);
     failStore(new Error("Invalid `prisma.a2ATask.findUnique()` invocation in /work/lib/a2a/task-store.ts:25:7"));
-    const res = await handleA2aRequest(send(2), clock);
+    const res = webResponse(await handleA2aRequest(apiRequest(send(2)), clock));
     const body = await res.text();
     expect(JSON.parse(body)).toEqual({ jsonrpc: "2.0", id: 2, error: { code: -32603, message: "Internal error: the service failed to handle this request." } });
     expect(body).not.toMatch(/prisma|task-store/);

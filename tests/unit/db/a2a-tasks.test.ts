@@ -3,13 +3,14 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { getDb } from "@/lib/db/prisma";
 import { handleA2aRequest } from "@/lib/a2a/jsonrpc";
+import { apiRequest, webResponse } from "../../support/api";
 
 function post(body: unknown): Request {
   return new Request("http://localhost:3000/a2a", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 }
 
 async function call(body: unknown, clock: ManualClock): Promise<{ result?: { id: string; status: { state: string } }; error?: { code: number } }> {
-  const res = await handleA2aRequest(post(body), clock);
+  const res = webResponse(await handleA2aRequest(apiRequest(post(body)), clock));
   expect(res.status).toBe(200);
   return (await res.json()) as { result?: { id: string; status: { state: string } }; error?: { code: number } };
 }
