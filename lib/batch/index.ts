@@ -7,7 +7,8 @@ import { askDocs, listContent } from "@/lib/docs/ask";
 import { getCorpus } from "@/lib/docs/corpus";
 import { readJsonObject } from "@/lib/http/body";
 import { clientIp } from "@/lib/http/client-ip";
-import { errorBody, errorResponse, payloadTooLarge, rateLimited, type ErrorBody } from "@/lib/http/errors";
+import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
+import { errorBody, errorReply, payloadTooLargeReply, rateLimitedReply, type ErrorBody } from "@/lib/http/errors";
 import { budgetRule, hitRateLimit, rateLimitHeaders, type RateLimitRule } from "@/lib/rate-limit";
 import {
   BATCH_DEADLINE_MS,
@@ -93,25 +94,24 @@ export function parseBatchEnvelope(body: unknown): EnvelopeResult {
   return { ok: false, message: describeIssue(parsed.error, "") };
 }
 
-const RESPONSE_HEADERS = { "Access-Control-Allow-Origin": "*", "Cache-Control": "no-store" } as const;
+const RESPONSE_HEADERS = { "access-control-allow-origin": "*", "cache-control": "no-store" } as const;
 
 /** The whole endpoint: rate limit, body (size counted as read), envelope, then the items. */
-export async function handleBatchRequest(request: Request, options: BatchRunOptions = {}): Promise<Response> {
+export async function handleBatchRequest(request: ApiRequest, options: BatchRunOptions = {}): Promise<ApiReply> {
   const clock = options.clock ?? systemClock;
   const limit = await hitRateLimit(BATCH_RATE_LIMIT, clientIp(request.headers), clock);
-  const headers = { ...RESPONSE_HEADERS, ...rateLimitHeaders(limit) };
-  if (!limit.allowed) return rateLimited(limit.resetSeconds, headers);
+  const headers: Record<string, string> = { ...RESPONSE_HEADERS, ...rateLimitHeaders(limit) };
+  if (!limit.allowed) return rateLimitedReply(limit.resetSeconds, headers);
   const body = await readJsonObject(request, BATCH_MAX_BYTES);
   if (!body.ok) {
     if (body.reason === "too_large") {
-      const tooLarge = payloadTooLarge(BATCH_MAX_BYTES);
-      for (const [k, v] of Object.entries(headers)) tooLarge.headers.set(k, v);
-      return tooLarge;
+      const tooLarge = payloadTooLargeReply(BATCH_MAX_BYTES);
+      return { ...tooLarge, headers: { ...tooLarge.headers, ...headers } };
     }
-    return errorResponse("invalid_request", body.message, { headers });
+    return errorReply("invalid_request", body.message, { headers });
   }
   const envelope = parseBatchEnvelope(body.value);
-  if (!envelope.ok) return errorResponse("invalid_request", envelope.message, { headers });
+  if (!envelope.ok) return errorReply("invalid_request", envelope.message, { headers });
   const result = await runBatch(envelope.value.items, { ...options, clock });
-  return new Response(JSON.stringify(result), { status: 200, headers: { ...headers, "Content-Type": "application/json" } });
+  return jsonReply(result, headers);
 }

@@ -5,7 +5,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { Pool } from "pg";
 import { getConfig } from "@/lib/config";
 import { operationsConfig } from "@/lib/operations/config";
-import { BACKSTOP_PAGES, checkpointerRunsFor } from "./sqlite-checkpointer";
+import { BACKSTOP_PAGES, checkpointerRunsFor } from "./sqlite-checkpoint-state";
 import { ConnectionGate } from "./sql/gate";
 import { sqliteFilePath } from "./sqlite-path";
 

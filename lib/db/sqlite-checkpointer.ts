@@ -17,12 +17,13 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { BACKSTOP_PAGES, checkpointerRunsFor, globalForCheckpointer } from "./sqlite-checkpoint-state";
+
+export { BACKSTOP_PAGES, checkpointerRunsFor };
 
 /** Past this many pages of log (~16 MB) the worker asks for a hold to let the log restart. */
 export const RESTART_PAGES = 4000;
 
-/** The app connection's wal_autocheckpoint while the worker runs: a backstop well above RESTART_PAGES. */
-export const BACKSTOP_PAGES = 10000;
 
 /** Messages between the worker (lib/db/sqlite-checkpoint-worker.ts) and the app. */
 export type WorkerMessage = "hold" | "restartable";
@@ -47,7 +48,6 @@ function newWorker(workerData: CheckpointWorkerData): Worker {
   return new Worker(`require("tsx/cjs/api").register(); require(${JSON.stringify(source)});`, { eval: true, workerData });
 }
 
-const globalForCheckpointer = globalThis as unknown as { agentGateCheckpointer?: { file: string; worker: Worker } };
 
 export interface Checkpointer {
   stop(): Promise<void>;
@@ -119,7 +119,3 @@ async function stopCheckpointer(): Promise<void> {
   await running?.worker.terminate();
 }
 
-/** True while a worker checkpoints this file (the app connection then raises its automatic checkpoint). */
-export function checkpointerRunsFor(file: string): boolean {
-  return globalForCheckpointer.agentGateCheckpointer?.file === file;
-}

@@ -1,7 +1,7 @@
 // The one place that builds error bodies (CONTRACT.md §2) and Bearer challenges (CONTRACT.md §6, RFC 6750 §3).
 import { getConfig } from "@/lib/config";
 import { isAuthDiscoveryPublic } from "@/lib/release-mode";
-import { toWebResponse, type ApiReply } from "./api";
+import type { ApiReply } from "./api";
 
 export const ERROR_STATUS = {
   invalid_request: 400,
@@ -81,30 +81,23 @@ export function errorReply(code: ErrorCode, description: string, options: ErrorO
   return { status, headers, body: JSON.stringify(body) };
 }
 
-export function errorResponse(code: ErrorCode, description: string, options: ErrorOptions = {}): Response {
-  return toWebResponse(errorReply(code, description, options));
-}
 
 /** The JSON 404 (CONTRACT.md §2), readable from any origin. */
 export const notFoundReply = (description = "No such resource on this service."): ApiReply =>
   errorReply("not_found", description, { headers: { "Access-Control-Allow-Origin": "*" } });
 
-export const notFound = (description?: string): Response => toWebResponse(notFoundReply(description));
 
 export const methodNotAllowedReply = (allow: readonly string[], headers?: HeadersInit): ApiReply =>
   errorReply("method_not_allowed", `This path supports only ${allow.join(", ")}.`, { allow, headers });
 
-export const methodNotAllowed = (allow: readonly string[]): Response => toWebResponse(methodNotAllowedReply(allow));
 
 export const payloadTooLargeReply = (limitBytes: number): ApiReply =>
   errorReply("invalid_request", `The request body is larger than ${limitBytes} bytes.`, { status: 413 });
 
-export const payloadTooLarge = (limitBytes: number): Response => toWebResponse(payloadTooLargeReply(limitBytes));
 
 export const rateLimitedReply = (retryAfterSeconds: number, headers?: HeadersInit): ApiReply =>
   errorReply("rate_limited", "Too many requests; wait for Retry-After seconds and retry.", { retryAfter: retryAfterSeconds, headers });
 
-export const rateLimited = (retryAfterSeconds: number, headers?: HeadersInit): Response => toWebResponse(rateLimitedReply(retryAfterSeconds, headers));
 
 export const temporarilyUnavailableReply = (): ApiReply =>
   errorReply("temporarily_unavailable", "The service cannot reach its database; retry after a delay.", { retryAfter: 5 });
@@ -219,9 +212,6 @@ export function challengeReply(challenge: ChallengeKind): ApiReply {
   };
 }
 
-export function challengeResponse(challenge: ChallengeKind): Response {
-  return toWebResponse(challengeReply(challenge));
-}
 
 /**
  * A JSON-RPC error answered by the HTTP layer before any method runs (budget refusals, the per-POST message cap):

@@ -1,5 +1,6 @@
 // GET /api/cron/janitor (Vercel Cron, vercel.json): one bounded janitor pass per call, for deployments
 // without a long-running process. Vercel sends `Authorization: Bearer <CRON_SECRET>`.
+import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { operationsConfig } from "./config";
 import { runJanitorPass } from "./janitor";
 import { bearerMatches, operatorUnauthorized } from "./operator-auth";
@@ -7,8 +8,8 @@ import { bearerMatches, operatorUnauthorized } from "./operator-auth";
 /** A call removes at most this many batches per table (500 rows each): well within a function's time limit. */
 const CRON_MAX_BATCHES_PER_TABLE = 100;
 
-export async function handleJanitorCron(request: Request): Promise<Response> {
+export async function handleJanitorCron(request: ApiRequest): Promise<ApiReply> {
   if (!bearerMatches(request.headers.get("authorization"), operationsConfig().CRON_SECRET)) return operatorUnauthorized();
   const report = await runJanitorPass({ maxBatchesPerTable: CRON_MAX_BATCHES_PER_TABLE });
-  return Response.json(report, { headers: { "Cache-Control": "no-store" } });
+  return jsonReply(report, { "cache-control": "no-store" });
 }

@@ -3,7 +3,8 @@
 // /metrics renders the registry and answers only with `Authorization: Bearer <METRICS_TOKEN>` (off without it).
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
-import { errorResponse } from "@/lib/http/errors";
+import { textReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
+import { notFoundReply } from "@/lib/http/errors";
 import { operationsConfig } from "./config";
 import { bearerMatches, operatorUnauthorized } from "./operator-auth";
 
@@ -81,11 +82,11 @@ export function recordHandlerFailure(error: unknown): void {
 }
 
 /** GET /metrics: 404 while METRICS_TOKEN is unset, 401 without the token, else the Prometheus text. */
-export async function handleMetrics(request: Request): Promise<Response> {
+export async function handleMetrics(request: ApiRequest): Promise<ApiReply> {
   const token = operationsConfig().METRICS_TOKEN;
-  if (!token) return errorResponse("not_found", "No such resource on this service.");
+  if (!token) return notFoundReply();
   if (!bearerMatches(request.headers.get("authorization"), token)) return operatorUnauthorized();
   const { registry } = serviceMetrics();
   const text = await registry.metrics();
-  return new Response(request.method === "HEAD" ? null : text, { status: 200, headers: { "Content-Type": registry.contentType, "Cache-Control": "no-store" } });
+  return textReply(text, 200, { "content-type": registry.contentType, "cache-control": "no-store" }, request.method === "HEAD");
 }

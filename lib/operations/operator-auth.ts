@@ -1,7 +1,8 @@
 // The operator endpoints' credential: `Authorization: Bearer <secret>` (CRON_SECRET, METRICS_TOKEN),
 // compared in constant time; a missing secret never matches.
 import { constantTimeEqual } from "@/lib/crypto/secrets";
-import { errorResponse } from "@/lib/http/errors";
+import type { ApiReply } from "@/lib/http/api";
+import { errorReply } from "@/lib/http/errors";
 
 /** Whether the Authorization header carries exactly `Bearer <secret>`. */
 export function bearerMatches(authorization: string | null | undefined, secret: string | undefined): boolean {
@@ -11,6 +12,6 @@ export function bearerMatches(authorization: string | null | undefined, secret: 
 }
 
 /** 401 for a wrong or missing operator credential (the same answer for both). */
-export function operatorUnauthorized(): Response {
-  return errorResponse("invalid_token", "This operator endpoint needs its bearer secret.", { headers: { "WWW-Authenticate": 'Bearer realm="operations"', "Cache-Control": "no-store" } });
+export function operatorUnauthorized(): ApiReply {
+  return errorReply("invalid_token", "This operator endpoint needs its bearer secret.", { headers: { "WWW-Authenticate": 'Bearer realm="operations"', "Cache-Control": "no-store" } });
 }

@@ -3,7 +3,8 @@
 // written, and it answers even while the database is down.
 import { absoluteUrl, getConfig } from "@/lib/config";
 import { readJsonObject } from "@/lib/http/body";
-import { errorBody, errorResponse, payloadTooLarge } from "@/lib/http/errors";
+import { textReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
+import { errorBody, errorReply, payloadTooLargeReply } from "@/lib/http/errors";
 import {
   batchResponseSchema,
   simulateRequestSchema,
@@ -135,15 +136,15 @@ export function simulate(scenario: SimulatorScenario): string {
   return JSON.stringify(scenarioAnswer(scenario));
 }
 
-const HEADERS = { "Access-Control-Allow-Origin": "*", "Cache-Control": "no-store" } as const;
+const HEADERS = { "access-control-allow-origin": "*", "cache-control": "no-store" } as const;
 
-export async function handleSimulateRequest(request: Request): Promise<Response> {
+export async function handleSimulateRequest(request: ApiRequest): Promise<ApiReply> {
   const body = await readJsonObject(request, SIMULATE_MAX_BYTES);
   if (!body.ok) {
-    if (body.reason === "too_large") return payloadTooLarge(SIMULATE_MAX_BYTES);
-    return errorResponse("invalid_request", body.message, { headers: HEADERS });
+    if (body.reason === "too_large") return payloadTooLargeReply(SIMULATE_MAX_BYTES);
+    return errorReply("invalid_request", body.message, { headers: HEADERS });
   }
   const parsed = simulateRequestSchema.safeParse(body.value);
-  if (!parsed.success) return errorResponse("invalid_request", describeIssue(parsed.error, ""), { headers: HEADERS });
-  return new Response(simulate(parsed.data.scenario), { status: 200, headers: { ...HEADERS, "Content-Type": "application/json" } });
+  if (!parsed.success) return errorReply("invalid_request", describeIssue(parsed.error, ""), { headers: HEADERS });
+  return textReply(simulate(parsed.data.scenario), 200, { ...HEADERS, "content-type": "application/json" });
 }

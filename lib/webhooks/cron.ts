@@ -2,7 +2,8 @@
 // `Authorization: Bearer ${CRON_SECRET}` (compared in constant time). Without CRON_SECRET set, every call is
 // refused: the route never runs for an anonymous caller.
 import { constantTimeEqual } from "@/lib/crypto/secrets";
-import { errorResponse } from "@/lib/http/errors";
+import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
+import { errorReply } from "@/lib/http/errors";
 import { runDeliveryPass } from "./delivery";
 
 /** A cron invocation stops claiming new work after this long (Vercel functions have a time limit). */
@@ -13,10 +14,10 @@ export function cronAuthorized(authorization: string | null, secret: string | un
   return constantTimeEqual(authorization, `Bearer ${secret}`);
 }
 
-export async function handleWebhookCron(request: Request): Promise<Response> {
+export async function handleWebhookCron(request: ApiRequest): Promise<ApiReply> {
   if (!cronAuthorized(request.headers.get("authorization"))) {
-    return errorResponse("invalid_token", "This endpoint is for the scheduler only.", { headers: { "WWW-Authenticate": 'Bearer realm="cron"' } });
+    return errorReply("invalid_token", "This endpoint is for the scheduler only.", { headers: { "WWW-Authenticate": 'Bearer realm="cron"' } });
   }
   const summary = await runDeliveryPass({ budgetMs: CRON_BUDGET_MS });
-  return Response.json(summary, { headers: { "Cache-Control": "no-store" } });
+  return jsonReply(summary, { "cache-control": "no-store" });
 }

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import { webResponse } from "../support/api";
 
 async function load(env: Record<string, string>) {
   vi.resetModules();
@@ -23,7 +24,8 @@ describe("error module", () => {
   });
 
   it("builds JSON error responses with no-store and the extra headers", async () => {
-    const { errorResponse } = await load({ BASE_URL: "https://gate.example.com" });
+    const { errorReply } = await load({ BASE_URL: "https://gate.example.com" });
+    const errorResponse = (...args: Parameters<typeof errorReply>) => webResponse(errorReply(...args));
     const res = errorResponse("slow_down", "Poll more slowly.", { retryAfter: 10 });
     expect(res.status).toBe(400);
     expect(res.headers.get("content-type")).toBe("application/json");
@@ -52,7 +54,8 @@ describe("error module", () => {
   });
 
   it("answers challenges with the matching status and a JSON body", async () => {
-    const { challengeResponse } = await load({ BASE_URL: "https://gate.example.com" });
+    const { challengeReply } = await load({ BASE_URL: "https://gate.example.com" });
+    const challengeResponse = (...args: Parameters<typeof challengeReply>) => webResponse(challengeReply(...args));
     const cases = [
       [{ kind: "no_credential" }, 401, "invalid_token"],
       [{ kind: "invalid_token" }, 401, "invalid_token"],
@@ -68,7 +71,8 @@ describe("error module", () => {
   });
 
   it("keeps any description to one bounded line and never throws (property)", async () => {
-    const { errorResponse, ERROR_STATUS } = await load({ BASE_URL: "https://gate.example.com" });
+    const { errorReply, ERROR_STATUS } = await load({ BASE_URL: "https://gate.example.com" });
+    const errorResponse = (...args: Parameters<typeof errorReply>) => webResponse(errorReply(...args));
     const codes = Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STATUS)[];
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...codes), fc.string({ maxLength: 2000 }), fc.option(fc.integer({ min: 0, max: 100000 }), { nil: undefined }), async (code, text, retryAfter) => {

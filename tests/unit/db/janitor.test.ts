@@ -16,6 +16,7 @@ import { JANITOR_LOCK_KEY, runJanitorPass, type JanitorReport } from "@/lib/oper
 import { hitRateLimit } from "@/lib/rate-limit";
 import { SCOPES } from "@/lib/schemas/service-auth";
 import { protectedResource, revokeAccessToken, verifyAccessToken } from "@/lib/tokens";
+import { apiRequest, webResponse } from "../../support/api";
 
 const ADA = "ada@example.com";
 const DAY = 24 * 3600;
@@ -206,7 +207,7 @@ describe("janitor", () => {
 describe("janitor cron route", () => {
   it("runs a pass with Authorization: Bearer <CRON_SECRET> and answers 401 otherwise", async () => {
     const { handleJanitorCron } = await import("@/lib/operations/cron");
-    const call = (authorization?: string) => handleJanitorCron(new Request("http://localhost/api/cron/janitor", { headers: authorization ? { Authorization: authorization } : {} }));
+    const call = async (authorization?: string) => webResponse(await handleJanitorCron(apiRequest(new Request("http://localhost/api/cron/janitor", { headers: authorization ? { Authorization: authorization } : {} }))));
     expect((await call("Bearer cron-secret-0123456789")).status).toBe(401); // no CRON_SECRET set: nothing matches
     vi.stubEnv("CRON_SECRET", "cron-secret-0123456789");
     try {

@@ -15,6 +15,7 @@ import { createLogger, requestIdFrom, setLogger } from "@/lib/operations/log";
 import { handleMetrics, recordRateLimitRefusal } from "@/lib/operations/metrics";
 import { observeRequest, routeTemplateOf } from "@/lib/operations/observe";
 import { handleClaimRefresh, handleRegistration, handleRevoke, handleToken } from "@/lib/service-auth/http";
+import { apiRequest, webResponse } from "../../support/api";
 
 const lines: string[] = [];
 const capture = { write: (line: string) => void lines.push(line) };
@@ -176,14 +177,16 @@ describe("one log line per request, no secret anywhere in the log", () => {
   });
 });
 
+const metricsAnswer = async (request: Request): Promise<Response> => webResponse(await handleMetrics(apiRequest(request)));
+
 describe("/metrics", () => {
   it("is off without METRICS_TOKEN, needs the token, and parses with the families", async () => {
-    expect((await handleMetrics(new Request("http://localhost/metrics"))).status).toBe(404);
+    expect((await metricsAnswer(new Request("http://localhost/metrics"))).status).toBe(404);
     vi.stubEnv("METRICS_TOKEN", "metrics-token-0123456789");
-    expect((await handleMetrics(new Request("http://localhost/metrics"))).status).toBe(401);
-    expect((await handleMetrics(new Request("http://localhost/metrics", { headers: { Authorization: "Bearer metrics-token-0123456788" } }))).status).toBe(401);
+    expect((await metricsAnswer(new Request("http://localhost/metrics"))).status).toBe(401);
+    expect((await metricsAnswer(new Request("http://localhost/metrics", { headers: { Authorization: "Bearer metrics-token-0123456788" } }))).status).toBe(401);
     recordRateLimitRefusal("identity:ip");
-    const res = await handleMetrics(new Request("http://localhost/metrics", { headers: { Authorization: "Bearer metrics-token-0123456789" } }));
+    const res = await metricsAnswer(new Request("http://localhost/metrics", { headers: { Authorization: "Bearer metrics-token-0123456789" } }));
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
     const families = parsePrometheusTextFormat(await res.text());

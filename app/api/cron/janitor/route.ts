@@ -1,7 +1,7 @@
 // GET /api/cron/janitor: the janitor's pass for Vercel Cron (lib/operations/cron.ts). Not an agent endpoint.
-import { route, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
 import { handleJanitorCron } from "@/lib/operations/cron";
 
 export const dynamic = "force-dynamic";
-export const GET = route((request) => handleJanitorCron(request));
+export const GET = apiRoute((request) => handleJanitorCron(request));
 export const { HEAD, POST, PUT, PATCH, DELETE } = refuseOtherMethods(["GET"]);

@@ -1,7 +1,7 @@
 // GET /api/cron/webhooks: Vercel Cron's webhook delivery pass (lib/webhooks/cron.ts, vercel.json).
-import { route, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
 import { handleWebhookCron } from "@/lib/webhooks/cron";
 
 export const dynamic = "force-dynamic";
-export const GET = route((request) => handleWebhookCron(request));
+export const GET = apiRoute((request) => handleWebhookCron(request));
 export const { HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = refuseOtherMethods(["GET"]);
