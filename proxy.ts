@@ -57,8 +57,8 @@ export function proxy(request: NextRequest): NextResponse {
 export const config = {
   matcher: [
     // Everything but the paths that never render a page: API routes, tool servers, discovery documents, the
-    // forms' POST handlers, the internal markdown route and Next's own files (the front answers the hottest
-    // of these before Next); they keep the static policy of next.config.ts.
-    "/((?!api(?:/|$)|mcp(?:/|$)|a2a$|ask$|oauth2/|\\.well-known/|_next/|page-markdown(?:/|$)|agent/identity|agent/authorize/decision$|account/revoke$|openapi\\.json$|sitemap\\.xml$|robots\\.txt$|auth\\.md$|favicon\\.ico$).*)",
+    // forms' POST handlers, the operator endpoints, the internal markdown route and Next's own files (the front
+    // answers the hottest of these before Next); they keep the static policy of next.config.ts.
+    "/((?!api(?:/|$)|mcp(?:/|$)|a2a$|ask$|healthz$|readyz$|metrics$|oauth2/|\\.well-known/|_next/|page-markdown(?:/|$)|agent/identity|agent/authorize/decision$|account/revoke$|openapi\\.json$|sitemap\\.xml$|robots\\.txt$|auth\\.md$|favicon\\.ico$).*)",
   ],
 };

@@ -131,6 +131,7 @@ describe("/openapi.json", () => {
       "/sitemap.xml": "sitemap",
       "/page-markdown/[[...path]]": "markdown twins of pages",
       "/api/cron/janitor": "operator-only: Vercel Cron's janitor pass (CRON_SECRET)",
+      "/api/cron/webhooks": "operator-only: Vercel Cron's webhook delivery pass (CRON_SECRET)",
     };
     const unclassified = routes.filter((r) => !r.startsWith("/.well-known") && !described.has(r) && !(r in notJsonReads));
     expect(unclassified).toEqual([]);

@@ -104,7 +104,7 @@ describe("what the front takes", () => {
   });
 
   it("no path or method leaks into the front by accident (property)", async () => {
-    const served = new Set(["POST /oauth2/token", "GET /api/v1/agent/account", "HEAD /api/v1/agent/account", "GET /api/v1/agent/registrations", "HEAD /api/v1/agent/registrations", "GET /ask", "HEAD /ask", "POST /mcp"]);
+    const served = new Set(["POST /oauth2/token", "GET /api/v1/agent/account", "HEAD /api/v1/agent/account", "GET /api/v1/agent/registrations", "HEAD /api/v1/agent/registrations", "GET /ask", "HEAD /ask", "POST /mcp", "GET /healthz", "HEAD /healthz", "GET /readyz", "HEAD /readyz"]);
     const { FRONT_ROUTES } = await import("@/lib/server/front");
     const table = Object.entries(FRONT_ROUTES).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m} ${path}`));
     expect(new Set(table)).toEqual(served);

@@ -21,6 +21,9 @@ const STORES: Readonly<Record<string, string>> = {
   AgentNamePreRegistration: "lib/tools/register-agent.ts",
   CachedStat: "lib/tools/community-stats.ts",
   A2ATask: "lib/a2a/task-store.ts",
+  WebhookEndpoint: "lib/webhooks/stores/endpoints.ts",
+  WebhookEvent: "lib/webhooks/stores/events.ts",
+  WebhookDelivery: "lib/webhooks/stores/deliveries.ts",
 };
 
 function sourceFiles(dir: string): string[] {
