@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   // Imported after DATABASE_URL is set: the configuration is parsed on first use.
   const { ManualClock } = await import("@/lib/clock");
   const { insertMember } = await import("@/lib/members/store");
-  const { decideAttempt, pollClaim, registerClaim } = await import("@/lib/claim-attempts");
+  const { decideAttempt, pollClaim, registerClaim } = await import("@/lib/service-auth/lifecycle");
   const { exchangeIdentityAssertion } = await import("@/lib/assertions");
   const { protectedResource, verifyAccessToken } = await import("@/lib/tokens");
   const { SCOPES } = await import("@/lib/schemas/service-auth");

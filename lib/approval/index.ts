@@ -1,7 +1,7 @@
 // The browser side of a claim attempt (CONTRACT.md §8): what /agent/authorize shows and how its form POST
-// is checked before the decision reaches the claim lifecycle (lib/claim-attempts).
+// is checked before the decision reaches the claim lifecycle (lib/service-auth/lifecycle.ts).
 import { getMemberSession, type MemberSession } from "@/lib/auth/options";
-import { decideAttempt, viewAttemptForApproval, type AttemptForApproval, type DecisionOutcome } from "@/lib/claim-attempts";
+import { decideAttempt, viewAttemptForApproval, type AttemptForApproval, type DecisionOutcome } from "@/lib/service-auth/lifecycle";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { absoluteUrl } from "@/lib/config";

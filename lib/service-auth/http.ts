@@ -1,5 +1,5 @@
 // HTTP side of the service_auth endpoints (SPEC.md "Endpoints", CONTRACT.md §2–5): strict parsing, rate
-// limits, exact response objects and headers. The state machine itself lives in lib/claim-attempts.
+// limits, exact response objects and headers. The state machine itself lives in lib/service-auth/lifecycle.ts.
 import type { z } from "zod";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
@@ -11,7 +11,7 @@ import { clientIp } from "@/lib/http/client-ip";
 import { errorReply, payloadTooLargeReply, rateLimitedReply, type ErrorCode } from "@/lib/http/errors";
 import { normalizeEmail } from "@/lib/members/normalize";
 import { budgetRule, chargeBudgets, hitRateLimit, rateLimitHeaders, type RateLimitRule } from "@/lib/rate-limit";
-import { pollClaim, refreshClaim, registerClaim, verificationUri, ATTEMPT_LIFETIME_SECONDS, type NewAttempt } from "@/lib/claim-attempts";
+import { pollClaim, refreshClaim, registerClaim, verificationUri, ATTEMPT_LIFETIME_SECONDS, type NewAttempt } from "@/lib/service-auth/lifecycle";
 import { exchangeIdentityAssertion } from "@/lib/assertions";
 import { observeTokenGrant } from "@/lib/operations/events";
 import { revokeAccessToken } from "@/lib/tokens";

@@ -2,7 +2,7 @@
 // cross-site POSTs (no, wrong or another member's form token; Fetch metadata saying cross-site) changing nothing.
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { decisionFormBinding } from "@/lib/approval";
-import { registerClaim } from "@/lib/claim-attempts";
+import { registerClaim } from "@/lib/service-auth/lifecycle";
 import { createFormToken } from "@/lib/csrf";
 import { getDb } from "@/lib/db/prisma";
 import { sha256 } from "@/lib/crypto/secrets";

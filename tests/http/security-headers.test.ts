@@ -3,7 +3,7 @@
 // when BASE_URL is https. Playwright (tests/e2e/csp.spec.ts) proves the pages work under it in Chromium.
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { registerClaim } from "@/lib/claim-attempts";
+import { registerClaim } from "@/lib/service-auth/lifecycle";
 import { STRICT_TRANSPORT_SECURITY } from "@/lib/http/security-headers";
 import { sessionCookie } from "../support/browser-session";
 import { startServer, type TestServer } from "../support/server";

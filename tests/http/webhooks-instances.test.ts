@@ -2,7 +2,7 @@
 // each event reaches each endpoint once (run on PostgreSQL with TEST_DATABASE=postgres; SQLite too).
 // (Its own file: this process's lib functions follow the one DATABASE_URL its configuration first read.)
 import { describe, expect, it } from "vitest";
-import { registerClaim } from "@/lib/claim-attempts";
+import { registerClaim } from "@/lib/service-auth/lifecycle";
 import { SCOPES } from "@/lib/schemas/service-auth";
 import { addEndpoint } from "@/lib/webhooks";
 import { startAuthServer, useServerDatabase } from "../support/agent-auth";

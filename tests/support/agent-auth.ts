@@ -94,10 +94,10 @@ export const JWT_BEARER_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 export const poll = (base: string, claimToken: string): Promise<Response> => postForm(base, "/oauth2/token", { grant_type: CLAIM_GRANT, claim_token: claimToken });
 
-/** Approves as the member with this e-mail, through lib/claim-attempts on the server's database. */
+/** Approves as the member with this e-mail, through lib/service-auth/lifecycle.ts on the server's database. */
 export async function approveAs(reg: RegistrationJson, email: string, decision: "approve" | "deny" = "approve"): Promise<string> {
   const { getDb } = await import("@/lib/db/prisma");
-  const { decideAttempt } = await import("@/lib/claim-attempts");
+  const { decideAttempt } = await import("@/lib/service-auth/lifecycle");
   const member = await getDb().member.findUniqueOrThrow({ where: { email } });
   const outcome = await decideAttempt({ attemptToken: attemptTokenOf(reg), member: { id: member.id, email: member.email }, userCode: reg.claim.user_code, decision });
   return outcome.outcome;

@@ -4,7 +4,7 @@ import { SignJWT, generateKeyPair, decodeJwt, decodeProtectedHeader, base64url }
 import { ManualClock } from "@/lib/clock";
 import { getDb } from "@/lib/db/prisma";
 import { getKeySet, publicJwks } from "@/lib/keys";
-import { decideAttempt, pollClaim, registerClaim } from "@/lib/claim-attempts";
+import { decideAttempt, pollClaim, registerClaim } from "@/lib/service-auth/lifecycle";
 import { exchangeIdentityAssertion, verifyIdentityAssertion } from "@/lib/assertions";
 import { SCOPES } from "@/lib/schemas/service-auth";
 

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { openSqliteDatabase } from "@/lib/db/connection";
 import { getDb } from "@/lib/db/prisma";
-import { decideAttempt, pollClaim, registerClaim } from "@/lib/claim-attempts";
+import { decideAttempt, pollClaim, registerClaim } from "@/lib/service-auth/lifecycle";
 import { LAST_USED_RESOLUTION_MS, verifyAccessToken } from "@/lib/tokens";
 import { SCOPES } from "@/lib/schemas/service-auth";
 

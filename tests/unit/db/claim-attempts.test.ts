@@ -10,7 +10,7 @@ import {
   registerClaim,
   viewAttemptForApproval,
   type NewRegistration,
-} from "@/lib/claim-attempts";
+} from "@/lib/service-auth/lifecycle";
 import { revokeAccessToken, verifyAccessToken } from "@/lib/tokens";
 import { exchangeIdentityAssertion } from "@/lib/assertions";
 import { SCOPES } from "@/lib/schemas/service-auth";

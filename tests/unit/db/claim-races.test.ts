@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { getDb } from "@/lib/db/prisma";
-import { decideAttempt, pollClaim, refreshClaim, registerClaim, type NewRegistration } from "@/lib/claim-attempts";
+import { decideAttempt, pollClaim, refreshClaim, registerClaim, type NewRegistration } from "@/lib/service-auth/lifecycle";
 import { SCOPES } from "@/lib/schemas/service-auth";
 
 const ADA = "ada@example.com";

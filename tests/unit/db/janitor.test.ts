@@ -7,7 +7,7 @@ import type { Task } from "@a2a-js/sdk";
 import { DbTaskStore } from "@/lib/a2a/task-store";
 import { exchangeIdentityAssertion } from "@/lib/assertions";
 import { recordAudit } from "@/lib/audit";
-import { decideAttempt, pollClaim, refreshClaim, registerClaim, type NewRegistration } from "@/lib/claim-attempts";
+import { decideAttempt, pollClaim, refreshClaim, registerClaim, type NewRegistration } from "@/lib/service-auth/lifecycle";
 import { ManualClock } from "@/lib/clock";
 import { sqlProvider } from "@/lib/db";
 import { getDb } from "@/lib/db/prisma";

@@ -9,7 +9,7 @@ import { newSigningJwk, type NewSigningJwk } from "@/lib/operations/keys";
 import { SCOPES } from "@/lib/schemas/service-auth";
 
 type Modules = {
-  lifecycle: typeof import("@/lib/claim-attempts");
+  lifecycle: typeof import("@/lib/service-auth/lifecycle");
   assertions: typeof import("@/lib/assertions");
   keys: typeof import("@/lib/keys");
   tokens: typeof import("@/lib/tokens");
@@ -20,7 +20,7 @@ async function restartWith(keys: NewSigningJwk[]): Promise<Modules> {
   vi.resetModules();
   vi.stubEnv("SIGNING_KEYS", JSON.stringify(keys));
   return {
-    lifecycle: await import("@/lib/claim-attempts"),
+    lifecycle: await import("@/lib/service-auth/lifecycle"),
     assertions: await import("@/lib/assertions"),
     keys: await import("@/lib/keys"),
     tokens: await import("@/lib/tokens"),

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { decideAttempt } from "@/lib/claim-attempts";
+import { decideAttempt } from "@/lib/service-auth/lifecycle";
 import { getDb } from "@/lib/db/prisma";
 import { cancelDelegation } from "@/lib/delegations";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";

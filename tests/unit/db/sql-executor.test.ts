@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { execute, holdSqliteConnection, inTransaction, query, readBoolean, readDate, readOptionalDate, transaction, TransactionScopeError } from "@/lib/db";
 import { getDb } from "@/lib/db/prisma";
-import { decideAttempt, pollClaim, registerClaim, type PollOutcome } from "@/lib/claim-attempts";
+import { decideAttempt, pollClaim, registerClaim, type PollOutcome } from "@/lib/service-auth/lifecycle";
 import { SCOPES } from "@/lib/schemas/service-auth";
 
 const ADA = "ada@example.com";

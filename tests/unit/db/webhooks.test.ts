@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { getDb } from "@/lib/db/prisma";
-import { decideAttempt, pollClaim, refreshClaim, registerClaim, type NewRegistration } from "@/lib/claim-attempts";
+import { decideAttempt, pollClaim, refreshClaim, registerClaim, type NewRegistration } from "@/lib/service-auth/lifecycle";
 import { cancelDelegation } from "@/lib/delegations";
 import { revokeAccessToken } from "@/lib/tokens";
 import { SCOPES } from "@/lib/schemas/service-auth";
