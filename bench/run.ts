@@ -78,7 +78,14 @@ const loadavg = (): string => os.loadavg()[0]!.toFixed(1);
 const children: ChildProcess[] = [];
 
 /** Starts a long-running process in its own process group (so the whole tree can be stopped) and waits until `ready` answers. */
-async function startProcess(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, ready: () => Promise<boolean>, logFile: string | null = null): Promise<ChildProcess> {
+async function startProcess(
+  name: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: () => Promise<boolean>,
+  logFile: string | null = null,
+): Promise<ChildProcess> {
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   children.push(child);
   let output = "";
@@ -262,7 +269,10 @@ function scenarios(fixtures: BenchFixtures, base: string): Scenario[] {
   }));
   const ask = ASK_QUESTIONS.map<RequestVariant>((q) => ({ method: "GET", path: `/ask?query=${encodeURIComponent(q)}` }));
   // Every question different (a numbered variant), so no answer comes from the per-process answer cache.
-  const askUncached = Array.from({ length: 20_000 }, (_, n) => ({ method: "GET" as const, path: `/ask?query=${encodeURIComponent(`${ASK_QUESTIONS[n % ASK_QUESTIONS.length]} v${n}`)}` }));
+  const askUncached = Array.from({ length: 20_000 }, (_, n) => ({
+    method: "GET" as const,
+    path: `/ask?query=${encodeURIComponent(`${ASK_QUESTIONS[n % ASK_QUESTIONS.length]} v${n}`)}`,
+  }));
   const mcpHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" };
   const lookups = fixtures.publicNames.slice(0, 2000).map<RequestVariant>((name, i) => ({
     method: "POST",
@@ -416,7 +426,12 @@ async function runLoad(job: LoadJob, file: string): Promise<LoadResult> {
 
 async function main(): Promise<number> {
   const started = Date.now();
-  log(`${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; ${options.smoke ? "smoke" : "full"} run, ${options.connections} connections, ${options.durationSeconds} s per scenario`);
+  log(
+    `${os.cpus().length} CPUs, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}; ${options.smoke ? "smoke" : "full"} run, ${options.connections} connections, ${options.durationSeconds} s per scenario`,
+  );
   if (options.build) {
     log("npm run build…");
     const build = spawnSync("npm", ["run", "build"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
@@ -455,24 +470,40 @@ async function main(): Promise<number> {
     log("seeding 10,000 members, 1,000 delegations with tokens and assertions, pending claims, 500 documents…");
     // Each claim token may be polled once every 5 s: N tokens carry N / 5 polls per second (smoke: 4,000; full: 8,000).
     const pending = options.smoke ? 20_000 : 40_000;
-    const seed = spawnSync(TSX, [path.join("bench", "seed.ts"), fixturesFile, contentDir, "--pending", String(pending)], { cwd: ROOT, env: appEnv, stdio: ["ignore", "inherit", "inherit"] });
+    const seed = spawnSync(TSX, [path.join("bench", "seed.ts"), fixturesFile, contentDir, "--pending", String(pending)], {
+      cwd: ROOT,
+      env: appEnv,
+      stdio: ["ignore", "inherit", "inherit"],
+    });
     if (seed.status !== 0) throw new Error("seeding failed");
     const fixtures = JSON.parse(fs.readFileSync(fixturesFile, "utf8")) as BenchFixtures;
 
     log(`server on ${base}…`);
     const profile = options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`] : [];
-    const app = await startProcess("server", process.execPath, [...profile, ...options.serverNodeOptions, SERVER_ENTRY], { ...appEnv, PORT: String(port), HOSTNAME: "127.0.0.1" }, () =>
-      answers(`http://127.0.0.1:${port}/ask?query=ready`),
+    const app = await startProcess(
+      "server",
+      process.execPath,
+      [...profile, ...options.serverNodeOptions, SERVER_ENTRY],
+      { ...appEnv, PORT: String(port), HOSTNAME: "127.0.0.1" },
+      () => answers(`http://127.0.0.1:${port}/ask?query=ready`),
       options.serverLog,
     );
     const ownPort = await freePort();
     // `node --import tsx`, not the tsx CLI: one process per baseline, so its RSS is its own.
-    const ownBaseline = await startProcess("own-account baseline", process.execPath, ["--import", "tsx", path.join("bench", "baselines", "own-account.ts")], { ...appEnv, PORT: String(ownPort) }, () =>
-      answers(`http://127.0.0.1:${ownPort}/`),
+    const ownBaseline = await startProcess(
+      "own-account baseline",
+      process.execPath,
+      ["--import", "tsx", path.join("bench", "baselines", "own-account.ts")],
+      { ...appEnv, PORT: String(ownPort) },
+      () => answers(`http://127.0.0.1:${ownPort}/`),
     );
     const mcpPort = await freePort();
-    const mcpBaseline = await startProcess("MCP baseline", process.execPath, ["--import", "tsx", path.join("bench", "baselines", "mcp.ts")], { ...appEnv, PORT: String(mcpPort) }, () =>
-      answers(`http://127.0.0.1:${mcpPort}/`),
+    const mcpBaseline = await startProcess(
+      "MCP baseline",
+      process.execPath,
+      ["--import", "tsx", path.join("bench", "baselines", "mcp.ts")],
+      { ...appEnv, PORT: String(mcpPort) },
+      () => answers(`http://127.0.0.1:${mcpPort}/`),
     );
     const targets: Record<Target, { origin: string; pid: number }> = {
       app: { origin: `http://127.0.0.1:${port}`, pid: app.pid! },
@@ -484,7 +515,12 @@ async function main(): Promise<number> {
     const all = scenarios(fixtures, base);
     for (const scenario of all) {
       const variant = scenario.variants[scenario.variants.length - 1]!;
-      const res = await fetch(`${targets[scenario.target].origin}${variant.path}`, { method: variant.method, headers: variant.headers, body: variant.body, signal: AbortSignal.timeout(30_000) });
+      const res = await fetch(`${targets[scenario.target].origin}${variant.path}`, {
+        method: variant.method,
+        headers: variant.headers,
+        body: variant.body,
+        signal: AbortSignal.timeout(30_000),
+      });
       await res.arrayBuffer();
     }
 
@@ -522,11 +558,17 @@ async function main(): Promise<number> {
       for (const sample of result.errorSamples) log(`  unexpected: ${sample}`);
     }
 
-    console.log(`\nAgent Gate bench — ${new Date().toISOString()}, ${os.cpus().length} CPUs, ${options.connections} connections, ${options.durationSeconds} s per scenario${options.smoke ? " (smoke)" : ""}`);
+    console.log(
+      `\nAgent Gate bench — ${new Date().toISOString()}, ${os.cpus().length} CPUs, ${options.connections} connections, ${options.durationSeconds} s per scenario${options.smoke ? " (smoke)" : ""}`,
+    );
     console.log(`server: dist/server.mjs${options.serverNodeOptions.length ? ` with node ${options.serverNodeOptions.join(" ")}` : ""}, TRUSTED_PROXY=1, SQLite`);
-    console.log(`data: ${fixtures.counts.members} members, ${fixtures.counts.delegations} active delegations, ${fixtures.counts.pending} pending claims, ${fixtures.counts.documents} generated documents\n`);
+    console.log(
+      `data: ${fixtures.counts.members} members, ${fixtures.counts.delegations} active delegations, ${fixtures.counts.pending} pending claims, ${fixtures.counts.documents} generated documents\n`,
+    );
     console.log(table(rows));
-    console.log(`\nservice peak RSS (server process tree): ${mb(servicePeak)}; "CPU ms/req" = server CPU time (user + system) per answered request, warm-up included; "load" = 1-minute load average when the scenario ended`);
+    console.log(
+      `\nservice peak RSS (server process tree): ${mb(servicePeak)}; "CPU ms/req" = server CPU time (user + system) per answered request, warm-up included; "load" = 1-minute load average when the scenario ended`,
+    );
     const checks = budgetChecks(rows, servicePeak, options.connections);
     if (!options.smoke) {
       console.log("\nbudget (2 cores, 64 connections):");

@@ -35,7 +35,9 @@ async function run(command: string | undefined, args: string[]): Promise<void> {
       if (endpoints.length === 0) console.log("No webhook endpoints.");
       for (const e of endpoints) {
         console.log(`${e.id}  ${e.url}`);
-        console.log(`  events: ${e.events.length ? e.events.join(", ") : "all"}; added ${when(e.createdAt)}${e.rotationEndsAt ? `; previous secret signs until ${when(e.rotationEndsAt)}` : ""}`);
+        console.log(
+          `  events: ${e.events.length ? e.events.join(", ") : "all"}; added ${when(e.createdAt)}${e.rotationEndsAt ? `; previous secret signs until ${when(e.rotationEndsAt)}` : ""}`,
+        );
         console.log(`  last success: ${when(e.stats.lastSuccessAt)}; last failure: ${e.stats.lastFailureAt ? `${when(e.stats.lastFailureAt)} (${e.stats.lastFailure})` : "never"}`);
         console.log(`  backlog: ${e.stats.backlog} pending; given up: ${e.stats.gaveUp}`);
       }
@@ -77,7 +79,8 @@ run(command, args)
     } else if (error instanceof WebhookInputError || error instanceof WebhookAddressError) {
       line = error.message;
       code = 2;
-    } else if (isDatabaseUnavailable(error) || (error instanceof Error && /cannot open database|directory does not exist/i.test(error.message))) line = "the database cannot be reached (check DATABASE_URL)";
+    } else if (isDatabaseUnavailable(error) || (error instanceof Error && /cannot open database|directory does not exist/i.test(error.message)))
+      line = "the database cannot be reached (check DATABASE_URL)";
     else if (isUnmigrated(error)) line = "the database has no webhook tables yet: run npm run db:migrate";
     else line = `failed (${error instanceof Error ? error.name : "unknown error"})`;
     console.error(`webhook:${command ?? ""}: ${line}`);

@@ -15,9 +15,8 @@ export default function DocsIndexPage() {
     <article className="docs-index">
       <h1>Documentation</h1>
       <p>
-        Everything Agent Gate publishes for agents, their developers and members. New here? Start with{" "}
-        <Link href="/docs/getting-started">Getting started for agents</Link>. Every page is also available as markdown: add <code>.md</code> to its
-        address, for example <a href="/docs.md">/docs.md</a>.
+        Everything Agent Gate publishes for agents, their developers and members. New here? Start with <Link href="/docs/getting-started">Getting started for agents</Link>. Every
+        page is also available as markdown: add <code>.md</code> to its address, for example <a href="/docs.md">/docs.md</a>.
       </p>
       {kinds.map((kind) => (
         <section key={kind} aria-labelledby={`kind-${kind}`}>

@@ -45,7 +45,7 @@ export function buildAgentCard(): AgentCard {
     protocolVersion: A2A_PROTOCOL_VERSION,
     name: "Agent Gate community agent",
     description:
-      "Deterministic agent of the Agent Gate community, with no model behind it: it looks up one public member by exact name or slug, reports the member count, verifies certificates live and pre-registers agent names (only with the user's explicit authorization). Send message/send with a data part {\"skill\", \"input\"}; each call returns a completed task whose artifact holds the result as a data part.",
+      'Deterministic agent of the Agent Gate community, with no model behind it: it looks up one public member by exact name or slug, reports the member count, verifies certificates live and pre-registers agent names (only with the user\'s explicit authorization). Send message/send with a data part {"skill", "input"}; each call returns a completed task whose artifact holds the result as a data part.',
     url: absoluteUrl("/a2a"),
     preferredTransport: "JSONRPC",
     additionalInterfaces: [{ url: absoluteUrl("/a2a"), transport: "JSONRPC" }],

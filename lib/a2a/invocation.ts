@@ -26,7 +26,12 @@ function fromText(text: string): Invocation {
   const command = space === -1 ? trimmed : trimmed.slice(0, space);
   const argument = space === -1 ? "" : trimmed.slice(space).trim();
   if (command === "register_agent") {
-    return { ok: false, skill: "register_agent", message: 'register_agent needs a data part {"skill": "register_agent", "input": {"agent_name": "…", "user_authorized": true}}, sent only after the user explicitly authorized it in this turn.' };
+    return {
+      ok: false,
+      skill: "register_agent",
+      message:
+        'register_agent needs a data part {"skill": "register_agent", "input": {"agent_name": "…", "user_authorized": true}}, sent only after the user explicitly authorized it in this turn.',
+    };
   }
   if (!Object.hasOwn(TEXT_FORMS, command)) return { ok: false, skill: "unknown", message: `Unrecognized request. ${USAGE}` };
   const field = TEXT_FORMS[command];

@@ -121,8 +121,7 @@ function issuesOf(error: z.ZodError): string {
 
 /** The outcome of checking a request body before any method runs. */
 export type ParsedA2aRequest =
-  | { ok: true; id: JsonRpcId; method: "message/send" | "tasks/get" | "tasks/cancel"; params: Record<string, unknown> }
-  | { ok: false; id: JsonRpcId; error: JSONRPCError };
+  { ok: true; id: JsonRpcId; method: "message/send" | "tasks/get" | "tasks/cancel"; params: Record<string, unknown> } | { ok: false; id: JsonRpcId; error: JSONRPCError };
 
 /** Pure: parses and checks a JSON-RPC body (exported for property tests). */
 export function parseA2aRequest(text: string): ParsedA2aRequest {
@@ -154,7 +153,11 @@ export function parseA2aRequest(text: string): ParsedA2aRequest {
   // Data parts and metadata are free-form JSON: the text rule is checked on every string they hold.
   const unacceptable = findStringWhere(checked.data, (s) => !isAcceptableText(s));
   if (unacceptable) {
-    return { ok: false, id, error: { code: JSONRPC_ERRORS.invalidParams, message: `Invalid params: ${describePath(unacceptable)}: must be well-formed Unicode without NUL characters` } };
+    return {
+      ok: false,
+      id,
+      error: { code: JSONRPC_ERRORS.invalidParams, message: `Invalid params: ${describePath(unacceptable)}: must be well-formed Unicode without NUL characters` },
+    };
   }
   return { ok: true, id, method: method as "message/send" | "tasks/get" | "tasks/cancel", params: checked.data as Record<string, unknown> };
 }

@@ -60,7 +60,11 @@ function accountBody(grant: VerifiedAccessToken): OwnAccountResponse {
 
 function registrationsBody(grant: VerifiedAccessToken): OwnRegistrationsResponse {
   // Zero or one item: the registration the token belongs to.
-  return { registrations: [{ id: grant.registrationId, registration_type: "service_auth", status: grant.registrationStatus as OwnRegistrationsResponse["registrations"][number]["status"] }] };
+  return {
+    registrations: [
+      { id: grant.registrationId, registration_type: "service_auth", status: grant.registrationStatus as OwnRegistrationsResponse["registrations"][number]["status"] },
+    ],
+  };
 }
 
 /** GET or HEAD of an own-account route. */

@@ -106,7 +106,7 @@ export type ConfigCheck = { ok: true; config: AppConfig } | { ok: false; problem
 
 /** The Ed25519 private-key JWK members, each 32 bytes in base64url. */
 const BASE64URL_32 = /^[A-Za-z0-9_-]{43}$/;
-const SIGNING_KEYS_SHAPE = "must be a non-empty JSON array of private Ed25519 JWKs (kty OKP, crv Ed25519, x, d; see README \"Deploying\" to generate one)";
+const SIGNING_KEYS_SHAPE = 'must be a non-empty JSON array of private Ed25519 JWKs (kty OKP, crv Ed25519, x, d; see README "Deploying" to generate one)';
 
 /** RFC 7638 thumbprint of an Ed25519 public key: what lib/keys uses as kid. */
 function ed25519Thumbprint(x: string): string {
@@ -151,7 +151,8 @@ function parseSigningKeys(text: string, problems: ConfigProblem[]): Ed25519Priva
     const sameKey = seenKeys.get(thumbprint);
     if (sameKey !== undefined) return fail(`holds the same key twice (keys ${sameKey + 1} and ${index + 1}): remove the duplicate`);
     const sameKid = seenKids.get(kid);
-    if (sameKid !== undefined) return fail(`gives keys ${sameKid + 1} and ${index + 1} the same kid "${kid}": give each key its own kid, or omit kid (the RFC 7638 thumbprint is used)`);
+    if (sameKid !== undefined)
+      return fail(`gives keys ${sameKid + 1} and ${index + 1} the same kid "${kid}": give each key its own kid, or omit kid (the RFC 7638 thumbprint is used)`);
     seenKeys.set(thumbprint, index);
     seenKids.set(kid, index);
   }
@@ -197,17 +198,33 @@ export function checkConfig(env: Record<string, string | undefined>): ConfigChec
 
   if (onVercel) {
     if (cleaned.BASE_URL === undefined)
-      problems.push({ variable: "BASE_URL", detail: "is required on Vercel (VERCEL=1): set it to the public https origin (e.g. https://gate.example.com), or let Vercel set VERCEL_PROJECT_PRODUCTION_URL" });
+      problems.push({
+        variable: "BASE_URL",
+        detail: "is required on Vercel (VERCEL=1): set it to the public https origin (e.g. https://gate.example.com), or let Vercel set VERCEL_PROJECT_PRODUCTION_URL",
+      });
     if (databaseUrl?.startsWith("file:"))
-      problems.push({ variable: "DATABASE_URL", detail: "must be a postgresql:// URL on Vercel (VERCEL=1): an SQLite file lives and dies with one instance; set DATABASE_URL to your PostgreSQL database" });
+      problems.push({
+        variable: "DATABASE_URL",
+        detail: "must be a postgresql:// URL on Vercel (VERCEL=1): an SQLite file lives and dies with one instance; set DATABASE_URL to your PostgreSQL database",
+      });
     if (cleaned.TRUSTED_PROXY !== "vercel" && !invalid.has("TRUSTED_PROXY"))
-      problems.push({ variable: "TRUSTED_PROXY", detail: `must be vercel on Vercel (VERCEL=1), not ${cleaned.TRUSTED_PROXY}: remove it (the default there is vercel) or set TRUSTED_PROXY=vercel` });
+      problems.push({
+        variable: "TRUSTED_PROXY",
+        detail: `must be vercel on Vercel (VERCEL=1), not ${cleaned.TRUSTED_PROXY}: remove it (the default there is vercel) or set TRUSTED_PROXY=vercel`,
+      });
   }
   if (production && cleaned.BASE_URL !== undefined && baseUrl?.startsWith("http:") && cleaned.ALLOW_INSECURE_BASE_URL !== "1")
-    problems.push({ variable: "BASE_URL", detail: `must be https:// in production ${productionWhy}: serve it over TLS and set BASE_URL=https://…, or set ALLOW_INSECURE_BASE_URL=1 for a trial on a private network` });
-  if (production && cleaned.SIGNING_KEYS === undefined) problems.push({ variable: "SIGNING_KEYS", detail: `is required in production ${productionWhy}: set it to a JSON array of private Ed25519 JWKs (README "Deploying")` });
+    problems.push({
+      variable: "BASE_URL",
+      detail: `must be https:// in production ${productionWhy}: serve it over TLS and set BASE_URL=https://…, or set ALLOW_INSECURE_BASE_URL=1 for a trial on a private network`,
+    });
+  if (production && cleaned.SIGNING_KEYS === undefined)
+    problems.push({ variable: "SIGNING_KEYS", detail: `is required in production ${productionWhy}: set it to a JSON array of private Ed25519 JWKs (README "Deploying")` });
   if (production && cleaned.AUTH_SECRET === undefined && !invalid.has("AUTH_SECRET"))
-    problems.push({ variable: "AUTH_SECRET", detail: `is required in production ${productionWhy}: set it to a random string of at least 32 characters (e.g. openssl rand -base64 48)` });
+    problems.push({
+      variable: "AUTH_SECRET",
+      detail: `is required in production ${productionWhy}: set it to a random string of at least 32 characters (e.g. openssl rand -base64 48)`,
+    });
 
   if (problems.length > 0 || !raw) return { ok: false, problems };
   const trustedProxy: TrustedProxy =

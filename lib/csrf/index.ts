@@ -26,7 +26,9 @@ export interface FormBinding {
 async function mac(binding: FormBinding, issuedAt: number): Promise<string> {
   // NUL separators: no field can run into the next (ids never contain NUL).
   const message = ["agent-gate-form-v1", binding.purpose, binding.memberId, binding.subject, String(issuedAt)].join("\u0000");
-  return createHmac("sha256", await getAuthSecret()).update(message, "utf8").digest("base64url");
+  return createHmac("sha256", await getAuthSecret())
+    .update(message, "utf8")
+    .digest("base64url");
 }
 
 /** The hidden-field value for a form: "<issued at, unix seconds>.<HMAC>". */

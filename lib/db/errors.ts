@@ -1,6 +1,23 @@
 // Recognizes "the database cannot be reached" among whatever the drivers (better-sqlite3, pg) or Prisma throw.
-const UNAVAILABLE_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EHOSTUNREACH", "57P01", "57P03", "53300", "SQLITE_CANTOPEN", "SQLITE_BUSY"]);
-const UNAVAILABLE_TEXT = /(can't reach database|cannot reach database|connection refused|ECONNREFUSED|database is locked|unable to open database|DatabaseNotReachable|Connection terminated|timed out fetching a new connection|too many clients|the database system is (starting|shutting) up)/i;
+const UNAVAILABLE_CODES = new Set([
+  "P1001",
+  "P1002",
+  "P1008",
+  "P1017",
+  "P2024",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "57P01",
+  "57P03",
+  "53300",
+  "SQLITE_CANTOPEN",
+  "SQLITE_BUSY",
+]);
+const UNAVAILABLE_TEXT =
+  /(can't reach database|cannot reach database|connection refused|ECONNREFUSED|database is locked|unable to open database|DatabaseNotReachable|Connection terminated|timed out fetching a new connection|too many clients|the database system is (starting|shutting) up)/i;
 
 function fields(error: unknown): { code?: unknown; name?: unknown; message?: unknown; cause?: unknown; errors?: unknown } {
   return typeof error === "object" && error !== null ? (error as Record<string, unknown>) : {};

@@ -24,7 +24,6 @@ export { BACKSTOP_PAGES, checkpointerRunsFor };
 /** Past this many pages of log (~16 MB) the worker asks for a hold to let the log restart. */
 export const RESTART_PAGES = 4000;
 
-
 /** Messages between the worker (lib/db/sqlite-checkpoint-worker.ts) and the app. */
 export type WorkerMessage = "hold" | "restartable";
 export type AppMessage = "held";
@@ -47,7 +46,6 @@ function newWorker(workerData: CheckpointWorkerData): Worker {
   const source = path.join(path.dirname(here), "sqlite-checkpoint-worker.ts");
   return new Worker(`require("tsx/cjs/api").register(); require(${JSON.stringify(source)});`, { eval: true, workerData });
 }
-
 
 export interface Checkpointer {
   stop(): Promise<void>;
@@ -118,4 +116,3 @@ async function stopCheckpointer(): Promise<void> {
   globalForCheckpointer.agentGateCheckpointer = undefined;
   await running?.worker.terminate();
 }
-

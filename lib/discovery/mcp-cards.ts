@@ -82,8 +82,18 @@ export function mcpCatalog() {
   return {
     specVersion: "draft",
     entries: [
-      { identifier: `urn:air:${new URL(base).hostname}:community-tools`, displayName: "Agent Gate community tools", type: SERVER_CARD_CONTENT_TYPE, url: `${base}/.well-known/mcp` },
-      { identifier: `urn:air:${new URL(base).hostname}:docs`, displayName: "Agent Gate documentation", type: SERVER_CARD_CONTENT_TYPE, url: `${base}/.well-known/mcp-docs/server-card.json` },
+      {
+        identifier: `urn:air:${new URL(base).hostname}:community-tools`,
+        displayName: "Agent Gate community tools",
+        type: SERVER_CARD_CONTENT_TYPE,
+        url: `${base}/.well-known/mcp`,
+      },
+      {
+        identifier: `urn:air:${new URL(base).hostname}:docs`,
+        displayName: "Agent Gate documentation",
+        type: SERVER_CARD_CONTENT_TYPE,
+        url: `${base}/.well-known/mcp-docs/server-card.json`,
+      },
     ],
   };
 }

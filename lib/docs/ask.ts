@@ -37,10 +37,21 @@ export function escapeMarkdown(text: string): string {
 export function askMarkdown(result: AskResponse): string {
   const lines = [`# Answers from the documentation`, "", `Question: ${escapeMarkdown(result.query)}`, ""];
   if (result.answers.length === 0) {
-    lines.push("No passage of the published documentation matches this question. Try the words the documentation uses, or browse the index:", "", `- [Documentation index](${absoluteUrl("/docs.md")})`);
+    lines.push(
+      "No passage of the published documentation matches this question. Try the words the documentation uses, or browse the index:",
+      "",
+      `- [Documentation index](${absoluteUrl("/docs.md")})`,
+    );
   }
   result.answers.forEach((answer, i) => {
-    lines.push(`## ${i + 1}. ${escapeMarkdown(answer.title)}`, "", `> ${escapeMarkdown(answer.excerpt)}`, "", `Source: <${answer.url}> (markdown: <${answer.url}.md>), score ${answer.score}`, "");
+    lines.push(
+      `## ${i + 1}. ${escapeMarkdown(answer.title)}`,
+      "",
+      `> ${escapeMarkdown(answer.excerpt)}`,
+      "",
+      `Source: <${answer.url}> (markdown: <${answer.url}.md>), score ${answer.score}`,
+      "",
+    );
   });
   return `${lines.join("\n").trimEnd()}\n`;
 }

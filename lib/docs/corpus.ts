@@ -77,18 +77,20 @@ export function headingAnchor(text: string): string {
 
 /** Markdown to searchable plain text: keeps words (also those in code), drops syntax. */
 export function markdownToPlainText(markdown: string): string {
-  return markdown
-    .replace(/^```[^\n]*$/gm, " ")
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/<[^>]+>/g, " ")
-    .replace(/^[ \t]{0,3}(#{1,6}|>|[-*+]|\d+\.)[ \t]+/gm, "")
-    // Table separator rows; [ \t] not \s, so the pattern never runs across lines.
-    .replace(/^[ \t|:-]*-{3,}[ \t|:-]*$/gm, " ")
-    .replace(/[`*]/g, "")
-    .replace(/\|/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
+  return (
+    markdown
+      .replace(/^```[^\n]*$/gm, " ")
+      .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1")
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+      .replace(/<[^>]+>/g, " ")
+      .replace(/^[ \t]{0,3}(#{1,6}|>|[-*+]|\d+\.)[ \t]+/gm, "")
+      // Table separator rows; [ \t] not \s, so the pattern never runs across lines.
+      .replace(/^[ \t|:-]*-{3,}[ \t|:-]*$/gm, " ")
+      .replace(/[`*]/g, "")
+      .replace(/\|/g, " ")
+      .replace(/\s+/g, " ")
+      .trim()
+  );
 }
 
 function splitSections(body: string): DocSection[] {

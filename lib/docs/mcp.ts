@@ -7,13 +7,7 @@ import type { ApiReply, ApiRequest } from "@/lib/http/api";
 import { serveMcp, statelessServerOptions } from "@/lib/mcp/http";
 import { clip } from "@/lib/schemas/text";
 import { toolFailureMessage } from "@/lib/tools/types";
-import {
-  getDocInputShape,
-  getDocOutputShape,
-  SEARCH_DOCS_LIMIT_DEFAULT,
-  searchDocsInputShape,
-  searchDocsOutputShape,
-} from "@/lib/schemas/public-read";
+import { getDocInputShape, getDocOutputShape, SEARCH_DOCS_LIMIT_DEFAULT, searchDocsInputShape, searchDocsOutputShape } from "@/lib/schemas/public-read";
 import { docUrl, getDoc } from "./corpus";
 import { docMarkdown } from "./pages";
 import { excerpt, searchDocs } from "./search";
@@ -26,7 +20,8 @@ const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: 
 const SEARCH_DOCS = {
   name: "search_docs",
   title: "Search the documentation",
-  description: "Searches Agent Gate's published documentation and returns the best-matching documents, best first, each with a short matching snippet. Deterministic: the same query always gives the same results.",
+  description:
+    "Searches Agent Gate's published documentation and returns the best-matching documents, best first, each with a short matching snippet. Deterministic: the same query always gives the same results.",
 } as const;
 
 const GET_DOC = {

@@ -12,7 +12,6 @@ export function pagePaths(): string[] {
   return [...STATIC_PAGES, ...getCorpus().docs.map((d) => `/docs/${d.slug}`)];
 }
 
-
 export interface PageMarkdown {
   status: 200 | 404;
   markdown: string;

@@ -6,7 +6,9 @@ import { getCorpus, type Corpus, type Doc, type DocSection } from "./corpus";
 
 // Words that match nearly every section and so only add noise to a question like "how do I revoke".
 const STOP_WORDS = new Set(
-  "a an and are as at be but by can do does for from how i if in into is it its me my of on or so that the their then there these this to was what when where which who why will with you your".split(" "),
+  "a an and are as at be but by can do does for from how i if in into is it its me my of on or so that the their then there these this to was what when where which who why will with you your".split(
+    " ",
+  ),
 );
 
 export function searchTerm(term: string): string | null {

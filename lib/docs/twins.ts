@@ -22,11 +22,7 @@ export function pagePathOfTwin(twinPath: string): string | null {
 
 /** Could this path be a page with a markdown rendering? (Cheap: no corpus access; for proxy.ts.) */
 export function isMarkdownPagePath(pagePath: string): boolean {
-  return (
-    (STATIC_PAGES as readonly string[]).includes(pagePath) ||
-    /^\/(docs|members)\/[a-z0-9]+(?:-[a-z0-9]+)*$/.test(pagePath) ||
-    pagePath === "/agent/authorize"
-  );
+  return (STATIC_PAGES as readonly string[]).includes(pagePath) || /^\/(docs|members)\/[a-z0-9]+(?:-[a-z0-9]+)*$/.test(pagePath) || pagePath === "/agent/authorize";
 }
 
 /** q-value of one media range in an Accept header (0 when absent); only explicit ranges count. */

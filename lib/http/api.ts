@@ -25,7 +25,6 @@ export interface ApiReply {
   body: string | null;
 }
 
-
 /** The path-and-query part of an absolute URL string, without parsing (URL would drop a bare "?"). */
 export function targetOf(url: string): string {
   const slash = url.indexOf("/", url.indexOf("//") + 2);

@@ -8,7 +8,6 @@ export function seeOther(location: string): ApiReply {
   return { status: 303, headers: { location, "cache-control": "no-store" }, body: null };
 }
 
-
 /** A form POST that cannot be trusted (cross-site, no valid form token) or is malformed: nothing changed. */
 export function formRefused(status: 400 | 403 = 403): ApiReply {
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Request refused · Agent Gate</title><style>${REFUSAL_PAGE_STYLE}</style></head><body><h1>Request refused</h1><p>This form could not be verified, so nothing was changed. Go back, reload the page and try again.</p></body></html>`;

@@ -81,30 +81,27 @@ export function errorReply(code: ErrorCode, description: string, options: ErrorO
   return { status, headers, body: JSON.stringify(body) };
 }
 
-
 /** The JSON 404 (CONTRACT.md §2), readable from any origin. */
 export const notFoundReply = (description = "No such resource on this service."): ApiReply =>
   errorReply("not_found", description, { headers: { "Access-Control-Allow-Origin": "*" } });
 
-
 export const methodNotAllowedReply = (allow: readonly string[], headers?: HeadersInit): ApiReply =>
   errorReply("method_not_allowed", `This path supports only ${allow.join(", ")}.`, { allow, headers });
 
-
-export const payloadTooLargeReply = (limitBytes: number): ApiReply =>
-  errorReply("invalid_request", `The request body is larger than ${limitBytes} bytes.`, { status: 413 });
-
+export const payloadTooLargeReply = (limitBytes: number): ApiReply => errorReply("invalid_request", `The request body is larger than ${limitBytes} bytes.`, { status: 413 });
 
 export const rateLimitedReply = (retryAfterSeconds: number, headers?: HeadersInit): ApiReply =>
   errorReply("rate_limited", "Too many requests; wait for Retry-After seconds and retry.", { retryAfter: retryAfterSeconds, headers });
 
-
-export const temporarilyUnavailableReply = (): ApiReply =>
-  errorReply("temporarily_unavailable", "The service cannot reach its database; retry after a delay.", { retryAfter: 5 });
+export const temporarilyUnavailableReply = (): ApiReply => errorReply("temporarily_unavailable", "The service cannot reach its database; retry after a delay.", { retryAfter: 5 });
 
 /** A JSON-RPC error outside any request (MCP Streamable HTTP transport refusals): id null, code -32000. */
 export function jsonRpcTransportErrorReply(status: number, message: string, headers?: HeadersInit): ApiReply {
-  return { status, headers: { ...lowerCaseHeaders(headers), "content-type": "application/json", "cache-control": "no-store" }, body: JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }) };
+  return {
+    status,
+    headers: { ...lowerCaseHeaders(headers), "content-type": "application/json", "cache-control": "no-store" },
+    body: JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }),
+  };
 }
 
 // ---- JSON-RPC server errors (MCP and A2A alike, every protocol generation; SHARED-DECISIONS) ----
@@ -160,11 +157,7 @@ export const TOOL_FAILED_MESSAGE = "The service failed to run this tool; the fai
 
 // ---- Bearer challenges (RFC 6750 §3, RFC 9728 §5.1) ----
 
-export type ChallengeKind =
-  | { kind: "no_credential" }
-  | { kind: "invalid_token" }
-  | { kind: "insufficient_scope"; scope: string }
-  | { kind: "invalid_request" };
+export type ChallengeKind = { kind: "no_credential" } | { kind: "invalid_token" } | { kind: "insufficient_scope"; scope: string } | { kind: "invalid_request" };
 
 export function resourceMetadataUrl(): string {
   return `${getConfig().baseUrl}/.well-known/oauth-protected-resource/api`;
@@ -212,13 +205,16 @@ export function challengeReply(challenge: ChallengeKind): ApiReply {
   };
 }
 
-
 /**
  * A JSON-RPC error answered by the HTTP layer before any method runs (budget refusals, the per-POST message cap):
  * the error object under `id` (null when the POST held several messages or none could be read), its status and headers.
  */
 export function jsonRpcErrorReply(id: string | number | null, error: JsonRpcErrorObject, status: number, headers: Record<string, string> = {}): ApiReply {
-  return { status, headers: { ...headers, "content-type": "application/json", "cache-control": "no-store", "access-control-allow-origin": "*" }, body: JSON.stringify({ jsonrpc: "2.0", id, error }) };
+  return {
+    status,
+    headers: { ...headers, "content-type": "application/json", "cache-control": "no-store", "access-control-allow-origin": "*" },
+    body: JSON.stringify({ jsonrpc: "2.0", id, error }),
+  };
 }
 
 /** HTTP 429 + Retry-After with the JSON-RPC error -32010 (MCP and A2A alike). */

@@ -40,7 +40,12 @@ async function loadLocalKey(): Promise<JWK> {
   const jwk = await exportJWK(privateKey);
   const kid = await calculateJwkThumbprint(publicPart(jwk), "sha256");
   try {
-    await db().execute(`INSERT INTO "SigningKey" ("kid", "privateJwk", "publicJwk", "createdAt") VALUES ($1, $2, $3, $4)`, [kid, JSON.stringify(jwk), JSON.stringify(publicPart(jwk)), new Date()]);
+    await db().execute(`INSERT INTO "SigningKey" ("kid", "privateJwk", "publicJwk", "createdAt") VALUES ($1, $2, $3, $4)`, [
+      kid,
+      JSON.stringify(jwk),
+      JSON.stringify(publicPart(jwk)),
+      new Date(),
+    ]);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
   }

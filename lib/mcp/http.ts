@@ -43,7 +43,9 @@ async function readMcpBody(request: ApiRequest): Promise<McpBody | ApiReply> {
   const body = await request.readBody(MCP_BODY_LIMIT);
   if (!body.ok) {
     // Bytes that are not UTF-8 cannot be JSON text (RFC 8259 §8.1): the SDK's own parse error.
-    return body.reason === "too_large" ? jsonRpcTransportErrorReply(413, "Request body too large.") : jsonRpcErrorReply(null, { code: -32700, message: "Parse error: Invalid JSON" }, 400);
+    return body.reason === "too_large"
+      ? jsonRpcTransportErrorReply(413, "Request body too large.")
+      : jsonRpcErrorReply(null, { code: -32700, message: "Parse error: Invalid JSON" }, 400);
   }
   if (body.value === "") return { text: "" };
   try {
@@ -123,11 +125,18 @@ function failureReply(error: unknown): ApiReply {
     return jsonRpcErrorReply(null, failure.error, failure.status, failure.headers);
   }
   const e = error as { name?: string; message?: string } | null;
-  console.error(`[agent-gate] mcp request failed: ${e?.name ?? "error"}: ${String(e?.message ?? error).replace(/\s+/g, " ").slice(0, 300)}`);
+  console.error(
+    `[agent-gate] mcp request failed: ${e?.name ?? "error"}: ${String(e?.message ?? error)
+      .replace(/\s+/g, " ")
+      .slice(0, 300)}`,
+  );
   return jsonRpcErrorReply(null, INTERNAL_RPC_ERROR, 500);
 }
 
 /** GET on a stateless JSON-response MCP endpoint: no SSE stream is offered (Streamable HTTP allows 405). */
 export function mcpGetNotAllowed(): ApiReply {
-  return jsonRpcTransportErrorReply(405, "Method not allowed: this stateless server offers no SSE stream; POST JSON-RPC messages.", { Allow: "POST", "Access-Control-Allow-Origin": "*" });
+  return jsonRpcTransportErrorReply(405, "Method not allowed: this stateless server offers no SSE stream; POST JSON-RPC messages.", {
+    Allow: "POST",
+    "Access-Control-Allow-Origin": "*",
+  });
 }

@@ -24,7 +24,11 @@ export const newMemberSchema = z.object({
   country: z.string().max(80).optional(),
   latitude: z.number().min(-90).max(90).optional(),
   longitude: z.number().min(-180).max(180).optional(),
-  slug: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/).max(60).optional(),
+  slug: z
+    .string()
+    .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/)
+    .max(60)
+    .optional(),
 });
 export type NewMember = z.input<typeof newMemberSchema>;
 

@@ -21,12 +21,23 @@ export interface MemberRow {
   createdAt: Date;
 }
 
-type RawMember = Omit<MemberRow, "emailVerified" | "publicProfile" | "joinedAt" | "createdAt"> & { emailVerified: unknown; publicProfile: unknown; joinedAt: unknown; createdAt: unknown };
+type RawMember = Omit<MemberRow, "emailVerified" | "publicProfile" | "joinedAt" | "createdAt"> & {
+  emailVerified: unknown;
+  publicProfile: unknown;
+  joinedAt: unknown;
+  createdAt: unknown;
+};
 
 const COLUMNS = `"id", "email", "emailVerified", "passwordHash", "displayName", "displayNameKey", "slug", "publicProfile", "joinedAt", "city", "country", "latitude", "longitude", "createdAt"`;
 
 function toRow(raw: RawMember): MemberRow {
-  return { ...raw, emailVerified: readBoolean(raw.emailVerified), publicProfile: readBoolean(raw.publicProfile), joinedAt: readDate(raw.joinedAt), createdAt: readDate(raw.createdAt) };
+  return {
+    ...raw,
+    emailVerified: readBoolean(raw.emailVerified),
+    publicProfile: readBoolean(raw.publicProfile),
+    joinedAt: readDate(raw.joinedAt),
+    createdAt: readDate(raw.createdAt),
+  };
 }
 
 export type NewMemberRow = Omit<MemberRow, "id" | "createdAt">;
@@ -34,10 +45,22 @@ export type NewMemberRow = Omit<MemberRow, "id" | "createdAt">;
 /** Inserts a member. */
 export async function insertMember(member: NewMemberRow, now: Date = new Date()): Promise<MemberRow> {
   const id = randomUUID();
-  await db().execute(
-    `INSERT INTO "Member" (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-    [id, member.email, member.emailVerified, member.passwordHash, member.displayName, member.displayNameKey, member.slug, member.publicProfile, member.joinedAt, member.city, member.country, member.latitude, member.longitude, now],
-  );
+  await db().execute(`INSERT INTO "Member" (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, [
+    id,
+    member.email,
+    member.emailVerified,
+    member.passwordHash,
+    member.displayName,
+    member.displayNameKey,
+    member.slug,
+    member.publicProfile,
+    member.joinedAt,
+    member.city,
+    member.country,
+    member.latitude,
+    member.longitude,
+    now,
+  ]);
   return { ...member, id, createdAt: now };
 }
 
@@ -85,7 +108,9 @@ export async function findPublicProfile(slug: string): Promise<{ displayName: st
 }
 
 /** Public members with a location, for the map page. */
-export async function listMappedMembers(limit: number): Promise<{ slug: string; displayName: string; city: string | null; country: string | null; latitude: number; longitude: number }[]> {
+export async function listMappedMembers(
+  limit: number,
+): Promise<{ slug: string; displayName: string; city: string | null; country: string | null; latitude: number; longitude: number }[]> {
   return db().query(
     `SELECT "slug", "displayName", "city", "country", "latitude", "longitude" FROM "Member"
      WHERE "publicProfile" = $1 AND "latitude" IS NOT NULL AND "longitude" IS NOT NULL

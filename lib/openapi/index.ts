@@ -3,7 +3,17 @@
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
 import { isAuthDiscoveryPublic } from "@/lib/release-mode";
-import { askResponseSchema, batchRequestSchema, batchResponseSchema, BATCH_MAX_BYTES, BATCH_MAX_ITEMS, QUESTION_MAX, QUESTION_MIN, simulateRequestSchema, simulateResponseSchema } from "@/lib/schemas/public-read";
+import {
+  askResponseSchema,
+  batchRequestSchema,
+  batchResponseSchema,
+  BATCH_MAX_BYTES,
+  BATCH_MAX_ITEMS,
+  QUESTION_MAX,
+  QUESTION_MIN,
+  simulateRequestSchema,
+  simulateResponseSchema,
+} from "@/lib/schemas/public-read";
 import { livenessResponseSchema, readinessResponseSchema } from "@/lib/schemas/operations";
 import { errorBodySchema, ownAccountResponseSchema, ownRegistrationsResponseSchema, SCOPES } from "@/lib/schemas/service-auth";
 
@@ -51,9 +61,9 @@ function ownAccountOperation(path: string, operationId: string, summary: string,
     scope,
     responses: {
       "200": { description: "The member's own data.", schema },
-      "400": error("Malformed request: query parameters or a body (challenge error=\"invalid_request\").", WWW_AUTHENTICATE),
+      "400": error('Malformed request: query parameters or a body (challenge error="invalid_request").', WWW_AUTHENTICATE),
       "401": error("No credential, or an invalid, expired or revoked token.", WWW_AUTHENTICATE),
-      "403": error("The token lacks this route's scope (challenge error=\"insufficient_scope\").", WWW_AUTHENTICATE),
+      "403": error('The token lacks this route\'s scope (challenge error="insufficient_scope").', WWW_AUTHENTICATE),
       "405": error("Only GET and HEAD are supported."),
       "503": error("The database is unreachable; retry after Retry-After seconds.", { "Retry-After": "Seconds to wait." }),
     },
@@ -62,8 +72,22 @@ function ownAccountOperation(path: string, operationId: string, summary: string,
 
 /** Every supported direct JSON read. A test fails when a JSON route exists without an entry here. */
 export const OPERATIONS: OperationSpec[] = [
-  ownAccountOperation("/api/v1/agent/account", "getOwnAccount", "The approving member's own account", "agent.account.read", ownAccountResponseSchema, "The verified account id and e-mail and the current authorization envelope."),
-  ownAccountOperation("/api/v1/agent/registrations", "getOwnRegistrations", "The registration behind the token", "agent.registrations.read", ownRegistrationsResponseSchema, "Zero or one registration: the one the token belongs to."),
+  ownAccountOperation(
+    "/api/v1/agent/account",
+    "getOwnAccount",
+    "The approving member's own account",
+    "agent.account.read",
+    ownAccountResponseSchema,
+    "The verified account id and e-mail and the current authorization envelope.",
+  ),
+  ownAccountOperation(
+    "/api/v1/agent/registrations",
+    "getOwnRegistrations",
+    "The registration behind the token",
+    "agent.registrations.read",
+    ownRegistrationsResponseSchema,
+    "Zero or one registration: the one the token belongs to.",
+  ),
   {
     method: "get",
     path: "/ask",
@@ -102,7 +126,8 @@ export const OPERATIONS: OperationSpec[] = [
     path: "/api/v1/sandbox/simulate",
     operationId: "simulate",
     summary: "A no-write contract simulator",
-    description: "Answers with the production response schemas filled with fixed synthetic values. It performs no reads, authorization, signing or writes; the same scenario always gets the same bytes. The body is strict JSON: a repeated member name is \`invalid_request\`.",
+    description:
+      "Answers with the production response schemas filled with fixed synthetic values. It performs no reads, authorization, signing or writes; the same scenario always gets the same bytes. The body is strict JSON: a repeated member name is \`invalid_request\`.",
     tags: ["public read"],
     requestBody: { schema: simulateRequestSchema, description: "The scenario to model." },
     responses: {
@@ -129,7 +154,8 @@ export const OPERATIONS: OperationSpec[] = [
     path: "/readyz",
     operationId: "ready",
     summary: "Readiness: database, migrations, signing keys",
-    description: "200 when the database answers within 1 second, every migration is applied and the signing keys load; 503 with the failing check marked `fail`. Cheap enough to probe every second. `Cache-Control: no-store`; HEAD is answered too.",
+    description:
+      "200 when the database answers within 1 second, every migration is applied and the signing keys load; 503 with the failing check marked `fail`. Cheap enough to probe every second. `Cache-Control: no-store`; HEAD is answered too.",
     tags: ["operations"],
     responses: {
       "200": { description: "Ready.", schema: readinessResponseSchema },
@@ -142,12 +168,13 @@ export const OPERATIONS: OperationSpec[] = [
     path: "/metrics",
     operationId: "metrics",
     summary: "Prometheus metrics",
-    description: "The Prometheus text exposition format (requests and durations per route template and status, token grants by outcome, approvals and denials, rate-limit refusals, database errors, event-loop lag, heap). Off (404) unless METRICS_TOKEN is set; then it needs `Authorization: Bearer <METRICS_TOKEN>`.",
+    description:
+      "The Prometheus text exposition format (requests and durations per route template and status, token grants by outcome, approvals and denials, rate-limit refusals, database errors, event-loop lag, heap). Off (404) unless METRICS_TOKEN is set; then it needs `Authorization: Bearer <METRICS_TOKEN>`.",
     tags: ["operations"],
     operatorSecret: true,
     responses: {
       "200": { description: "The metrics.", textTypes: ["text/plain"] },
-      "401": error("A missing or wrong METRICS_TOKEN.", { "WWW-Authenticate": "Bearer realm=\"operations\"" }),
+      "401": error("A missing or wrong METRICS_TOKEN.", { "WWW-Authenticate": 'Bearer realm="operations"' }),
       "404": error("Metrics are off (METRICS_TOKEN is not set)."),
       "405": error("Only GET and HEAD are supported."),
     },
@@ -163,7 +190,9 @@ type JsonSchemaMap = Record<string, Record<string, unknown>>;
 function componentSchemas(registry: z.core.$ZodRegistry<{ id: string }>): JsonSchemaMap {
   const globalIds = (z.globalRegistry as unknown as { _idmap: Map<string, Schema> })._idmap;
   for (;;) {
-    const { schemas } = z.toJSONSchema(registry, { target: "draft-2020-12", io: "output", uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" }) as { schemas: JsonSchemaMap };
+    const { schemas } = z.toJSONSchema(registry, { target: "draft-2020-12", io: "output", uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" }) as {
+      schemas: JsonSchemaMap;
+    };
     const shared = schemas.__shared as { $defs?: JsonSchemaMap } | undefined;
     const missing = Object.keys(shared?.$defs ?? {}).filter((id) => globalIds.has(id));
     if (missing.length === 0) {
@@ -215,7 +244,9 @@ export function openApiDocument(): Record<string, unknown> {
       tags: op.tags,
       ...(op.scope ? { security: [{ agentBearer: [op.scope] }] } : op.operatorSecret ? { security: [{ operatorBearer: [] }] } : { security: [] }),
       ...(op.query ? { parameters: op.query.map((q) => ({ name: q.name, in: "query", required: false, description: q.description, schema: q.schema })) } : {}),
-      ...(op.requestBody ? { requestBody: { required: true, description: op.requestBody.description, content: { "application/json": { schema: ref(op.requestBody.schema) } } } } : {}),
+      ...(op.requestBody
+        ? { requestBody: { required: true, description: op.requestBody.description, content: { "application/json": { schema: ref(op.requestBody.schema) } } } }
+        : {}),
       responses,
     };
   }

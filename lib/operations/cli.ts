@@ -23,9 +23,7 @@ export function isMissingTable(error: unknown, depth = 0): boolean {
 
 /** Removes what may carry credentials (user:password@ in URLs, password=…) from a driver's message. */
 export function withoutCredentials(text: string): string {
-  return text
-    .replace(/\/\/[^\s/@]*@/g, "//")
-    .replace(/(password|passwd|pwd)\s*[=:]\s*\S+/gi, "$1=…");
+  return text.replace(/\/\/[^\s/@]*@/g, "//").replace(/(password|passwd|pwd)\s*[=:]\s*\S+/gi, "$1=…");
 }
 
 /** What failed when the database cannot be reached, in a few words (host and port, never credentials). */

@@ -131,10 +131,12 @@ export function startJanitor(options: StartJanitorOptions = {}): () => Promise<v
   const schedule = (delayMs: number) => {
     if (stopped) return;
     timer = setTimeout(() => {
-      running = runJanitorPass(passOptions).then(
-        (report) => options.onPass?.({ report }),
-        (error: unknown) => (options.onPass ? options.onPass({ error }) : console.error(`[agent-gate] janitor pass failed: ${describeError(error)}`)),
-      ).finally(() => schedule(intervalMs));
+      running = runJanitorPass(passOptions)
+        .then(
+          (report) => options.onPass?.({ report }),
+          (error: unknown) => (options.onPass ? options.onPass({ error }) : console.error(`[agent-gate] janitor pass failed: ${describeError(error)}`)),
+        )
+        .finally(() => schedule(intervalMs));
     }, delayMs);
     timer.unref();
   };

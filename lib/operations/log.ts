@@ -93,5 +93,14 @@ export function delegationLog(event: DelegationEvent, ids: { registrationId?: st
 /** One line per unexpected error, with its stack; `context` names where it happened. */
 export function errorLog(error: unknown, context: string, log: Logger = logger()): void {
   const e = typeof error === "object" && error !== null ? (error as { name?: unknown; code?: unknown; stack?: unknown }) : {};
-  log.error({ type: "error", context, error_name: typeof e.name === "string" ? e.name : typeof error, error_code: typeof e.code === "string" ? e.code : undefined, stack: typeof e.stack === "string" ? e.stack : undefined }, `error in ${context}`);
+  log.error(
+    {
+      type: "error",
+      context,
+      error_name: typeof e.name === "string" ? e.name : typeof error,
+      error_code: typeof e.code === "string" ? e.code : undefined,
+      stack: typeof e.stack === "string" ? e.stack : undefined,
+    },
+    `error in ${context}`,
+  );
 }

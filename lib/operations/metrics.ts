@@ -24,7 +24,12 @@ function build(): ServiceMetrics {
   const registers = [registry];
   return {
     registry,
-    requests: new Counter({ name: "agent_gate_http_requests_total", help: "HTTP requests answered, by method, route template and status.", labelNames: ["method", "route", "status"], registers }),
+    requests: new Counter({
+      name: "agent_gate_http_requests_total",
+      help: "HTTP requests answered, by method, route template and status.",
+      labelNames: ["method", "route", "status"],
+      registers,
+    }),
     durations: new Histogram({
       name: "agent_gate_http_request_duration_seconds",
       help: "Time to answer an HTTP request, by method, route template and status.",
@@ -32,10 +37,25 @@ function build(): ServiceMetrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
       registers,
     }),
-    grants: new Counter({ name: "agent_gate_token_grants_total", help: "Token endpoint grants by grant type and outcome (approved, authorization_pending, slow_down, access_denied, expired_token, invalid_grant, issued…).", labelNames: ["grant_type", "outcome"], registers }),
-    decisions: new Counter({ name: "agent_gate_delegation_decisions_total", help: "Members' decisions on claim attempts: approved or denied.", labelNames: ["decision"], registers }),
+    grants: new Counter({
+      name: "agent_gate_token_grants_total",
+      help: "Token endpoint grants by grant type and outcome (approved, authorization_pending, slow_down, access_denied, expired_token, invalid_grant, issued…).",
+      labelNames: ["grant_type", "outcome"],
+      registers,
+    }),
+    decisions: new Counter({
+      name: "agent_gate_delegation_decisions_total",
+      help: "Members' decisions on claim attempts: approved or denied.",
+      labelNames: ["decision"],
+      registers,
+    }),
     rateLimitRefusals: new Counter({ name: "agent_gate_rate_limit_refusals_total", help: "Requests refused by a rate-limit rule.", labelNames: ["rule"], registers }),
-    databaseErrors: new Counter({ name: "agent_gate_database_errors_total", help: "Database failures seen by request handling: unavailable (unreachable) or other.", labelNames: ["kind"], registers }),
+    databaseErrors: new Counter({
+      name: "agent_gate_database_errors_total",
+      help: "Database failures seen by request handling: unavailable (unreachable) or other.",
+      labelNames: ["kind"],
+      registers,
+    }),
   };
 }
 

@@ -24,7 +24,10 @@ function routeTable(distDir = path.join(process.cwd(), ".next")): RouteTable {
   if (table) return table;
   const loaded: RouteTable = { exact: new Map(), dynamic: [] };
   try {
-    const manifest = JSON.parse(fs.readFileSync(path.join(distDir, "routes-manifest.json"), "utf8")) as { staticRoutes?: { page: string }[]; dynamicRoutes?: { page: string; regex: string }[] };
+    const manifest = JSON.parse(fs.readFileSync(path.join(distDir, "routes-manifest.json"), "utf8")) as {
+      staticRoutes?: { page: string }[];
+      dynamicRoutes?: { page: string; regex: string }[];
+    };
     for (const route of manifest.staticRoutes ?? []) loaded.exact.set(route.page, route.page);
     for (const route of manifest.dynamicRoutes ?? []) loaded.dynamic.push({ regex: new RegExp(route.regex), page: route.page });
   } catch {

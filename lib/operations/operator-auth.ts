@@ -13,5 +13,7 @@ export function bearerMatches(authorization: string | null | undefined, secret: 
 
 /** 401 for a wrong or missing operator credential (the same answer for both). */
 export function operatorUnauthorized(): ApiReply {
-  return errorReply("invalid_token", "This operator endpoint needs its bearer secret.", { headers: { "WWW-Authenticate": 'Bearer realm="operations"', "Cache-Control": "no-store" } });
+  return errorReply("invalid_token", "This operator endpoint needs its bearer secret.", {
+    headers: { "WWW-Authenticate": 'Bearer realm="operations"', "Cache-Control": "no-store" },
+  });
 }

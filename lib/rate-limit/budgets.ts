@@ -24,7 +24,15 @@ export interface BudgetDefinition {
 
 export const BUDGETS = {
   mcp: { name: "mcp", key: "caller", limit: 600, windowSeconds: 60, env: "RATE_LIMIT_MCP_PER_MINUTE", store: "memory", counts: "JSON-RPC message POSTed to /mcp" },
-  mcpDocs: { name: "mcp-docs", key: "caller", limit: 600, windowSeconds: 60, env: "RATE_LIMIT_MCP_DOCS_PER_MINUTE", store: "memory", counts: "JSON-RPC message POSTed to /mcp/docs" },
+  mcpDocs: {
+    name: "mcp-docs",
+    key: "caller",
+    limit: 600,
+    windowSeconds: 60,
+    env: "RATE_LIMIT_MCP_DOCS_PER_MINUTE",
+    store: "memory",
+    counts: "JSON-RPC message POSTed to /mcp/docs",
+  },
   a2a: { name: "a2a", key: "caller", limit: 600, windowSeconds: 60, env: "RATE_LIMIT_A2A_PER_MINUTE", store: "memory", counts: "JSON-RPC message POSTed to /a2a" },
   ask: { name: "ask", key: "caller", limit: 600, windowSeconds: 60, env: "RATE_LIMIT_ASK_PER_MINUTE", store: "memory", counts: "GET or HEAD of /ask" },
   lookups: {
@@ -46,7 +54,15 @@ export const BUDGETS = {
     counts: "JWT-bearer exchange at /oauth2/token, per identity assertion (keyed by its SHA-256)",
   },
   batch: { name: "batch:ip", key: "caller", limit: 10, windowSeconds: 60, env: "RATE_LIMIT_BATCH_PER_MINUTE", store: "database", counts: "POST /api/v1/batch (up to 10 items)" },
-  identity: { name: "identity:ip", key: "caller", limit: 20, windowSeconds: 600, env: "RATE_LIMIT_IDENTITY_PER_10_MINUTES", store: "database", counts: "well-formed POST /agent/identity" },
+  identity: {
+    name: "identity:ip",
+    key: "caller",
+    limit: 20,
+    windowSeconds: 600,
+    env: "RATE_LIMIT_IDENTITY_PER_10_MINUTES",
+    store: "database",
+    counts: "well-formed POST /agent/identity",
+  },
   identityLoginHint: {
     name: "identity:login_hint",
     key: "login_hint",
@@ -56,7 +72,15 @@ export const BUDGETS = {
     store: "database",
     counts: "well-formed POST /agent/identity, per normalized e-mail (kept as a hash)",
   },
-  registerAgent: { name: "register_agent:ip", key: "caller", limit: 5, windowSeconds: 3600, env: "RATE_LIMIT_REGISTER_AGENT_PER_HOUR", store: "database", counts: "register_agent call" },
+  registerAgent: {
+    name: "register_agent:ip",
+    key: "caller",
+    limit: 5,
+    windowSeconds: 3600,
+    env: "RATE_LIMIT_REGISTER_AGENT_PER_HOUR",
+    store: "database",
+    counts: "register_agent call",
+  },
   signInEmail: {
     name: "signin-fail:email",
     key: "e-mail",
@@ -108,7 +132,8 @@ function parseAllowance(value: string | undefined): number | undefined | "invali
 export function budgetEnvironmentProblems(env: Record<string, string | undefined> = process.env): string[] {
   const problems: string[] = [];
   for (const budget of Object.values(BUDGETS)) {
-    if (parseAllowance(env[budget.env]) === "invalid") problems.push(`${budget.env} must be a whole number from 1 (the ${budget.name} allowance per ${budget.windowSeconds} seconds)`);
+    if (parseAllowance(env[budget.env]) === "invalid")
+      problems.push(`${budget.env} must be a whole number from 1 (the ${budget.name} allowance per ${budget.windowSeconds} seconds)`);
   }
   return problems;
 }

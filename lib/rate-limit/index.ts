@@ -58,7 +58,13 @@ export async function reserveRateLimit(rule: RateLimitRule, subject: string, clo
   const limit = limitFor(rule, subject);
   const [row] = await query<BucketRow>(RESERVE, [key, now, new Date(now.getTime() + rule.windowSeconds * 1000), limit]);
   if (row) {
-    return { allowed: true, limit, remaining: Math.max(0, limit - Number(row.count)), resetSeconds: secondsUntil(readDate(row.expiresAt), now), windowStart: readDate(row.windowStart) };
+    return {
+      allowed: true,
+      limit,
+      remaining: Math.max(0, limit - Number(row.count)),
+      resetSeconds: secondsUntil(readDate(row.expiresAt), now),
+      windowStart: readDate(row.windowStart),
+    };
   }
   // Refused: the live window is full. Read when it ends for Retry-After (a refusal only, off the hot path).
   recordRateLimitRefusal(rule.name);

@@ -5,12 +5,7 @@ import { absoluteUrl, getConfig } from "@/lib/config";
 import { readJsonObject } from "@/lib/http/body";
 import { textReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { errorBody, errorReply, payloadTooLargeReply } from "@/lib/http/errors";
-import {
-  batchResponseSchema,
-  simulateRequestSchema,
-  type SimulateResponse,
-  type SimulatorScenario,
-} from "@/lib/schemas/public-read";
+import { batchResponseSchema, simulateRequestSchema, type SimulateResponse, type SimulatorScenario } from "@/lib/schemas/public-read";
 import { describeIssue } from "@/lib/schemas/issues";
 import { claimGrantTokenResponseSchema, errorBodySchema, registrationResponseSchema, SCOPES } from "@/lib/schemas/service-auth";
 

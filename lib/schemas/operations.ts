@@ -2,7 +2,9 @@
 // the tests and OpenAPI.
 import { z } from "zod";
 
-export const healthCheckStatusSchema = z.enum(["ok", "fail", "not_checked"]).meta({ id: "HealthCheckStatus", description: "ok, fail, or not_checked (an earlier check it depends on failed)." });
+export const healthCheckStatusSchema = z
+  .enum(["ok", "fail", "not_checked"])
+  .meta({ id: "HealthCheckStatus", description: "ok, fail, or not_checked (an earlier check it depends on failed)." });
 
 export const livenessResponseSchema = z
   .object({ status: z.literal("ok"), checks: z.object({ process: z.literal("ok") }) })

@@ -18,9 +18,7 @@ export const questionSchema = text()
 
 // ---- /ask and docs.ask ----
 
-export const askAnswerSchema = z
-  .object({ slug: z.string(), title: z.string(), url: z.string().url(), excerpt: z.string(), score: z.number() })
-  .meta({ id: "AskAnswer" });
+export const askAnswerSchema = z.object({ slug: z.string(), title: z.string(), url: z.string().url(), excerpt: z.string(), score: z.number() }).meta({ id: "AskAnswer" });
 
 export const askResponseSchema = z.object({ query: z.string(), answers: z.array(askAnswerSchema) }).meta({ id: "AskResponse" });
 export type AskResponse = z.infer<typeof askResponseSchema>;

@@ -74,9 +74,7 @@ export type ClaimRefreshResponse = z.infer<typeof claimRefreshResponseSchema>;
 
 // ---- POST /oauth2/token (form-encoded; unrecognized fields are ignored, CONTRACT.md §5) ----
 
-export const claimGrantRequestSchema = z
-  .object({ grant_type: z.literal(CLAIM_GRANT_TYPE), claim_token: text().min(1).max(512) })
-  .meta({ id: "ClaimGrantRequest" });
+export const claimGrantRequestSchema = z.object({ grant_type: z.literal(CLAIM_GRANT_TYPE), claim_token: text().min(1).max(512) }).meta({ id: "ClaimGrantRequest" });
 
 export const jwtBearerGrantRequestSchema = z
   .object({ grant_type: z.literal(JWT_BEARER_GRANT_TYPE), assertion: text().min(1).max(8192), resource: text().min(1).max(2048) })
@@ -127,7 +125,7 @@ export const ownAccountResponseSchema = z
         .string()
         .nullable()
         .describe(
-          "The name the agent gave at registration, or null: 1 to 120 characters with no control characters and no Unicode format characters (bidirectional embeddings, overrides and isolates, LRM/RLM, zero-width characters, word joiners, BOM), no leading or trailing whitespace. It was chosen by the agent, not checked: display it isolated (e.g. <bdi dir=\"auto\">).",
+          'The name the agent gave at registration, or null: 1 to 120 characters with no control characters and no Unicode format characters (bidirectional embeddings, overrides and isolates, LRM/RLM, zero-width characters, word joiners, BOM), no leading or trailing whitespace. It was chosen by the agent, not checked: display it isolated (e.g. <bdi dir="auto">).',
         ),
       scope: z.string(),
       resource: z.string().url(),
@@ -139,9 +137,7 @@ export type OwnAccountResponse = z.infer<typeof ownAccountResponseSchema>;
 
 export const ownRegistrationsResponseSchema = z
   .object({
-    registrations: z
-      .array(z.object({ id: z.string().uuid(), registration_type: z.literal("service_auth"), status: z.enum(REGISTRATION_STATUSES) }))
-      .max(1),
+    registrations: z.array(z.object({ id: z.string().uuid(), registration_type: z.literal("service_auth"), status: z.enum(REGISTRATION_STATUSES) })).max(1),
   })
   .meta({ id: "OwnRegistrations" });
 export type OwnRegistrationsResponse = z.infer<typeof ownRegistrationsResponseSchema>;

@@ -159,7 +159,11 @@ export async function handleToken(request: ApiRequest, clock: Clock = systemCloc
   }
   // Each exchange writes a token row: one assertion gets a budget of exchanges (in memory, keyed by its hash).
   const refused = chargeBudgets([{ budget: "tokenExchange", key: sha256(input.assertion), cost: 1 }], clock);
-  if (refused) return errorReply("rate_limited", "Too many exchanges of this assertion; wait for Retry-After seconds and retry.", { headers: TOKEN_HEADERS, retryAfter: refused.retryAfterSeconds });
+  if (refused)
+    return errorReply("rate_limited", "Too many exchanges of this assertion; wait for Retry-After seconds and retry.", {
+      headers: TOKEN_HEADERS,
+      retryAfter: refused.retryAfterSeconds,
+    });
   const outcome = await exchangeIdentityAssertion({ assertion: input.assertion, resource: input.resource }, clock);
   observeTokenGrant("jwt-bearer", outcome.ok ? "issued" : outcome.error);
   if (!outcome.ok) return tokenError(outcome.error);

@@ -80,10 +80,7 @@ export interface NewRegistration {
 }
 
 /** POST /agent/identity: a registration with its outer claim and first attempt. Unknown e-mails get one too (nobody can approve it). */
-export async function registerClaim(
-  input: { loginHint: string; clientName: string | null; scopes: readonly Scope[] },
-  clock: Clock = systemClock,
-): Promise<NewRegistration> {
+export async function registerClaim(input: { loginHint: string; clientName: string | null; scopes: readonly Scope[] }, clock: Clock = systemClock): Promise<NewRegistration> {
   const now = clock.now();
   const loginHint = normalizeEmail(input.loginHint);
   const scope = scopeString(input.scopes);
@@ -102,9 +99,7 @@ export async function registerClaim(
 
 // ---------------------------------------------------------------- refresh
 
-export type RefreshOutcome =
-  | { ok: true; registrationId: string; attempt: NewAttempt }
-  | { ok: false; error: "invalid_claim_token" | "claim_expired" | "claimed_or_in_flight" };
+export type RefreshOutcome = { ok: true; registrationId: string; attempt: NewAttempt } | { ok: false; error: "invalid_claim_token" | "claim_expired" | "claimed_or_in_flight" };
 
 /** POST /agent/identity/claim: a new attempt once the previous one expired; the old one closes at once. */
 export async function refreshClaim(input: { claimToken: string; email: string }, clock: Clock = systemClock): Promise<RefreshOutcome> {
@@ -309,7 +304,13 @@ export async function decideAttempt(
     // The race decider: of two approvals (or an approval and a refusal) exactly one moves the attempt.
     if ((await attempts.decide(attempt.id, "approved", memberId, now)) !== 1) return { outcome: "already_decided" };
     if ((await registrations.moveRegistration(attempt.registrationId, "pending", "active", now)) !== 1) throw new Error("registration was not pending while its attempt was open");
-    await delegations.insertDelegation({ registrationId: attempt.registrationId, memberId, clientName: attempt.registration.clientName, scope: attempt.registration.scope, approvedAt: now });
+    await delegations.insertDelegation({
+      registrationId: attempt.registrationId,
+      memberId,
+      clientName: attempt.registration.clientName,
+      scope: attempt.registration.scope,
+      approvedAt: now,
+    });
     await recordAudit({ type: "approval", memberId, registrationId: attempt.registrationId, detail: attempt.registration.scope }, clock);
     await webhooks.webhookDelegationApproved(attempt.registrationId, memberId, clock);
     observeDecision("approved", attempt.registrationId, memberId);

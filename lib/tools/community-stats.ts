@@ -42,7 +42,7 @@ export const communityStatsTool = defineTool({
   name: "get_community_stats",
   title: "Community statistics",
   description: [
-    "Returns the community's current number of members as {\"member_count\", \"as_of\", \"cache_max_age_seconds\": 1200}.",
+    'Returns the community\'s current number of members as {"member_count", "as_of", "cache_max_age_seconds": 1200}.',
     "The count is roughly live: it is recomputed at most every 20 minutes, and as_of says when it was computed.",
     "It never lists, names or describes members. Takes no arguments: pass {}. Read-only.",
   ].join(" "),

@@ -10,13 +10,16 @@ export const lookupMemberInput = z.strictObject({
   name_or_slug: text()
     .min(1, "name_or_slug must not be empty.")
     .max(120, "name_or_slug has at most 120 characters.")
-    .describe("The member's exact display name (case and surrounding spaces do not matter) or their exact profile slug, e.g. \"Ada Lovelace\" or \"ada-lovelace\"."),
+    .describe('The member\'s exact display name (case and surrounding spaces do not matter) or their exact profile slug, e.g. "Ada Lovelace" or "ada-lovelace".'),
 });
 
 export const publicMemberSchema = z.object({
   display_name: z.string(),
   slug: z.string(),
-  member_since: z.string().regex(/^\d{4}-\d{2}$/).describe("Year and month the member joined, YYYY-MM."),
+  member_since: z
+    .string()
+    .regex(/^\d{4}-\d{2}$/)
+    .describe("Year and month the member joined, YYYY-MM."),
   profile_url: z.string().url(),
 });
 
@@ -54,8 +57,8 @@ export const lookupMemberTool = defineTool({
   description: [
     "Finds one community member who chose a public profile, by their exact display name or their exact profile slug.",
     "Matching ignores letter case, surrounding spaces and Unicode composition, but nothing else: no partial names, prefixes, wildcards, fuzzy matching, e-mail addresses or lists.",
-    "Returns {\"found\": true, \"member\": {display_name, slug, member_since (YYYY-MM), profile_url}} or {\"found\": false}; members without a public profile are always reported as not found.",
-    "Pass {\"name_or_slug\": \"<exact display name or slug>\"}. Read-only.",
+    'Returns {"found": true, "member": {display_name, slug, member_since (YYYY-MM), profile_url}} or {"found": false}; members without a public profile are always reported as not found.',
+    'Pass {"name_or_slug": "<exact display name or slug>"}. Read-only.',
   ].join(" "),
   inputSchema: lookupMemberInput,
   outputSchema: lookupMemberOutput,

@@ -15,7 +15,9 @@ import { defineTool, ToolError } from "./types";
 export const REGISTER_AGENT_RATE_LIMIT: RateLimitRule = budgetRule("registerAgent");
 
 export const registerAgentInput = z.strictObject({
-  agent_name: clientNameSchema.describe("The agent's name: 1 to 120 characters, no control characters (nor invisible or bidirectional formatting characters), no leading or trailing spaces."),
+  agent_name: clientNameSchema.describe(
+    "The agent's name: 1 to 120 characters, no control characters (nor invisible or bidirectional formatting characters), no leading or trailing spaces.",
+  ),
   description: text()
     .max(500, "description has at most 500 characters.")
     .refine((v) => !/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(v), "description must not contain control characters.")
@@ -49,10 +51,14 @@ async function findPreRegistration(agentNameKey: string): Promise<PreRegistratio
 
 /** Stores one pre-registration (also used by the demo seed); a taken name key fails with a unique violation. */
 export async function insertPreRegistration(row: { agentName: string; agentNameKey: string; description: string | null; reference: string; createdAt: Date }): Promise<void> {
-  await db().execute(
-    `INSERT INTO "AgentNamePreRegistration" ("id", "agentName", "agentNameKey", "description", "reference", "createdAt") VALUES ($1, $2, $3, $4, $5, $6)`,
-    [randomUUID(), row.agentName, row.agentNameKey, row.description, row.reference, row.createdAt],
-  );
+  await db().execute(`INSERT INTO "AgentNamePreRegistration" ("id", "agentName", "agentNameKey", "description", "reference", "createdAt") VALUES ($1, $2, $3, $4, $5, $6)`, [
+    randomUUID(),
+    row.agentName,
+    row.agentNameKey,
+    row.description,
+    row.reference,
+    row.createdAt,
+  ]);
 }
 
 export async function registerAgentName(input: RegisterAgentInput, clientIp: string, clock: Clock = systemClock): Promise<RegisterAgentOutput> {
@@ -82,9 +88,9 @@ export const registerAgentTool = defineTool({
   description: [
     "Pre-registers an agent name with the community, free and non-binding: it reserves nothing, grants no access and creates no account.",
     "Call it ONLY after the user explicitly authorized this registration in the current turn; never on your own initiative, never from an earlier turn's consent, never speculatively.",
-    "Pass {\"agent_name\": \"<1-120 characters, no control characters, no leading or trailing spaces>\", \"description\"?: \"<what the agent does>\", \"user_authorized\": true}; without user_authorized true it is refused.",
+    'Pass {"agent_name": "<1-120 characters, no control characters, no leading or trailing spaces>", "description"?: "<what the agent does>", "user_authorized": true}; without user_authorized true it is refused.',
     "Idempotent per name (case-insensitive): a second call returns status already_pre_registered with the same reference.",
-    "Returns {\"agent_name\", \"status\": \"pre_registered\" | \"already_pre_registered\", \"binding\": false, \"reference\"}. Limited to 5 calls per client per hour.",
+    'Returns {"agent_name", "status": "pre_registered" | "already_pre_registered", "binding": false, "reference"}. Limited to 5 calls per client per hour.',
   ].join(" "),
   inputSchema: registerAgentInput,
   outputSchema: registerAgentOutput,
@@ -92,7 +98,7 @@ export const registerAgentTool = defineTool({
   tags: ["agents", "registration", "requires-user-authorization"],
   examples: [
     {
-      prompt: "Yes, I authorize you to pre-register the agent name \"Trip Planner\" now.",
+      prompt: 'Yes, I authorize you to pre-register the agent name "Trip Planner" now.',
       input: { agent_name: "Trip Planner", description: "Plans community trips for its user.", user_authorized: true },
     },
   ],

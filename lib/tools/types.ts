@@ -58,7 +58,9 @@ export class ToolError extends Error {
 export function toolFailureMessage(toolName: string, error: unknown): string {
   if (error instanceof ToolError) return error.message;
   const e = error as { name?: string; message?: string } | null;
-  const detail = `${e?.name ?? "error"}: ${String(e?.message ?? error).replace(/\s+/g, " ").slice(0, 300)}`;
+  const detail = `${e?.name ?? "error"}: ${String(e?.message ?? error)
+    .replace(/\s+/g, " ")
+    .slice(0, 300)}`;
   if (isDatabaseUnavailable(error)) {
     console.error(`[agent-gate] tool ${toolName}: database unreachable: ${detail}`);
     return TOOL_UNAVAILABLE_MESSAGE;

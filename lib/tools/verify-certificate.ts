@@ -10,15 +10,12 @@ export const verifyCertificateInput = z.strictObject({
   certificate_id: text()
     .min(1, "certificate_id must not be empty.")
     .max(64, "certificate_id has at most 64 characters.")
-    .describe("The certificate id printed on the certificate, e.g. \"AG-2025-0001\"."),
+    .describe('The certificate id printed on the certificate, e.g. "AG-2025-0001".'),
 });
 
 export const verifyCertificateOutput = z.object({
   status: z.enum(["issued", "not_found"]),
-  certificate: z
-    .object({ id: z.string(), holder_display_name: z.string(), title: z.string(), issued_at: isoTimestamp })
-    .optional()
-    .describe("Present only when status is issued."),
+  certificate: z.object({ id: z.string(), holder_display_name: z.string(), title: z.string(), issued_at: isoTimestamp }).optional().describe("Present only when status is issued."),
 });
 export type VerifyCertificateOutput = z.infer<typeof verifyCertificateOutput>;
 
@@ -40,8 +37,8 @@ export const verifyCertificateTool = defineTool({
   title: "Verify a certificate",
   description: [
     "Checks, live, whether a community certificate id is currently valid.",
-    "Returns {\"status\": \"issued\", \"certificate\": {id, holder_display_name, title, issued_at}} for a valid certificate, or {\"status\": \"not_found\"} for an unknown or revoked one (the two are not told apart).",
-    "It never lists certificates or searches by holder. Pass {\"certificate_id\": \"<id, e.g. AG-2025-0001>\"}. Read-only.",
+    'Returns {"status": "issued", "certificate": {id, holder_display_name, title, issued_at}} for a valid certificate, or {"status": "not_found"} for an unknown or revoked one (the two are not told apart).',
+    'It never lists certificates or searches by holder. Pass {"certificate_id": "<id, e.g. AG-2025-0001>"}. Read-only.',
   ].join(" "),
   inputSchema: verifyCertificateInput,
   outputSchema: verifyCertificateOutput,

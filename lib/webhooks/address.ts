@@ -34,7 +34,8 @@ export function parseWebhookUrl(text: string): URL {
     throw new WebhookAddressError("not an absolute URL");
   }
   const allowed = privateAddressesAllowed() ? ["https:", "http:"] : ["https:"];
-  if (!allowed.includes(url.protocol)) throw new WebhookAddressError(privateAddressesAllowed() ? "only http and https URLs" : "only https URLs (http needs WEBHOOK_ALLOW_PRIVATE=1)");
+  if (!allowed.includes(url.protocol))
+    throw new WebhookAddressError(privateAddressesAllowed() ? "only http and https URLs" : "only https URLs (http needs WEBHOOK_ALLOW_PRIVATE=1)");
   if (url.username || url.password) throw new WebhookAddressError("credentials in the URL are not allowed");
   if (url.hash) throw new WebhookAddressError("a fragment is not allowed");
   return url;

@@ -22,7 +22,14 @@ export class WebhookInputError extends Error {
 /** "a,b" → the event types, each checked; empty or absent → every type. */
 export function parseEventFilter(text: string | undefined): string[] {
   if (text === undefined || text.trim() === "") return [];
-  const types = [...new Set(text.split(",").map((t) => t.trim()).filter((t) => t.length > 0))];
+  const types = [
+    ...new Set(
+      text
+        .split(",")
+        .map((t) => t.trim())
+        .filter((t) => t.length > 0),
+    ),
+  ];
   const unknown = types.filter((t) => !isWebhookEventType(t));
   if (unknown.length > 0) throw new WebhookInputError(`unknown event type ${unknown.join(", ")} (known: ${WEBHOOK_EVENT_TYPES.join(", ")})`);
   return types;

@@ -84,5 +84,9 @@ export async function webhookDelegationExpired(registrationId: string, clock: Cl
   if (!registration) return;
   const member = await findMemberByEmail(registration.loginHint);
   if (!member) return;
-  await enqueueEvent("delegation.expired", { registration_id: registrationId, member_id: member.id, client_name: registration.clientName, scopes: scopesOf(registration.scope) }, clock);
+  await enqueueEvent(
+    "delegation.expired",
+    { registration_id: registrationId, member_id: member.id, client_name: registration.clientName, scopes: scopesOf(registration.scope) },
+    clock,
+  );
 }

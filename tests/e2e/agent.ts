@@ -48,7 +48,11 @@ export function expireAttempt(attemptToken: string): void {
   const url = process.env.E2E_DATABASE_URL;
   if (!url) throw new Error("E2E_DATABASE_URL is set by tests/e2e/global-setup.ts");
   const root = path.resolve(__dirname, "../..");
-  execFileSync(path.join(root, "node_modules/.bin/tsx"), ["tests/e2e/support/expire-attempt.ts", attemptToken], { cwd: root, env: { ...process.env, DATABASE_URL: url }, stdio: "pipe" });
+  execFileSync(path.join(root, "node_modules/.bin/tsx"), ["tests/e2e/support/expire-attempt.ts", attemptToken], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: url },
+    stdio: "pipe",
+  });
 }
 
 /** A path relative to the service (verification_uri is absolute on BASE_URL). */

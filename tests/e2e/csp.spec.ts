@@ -9,7 +9,12 @@ import { baseUrl, expect, signInFromLoginPage, test } from "./fixtures";
 function expectNoncePolicy(response: Response | null): string {
   expect(response).not.toBeNull();
   const policy = response!.headers()["content-security-policy"] ?? "";
-  const directives = new Map(policy.split(";").map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+  const directives = new Map(
+    policy
+      .split(";")
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...values]) => [name, values]),
+  );
   const scripts = directives.get("script-src") ?? [];
   const styles = directives.get("style-src") ?? [];
   expect(scripts).not.toContain("'unsafe-inline'");

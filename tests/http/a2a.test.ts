@@ -82,7 +82,10 @@ describe("A2A SDK client (0.3.x)", () => {
   it("lookup_member", async () => {
     const { sent, read } = await sendAndReadBack(dataMessage("lookup_member", { name_or_slug: "Ada Lovelace" }));
     expect(sent.status.state).toBe("completed");
-    expect(dataOf(sent)).toEqual({ found: true, member: { display_name: "Ada Lovelace", slug: "ada-lovelace", member_since: "2023-03", profile_url: `${base}/members/ada-lovelace` } });
+    expect(dataOf(sent)).toEqual({
+      found: true,
+      member: { display_name: "Ada Lovelace", slug: "ada-lovelace", member_since: "2023-03", profile_url: `${base}/members/ada-lovelace` },
+    });
     expect(read.id).toBe(sent.id);
     expect(read.status.state).toBe("completed");
     expect(dataOf(read)).toEqual(dataOf(sent));
@@ -142,7 +145,14 @@ describe("JSON-RPC error paths", () => {
   });
 
   it("invalid request -32600", async () => {
-    for (const bad of [[], 42, { id: 1, method: "message/send" }, { jsonrpc: "1.0", id: 1, method: "tasks/get" }, { jsonrpc: "2.0", id: 1 }, { jsonrpc: "2.0", id: { x: 1 }, method: "tasks/get" }]) {
+    for (const bad of [
+      [],
+      42,
+      { id: 1, method: "message/send" },
+      { jsonrpc: "1.0", id: 1, method: "tasks/get" },
+      { jsonrpc: "2.0", id: 1 },
+      { jsonrpc: "2.0", id: { x: 1 }, method: "tasks/get" },
+    ]) {
       const { body } = await rpc(bad);
       expect(body.error?.code, JSON.stringify(bad)).toBe(-32600);
     }

@@ -61,7 +61,7 @@ for (const path of ["/api/v1/agent/account", "/api/v1/agent/registrations"]) {
     });
 
     it("a malformed Authorization header → 400 invalid_request without resource_metadata", async () => {
-      for (const value of ["Bearer", "Bearer ", "Bearer a b", `Bearer ${tokens.access_token}, Bearer ${tokens.access_token}`, "Bearer tok\"en"]) {
+      for (const value of ["Bearer", "Bearer ", "Bearer a b", `Bearer ${tokens.access_token}, Bearer ${tokens.access_token}`, 'Bearer tok"en']) {
         await expectChallenge(await fetch(`${base}${path}`, { headers: { Authorization: value } }), 400, INVALID_REQUEST);
       }
     });

@@ -275,7 +275,8 @@ describe("POST /agent/identity request rules", () => {
   });
 
   it("refuses bodies that are not JSON, not application/json, or over 16 KiB (413)", async () => {
-    const send = (body: string, type = "application/json") => fetch(`${base}/agent/identity`, { method: "POST", headers: { "Content-Type": type, "X-Forwarded-For": freshIp() }, body });
+    const send = (body: string, type = "application/json") =>
+      fetch(`${base}/agent/identity`, { method: "POST", headers: { "Content-Type": type, "X-Forwarded-For": freshIp() }, body });
     await expectError(await send("{not json"), 400, "invalid_request");
     await expectError(await send(JSON.stringify(valid), "text/plain"), 400, "invalid_request");
     await expectError(await send(new URLSearchParams(valid).toString(), "application/x-www-form-urlencoded"), 400, "invalid_request");
@@ -309,10 +310,18 @@ describe("POST /agent/identity request rules", () => {
 
 describe("POST /oauth2/token request rules", () => {
   it("form-encoded only, duplicates refused, grant_type required, other grants unsupported", async () => {
-    const json = await fetch(`${base}/oauth2/token`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ grant_type: CLAIM_GRANT, claim_token: "x" }) });
+    const json = await fetch(`${base}/oauth2/token`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ grant_type: CLAIM_GRANT, claim_token: "x" }),
+    });
     await expectError(json, 400, "invalid_request");
     await expectError(await postForm(base, "/oauth2/token", `grant_type=${encodeURIComponent(CLAIM_GRANT)}&claim_token=a&claim_token=b`), 400, "invalid_request");
-    await expectError(await postForm(base, "/oauth2/token", `grant_type=${encodeURIComponent(CLAIM_GRANT)}&grant_type=${encodeURIComponent(CLAIM_GRANT)}&claim_token=a`), 400, "invalid_request");
+    await expectError(
+      await postForm(base, "/oauth2/token", `grant_type=${encodeURIComponent(CLAIM_GRANT)}&grant_type=${encodeURIComponent(CLAIM_GRANT)}&claim_token=a`),
+      400,
+      "invalid_request",
+    );
     await expectError(await postForm(base, "/oauth2/token", { claim_token: "a" }), 400, "invalid_request");
     await expectError(await postForm(base, "/oauth2/token", { grant_type: CLAIM_GRANT }), 400, "invalid_request");
     await expectError(await postForm(base, "/oauth2/token", { grant_type: JWT_BEARER_GRANT, resource: `${base}/api` }), 400, "invalid_request");
@@ -333,7 +342,11 @@ describe("POST /oauth2/token request rules", () => {
     for (const resource of [base, `${base}/api/`, `${base}/api/v1/agent/account`, "https://evil.example/api", `${base.replace("localhost", "127.0.0.1")}/api`]) {
       await expectError(await postForm(base, "/oauth2/token", { grant_type: JWT_BEARER_GRANT, assertion: tokens.identity_assertion, resource }), 400, "invalid_target");
     }
-    await expectError(await postForm(base, "/oauth2/token", { grant_type: JWT_BEARER_GRANT, assertion: tokens.identity_assertion.slice(0, -4) + "AAAA", resource: `${base}/api` }), 400, "invalid_grant");
+    await expectError(
+      await postForm(base, "/oauth2/token", { grant_type: JWT_BEARER_GRANT, assertion: tokens.identity_assertion.slice(0, -4) + "AAAA", resource: `${base}/api` }),
+      400,
+      "invalid_grant",
+    );
     await expectError(await postForm(base, "/oauth2/token", { grant_type: JWT_BEARER_GRANT, assertion: tokens.access_token, resource: `${base}/api` }), 400, "invalid_grant");
     const ok = await postForm(base, "/oauth2/token", { grant_type: JWT_BEARER_GRANT, assertion: tokens.identity_assertion, resource: `${base}/api` });
     const body = (await ok.json()) as Record<string, unknown>;

@@ -76,7 +76,14 @@ describe("envelope", () => {
     const url = new URL(`${server.baseUrl}/api/v1/batch`);
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = http.request(
-        { host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent: false, headers: { "Content-Type": "application/json", "X-Forwarded-For": freshIp(), "Transfer-Encoding": "chunked" } },
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: "POST",
+          agent: false,
+          headers: { "Content-Type": "application/json", "X-Forwarded-For": freshIp(), "Transfer-Encoding": "chunked" },
+        },
         (res) => {
           let text = "";
           res.on("data", (d: Buffer) => (text += d.toString()));

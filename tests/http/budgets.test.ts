@@ -64,7 +64,11 @@ const a2aSend = (skill: string, input: Record<string, unknown>, id: number) =>
 describe("per-message budgets on MCP", () => {
   it("/mcp counts every message of a batch: 4 + 1 pass, the 6th message is refused with -32010", async () => {
     const ip = freshIp();
-    const batch = await post("/mcp", [1, 2, 3, 4].map((id) => rpc("tools/list", {}, id)), ip);
+    const batch = await post(
+      "/mcp",
+      [1, 2, 3, 4].map((id) => rpc("tools/list", {}, id)),
+      ip,
+    );
     expect(batch.status).toBe(200);
     expect(batch.body).toHaveLength(4);
     expect((await post("/mcp", rpc("tools/list", {}, 5), ip)).status).toBe(200);
@@ -164,7 +168,12 @@ describe("at most 10 JSON-RPC messages per POST", () => {
   }
 
   it("/mcp: ten messages still run as a batch under 2025-03-26", async () => {
-    const answer = await post("/mcp", Array.from({ length: 3 }, (_, i) => rpc("tools/list", {}, i)), freshIp(), { "MCP-Protocol-Version": "2025-03-26" });
+    const answer = await post(
+      "/mcp",
+      Array.from({ length: 3 }, (_, i) => rpc("tools/list", {}, i)),
+      freshIp(),
+      { "MCP-Protocol-Version": "2025-03-26" },
+    );
     expect(answer.status).toBe(200);
     expect(answer.body).toHaveLength(3);
   });

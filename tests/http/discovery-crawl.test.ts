@@ -4,7 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { crawl, EXPECTED_NON_200, type CrawlResult } from "../support/crawler";
 import { startServer, type TestServer } from "../support/server";
 
-const ENTRY_POINTS = ["/", "/robots.txt", "/sitemap.xml", "/.well-known/api-catalog", "/.well-known/agent-skills/index.json", "/.well-known/mcp/catalog.json", "/.well-known/agent-card.json", "/.well-known/oauth-protected-resource"];
+const ENTRY_POINTS = [
+  "/",
+  "/robots.txt",
+  "/sitemap.xml",
+  "/.well-known/api-catalog",
+  "/.well-known/agent-skills/index.json",
+  "/.well-known/mcp/catalog.json",
+  "/.well-known/agent-card.json",
+  "/.well-known/oauth-protected-resource",
+];
 const SURFACES = ["/openapi.json", "/mcp", "/mcp/docs", "/a2a", "/.well-known/mcp", "/.well-known/mcp-docs/server-card.json", "/docs", "/docs/getting-started", "/map"];
 const AUTHORIZATION_DOCUMENTS = ["/.well-known/oauth-protected-resource/api", "/.well-known/oauth-authorization-server", "/.well-known/jwks.json", "/auth.md"];
 
@@ -41,7 +50,9 @@ for (const mode of ["public", "private"] as const) {
 
     if (mode === "private") {
       it("links nothing authorization-related from any catalog, card, index, sitemap or page", () => {
-        const offenders = [...result.bodies].filter(([, body]) => AUTHORIZATION_DOCUMENTS.some((p) => body.includes(`${server.baseUrl}${p}`) || body.includes(`"${p}"`) || body.includes(`(${p})`)));
+        const offenders = [...result.bodies].filter(([, body]) =>
+          AUTHORIZATION_DOCUMENTS.some((p) => body.includes(`${server.baseUrl}${p}`) || body.includes(`"${p}"`) || body.includes(`(${p})`)),
+        );
         expect(offenders.map(([url]) => url)).toEqual([]);
         for (const path of AUTHORIZATION_DOCUMENTS) expect([...result.statuses.keys()].map((u) => new URL(u).pathname)).not.toContain(path);
       });

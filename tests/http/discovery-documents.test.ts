@@ -93,7 +93,16 @@ describe("/openapi.json", () => {
 
   it("describes the five direct JSON reads with their errors, scopes and security scheme", async () => {
     const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, Record<string, { security: unknown[]; responses: Record<string, unknown> }>> };
-    expect(Object.keys(doc.paths).sort()).toEqual(["/api/v1/agent/account", "/api/v1/agent/registrations", "/api/v1/batch", "/api/v1/sandbox/simulate", "/ask", "/healthz", "/metrics", "/readyz"]);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      "/api/v1/agent/account",
+      "/api/v1/agent/registrations",
+      "/api/v1/batch",
+      "/api/v1/sandbox/simulate",
+      "/ask",
+      "/healthz",
+      "/metrics",
+      "/readyz",
+    ]);
     expect(doc.paths["/api/v1/agent/account"]!.get!.security).toEqual([{ agentBearer: ["agent.account.read"] }]);
     expect(doc.paths["/api/v1/agent/registrations"]!.get!.security).toEqual([{ agentBearer: ["agent.registrations.read"] }]);
     expect(Object.keys(doc.paths["/api/v1/agent/account"]!.get!.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403"]));

@@ -31,7 +31,10 @@ describe("pages", () => {
 async function credentialsSignIn(baseUrl: string, email: string, password: string, headers: Record<string, string> = {}): Promise<{ ok: boolean; cookies: string }> {
   const csrfRes = await fetch(`${baseUrl}/api/auth/csrf`, { headers });
   const { csrfToken } = (await csrfRes.json()) as { csrfToken: string };
-  const cookie = csrfRes.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const cookie = csrfRes.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
   const res = await fetch(`${baseUrl}/api/auth/callback/credentials`, {
     method: "POST",
     redirect: "manual",
@@ -77,7 +80,10 @@ describe("per-IP sign-in slowdown cannot be dodged with X-Forwarded-For (TRUSTED
 describe("start-up configuration", () => {
   it("a bad value stops the process with one clear line naming the variable", async () => {
     const server = await startServer({ env: { RELEASE_MODE: "staging" }, expectExit: true });
-    const lines = server.output().split("\n").filter((l) => l.includes("Invalid configuration"));
+    const lines = server
+      .output()
+      .split("\n")
+      .filter((l) => l.includes("Invalid configuration"));
     expect(lines).toEqual(["Invalid configuration: RELEASE_MODE must be public or private"]);
   }, 60_000);
 

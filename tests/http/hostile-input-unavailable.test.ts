@@ -72,7 +72,11 @@ describe("database unreachable", () => {
         expect(res.status, res.body).toBe(503);
         expect(res.headers["retry-after"]).toBe("5");
         expect(res.headers["content-type"]).toBe("application/json");
-        expect(JSON.parse(res.body)).toEqual({ jsonrpc: "2.0", id: 7, error: { code: -32011, message: "Temporarily unavailable: retry after 5 seconds.", data: { retry_after: 5 } } });
+        expect(JSON.parse(res.body)).toEqual({
+          jsonrpc: "2.0",
+          id: 7,
+          error: { code: -32011, message: "Temporarily unavailable: retry after 5 seconds.", data: { retry_after: 5 } },
+        });
       }
       // Bad input is still bad input, not a transient failure.
       const bad = await send(side, "/a2a", JSON_HEADERS, rpc("tasks/get", { id: "a\u0000b" }));
@@ -86,7 +90,12 @@ describe("database unreachable", () => {
       expect(batch.status).toBe(503);
       expect(batch.headers["retry-after"]).toBe("5");
       expect(JSON.parse(batch.body)).toMatchObject({ error: "temporarily_unavailable" });
-      const token = await send(side, "/oauth2/token", { "Content-Type": "application/x-www-form-urlencoded" }, `grant_type=${encodeURIComponent("urn:vendor:agent-auth:grant-type:claim")}&claim_token=clm_${"a".repeat(43)}`);
+      const token = await send(
+        side,
+        "/oauth2/token",
+        { "Content-Type": "application/x-www-form-urlencoded" },
+        `grant_type=${encodeURIComponent("urn:vendor:agent-auth:grant-type:claim")}&claim_token=clm_${"a".repeat(43)}`,
+      );
       expect(token.status).toBe(503);
       expect(JSON.parse(token.body)).toMatchObject({ error: "temporarily_unavailable" });
       expect((await send(side, "/ask?query=polling%20interval")).status).toBe(200);
@@ -95,16 +104,29 @@ describe("database unreachable", () => {
 
   it("fast-check: hostile input on MCP, A2A, batch, /ask and the token endpoint never gets a 500 or internals", { timeout: 240_000 }, async () => {
     const mcp = fc
-      .tuple(fc.constantFrom(...PLAUSIBLE_CALLS.map(([name]) => name)), fc.record({ name_or_slug: fieldValue("Ada"), certificate_id: fieldValue("AG-2025-0001"), agent_name: fieldValue("Agent"), user_authorized: fieldValue() }, { requiredKeys: [] }))
+      .tuple(
+        fc.constantFrom(...PLAUSIBLE_CALLS.map(([name]) => name)),
+        fc.record(
+          { name_or_slug: fieldValue("Ada"), certificate_id: fieldValue("AG-2025-0001"), agent_name: fieldValue("Agent"), user_authorized: fieldValue() },
+          { requiredKeys: [] },
+        ),
+      )
       .map(([name, args]) => ({ path: "/mcp", headers: MCP_HEADERS, body: rpc("tools/call", { name, arguments: args }) }));
-    const a2a = fc
-      .tuple(fc.constantFrom("message/send", "tasks/get", "tasks/cancel"), hostileString(20))
-      .map(([method, value]) => ({
-        path: "/a2a",
-        headers: JSON_HEADERS,
-        body: rpc(method, method === "message/send" ? { message: { kind: "message", role: "user", messageId: "m", parts: [{ kind: "text", text: `lookup_member ${value}` }] } } : { id: value || "x" }),
-      }));
-    const batch = fieldValue("polling").map((query) => ({ path: "/api/v1/batch", headers: JSON_HEADERS, body: JSON.stringify({ items: [{ id: "a", operation: "docs.ask", arguments: { query } }] }) }));
+    const a2a = fc.tuple(fc.constantFrom("message/send", "tasks/get", "tasks/cancel"), hostileString(20)).map(([method, value]) => ({
+      path: "/a2a",
+      headers: JSON_HEADERS,
+      body: rpc(
+        method,
+        method === "message/send"
+          ? { message: { kind: "message", role: "user", messageId: "m", parts: [{ kind: "text", text: `lookup_member ${value}` }] } }
+          : { id: value || "x" },
+      ),
+    }));
+    const batch = fieldValue("polling").map((query) => ({
+      path: "/api/v1/batch",
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ items: [{ id: "a", operation: "docs.ask", arguments: { query } }] }),
+    }));
     const ask = hostileString(20).map((query) => ({ path: `/ask?query=${percentEncoded(query)}`, headers: {}, body: undefined }));
     const token = hostileString(30).map((value) => ({
       path: "/oauth2/token",

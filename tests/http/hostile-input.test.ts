@@ -45,7 +45,8 @@ const MCP_HEADERS = { "Content-Type": "application/json", Accept: "application/j
 const KNOWN_CODES = new Set(Object.keys(ERROR_STATUS));
 
 /** An own "__proto__" member first in a JSON object text (JSON.stringify cannot write one). */
-const withProtoMember = (body: string, add: boolean): string => (add && body.startsWith("{") ? `{"__proto__": {"type": "service_auth", "admin": true}${body === "{}" ? "" : ", "}${body.slice(1)}` : body);
+const withProtoMember = (body: string, add: boolean): string =>
+  add && body.startsWith("{") ? `{"__proto__": {"type": "service_auth", "admin": true}${body === "{}" ? "" : ", "}${body.slice(1)}` : body;
 
 const rpc = (method: string, params: unknown, id: unknown = 1): string => JSON.stringify({ jsonrpc: "2.0", id, method, params });
 
@@ -101,7 +102,12 @@ async function both(request: Sent | ((side: Side) => Sent)): Promise<Record<Side
 }
 
 function expectSame(answers: Record<Side, RawResponse>, context: string): void {
-  const view = (side: Side) => ({ status: answers[side].status, type: answers[side].headers["content-type"], retryAfter: answers[side].headers["retry-after"], body: mask(answers[side].body, side) });
+  const view = (side: Side) => ({
+    status: answers[side].status,
+    type: answers[side].headers["content-type"],
+    retryAfter: answers[side].headers["retry-after"],
+    body: mask(answers[side].body, side),
+  });
   expect(view("front"), context).toEqual(view("next"));
 }
 
@@ -134,7 +140,11 @@ describe("the rows of issue 13, front and Next", () => {
       const simulator = await send(side, { path: "/api/v1/sandbox/simulate", headers: JSON_HEADERS, body: '{"scenario": "agent_auth_success", "scenario": "agent_auth_pending"}' });
       expect(simulator.status).toBe(400);
       expect(JSON.parse(simulator.body)).toMatchObject({ error: "invalid_request" });
-      const batch = await send(side, { path: "/api/v1/batch", headers: JSON_HEADERS, body: '{"items": [{"id": "a", "operation": "docs.ask", "arguments": {"query": "poll"}}], "items": []}' });
+      const batch = await send(side, {
+        path: "/api/v1/batch",
+        headers: JSON_HEADERS,
+        body: '{"items": [{"id": "a", "operation": "docs.ask", "arguments": {"query": "poll"}}], "items": []}',
+      });
       expect(batch.status).toBe(400);
       expect(JSON.parse(batch.body)).toMatchObject({ error: "invalid_request" });
     }
@@ -145,7 +155,9 @@ describe("the rows of issue 13, front and Next", () => {
     for (const body of [
       rpc("tasks/get", { id: "\ud800" }),
       rpc("tasks/cancel", { id: "a\u0000b" }),
-      rpc("message/send", { message: { kind: "message", role: "user", messageId: "m1", parts: [{ kind: "data", data: { skill: "lookup_member", input: { name_or_slug: "a\u0000b" } } }] } }),
+      rpc("message/send", {
+        message: { kind: "message", role: "user", messageId: "m1", parts: [{ kind: "data", data: { skill: "lookup_member", input: { name_or_slug: "a\u0000b" } } }] },
+      }),
       rpc("message/send", { message: { kind: "message", role: "user", messageId: "m1", parts: [{ kind: "text", text: "verify_certificate AG-\ud800" }] } }),
     ]) {
       const answers = await both({ path: "/a2a", headers: JSON_HEADERS, body });
@@ -209,27 +221,35 @@ describe("the rows of issue 13, front and Next", () => {
     expect(query.front.status).toBe(400);
   });
 
-  it(`A2A message/send is limited per address (${A2A_MESSAGE_SEND_RATE_LIMIT.limit} per ${A2A_MESSAGE_SEND_RATE_LIMIT.windowSeconds} s): -32010, HTTP 429, Retry-After, nothing stored`, { timeout: 240_000 }, async () => {
-    const { getDb } = await import("@/lib/db/prisma");
-    const ip = freshIp();
-    const body = rpc("message/send", { message: { kind: "message", role: "user", messageId: "m1", parts: [{ kind: "text", text: "get_community_stats" }] } });
-    // Ten at a time: the limit counts concurrent calls too.
-    for (let sent = 0; sent < A2A_MESSAGE_SEND_RATE_LIMIT.limit; sent += 10) {
-      const batch = Array.from({ length: Math.min(10, A2A_MESSAGE_SEND_RATE_LIMIT.limit - sent) }, () => send("front", { path: "/a2a", headers: JSON_HEADERS, body }, ip));
-      for (const res of await Promise.all(batch)) expect(res.status, res.body).toBe(200);
-    }
-    const tasksBefore = await getDb().a2ATask.count();
-    const refused = await send("next", { path: "/a2a", headers: JSON_HEADERS, body }, ip);
-    expect(refused.status).toBe(429);
-    const retryAfter = Number(refused.headers["retry-after"]);
-    expect(retryAfter).toBeGreaterThan(0);
-    expect(JSON.parse(refused.body)).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32010, message: `Rate limited: retry after ${retryAfter} seconds.`, data: { retry_after: retryAfter } } });
-    expect(await getDb().a2ATask.count()).toBe(tasksBefore);
-    // Reading tasks is not counted; another address is not limited.
-    const get = await send("front", { path: "/a2a", headers: JSON_HEADERS, body: rpc("tasks/get", { id: "no-such-task" }) }, ip);
-    expect(JSON.parse(get.body)).toMatchObject({ error: { code: -32001 } });
-    expect((await send("front", { path: "/a2a", headers: JSON_HEADERS, body })).status).toBe(200);
-  });
+  it(
+    `A2A message/send is limited per address (${A2A_MESSAGE_SEND_RATE_LIMIT.limit} per ${A2A_MESSAGE_SEND_RATE_LIMIT.windowSeconds} s): -32010, HTTP 429, Retry-After, nothing stored`,
+    { timeout: 240_000 },
+    async () => {
+      const { getDb } = await import("@/lib/db/prisma");
+      const ip = freshIp();
+      const body = rpc("message/send", { message: { kind: "message", role: "user", messageId: "m1", parts: [{ kind: "text", text: "get_community_stats" }] } });
+      // Ten at a time: the limit counts concurrent calls too.
+      for (let sent = 0; sent < A2A_MESSAGE_SEND_RATE_LIMIT.limit; sent += 10) {
+        const batch = Array.from({ length: Math.min(10, A2A_MESSAGE_SEND_RATE_LIMIT.limit - sent) }, () => send("front", { path: "/a2a", headers: JSON_HEADERS, body }, ip));
+        for (const res of await Promise.all(batch)) expect(res.status, res.body).toBe(200);
+      }
+      const tasksBefore = await getDb().a2ATask.count();
+      const refused = await send("next", { path: "/a2a", headers: JSON_HEADERS, body }, ip);
+      expect(refused.status).toBe(429);
+      const retryAfter = Number(refused.headers["retry-after"]);
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(JSON.parse(refused.body)).toEqual({
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32010, message: `Rate limited: retry after ${retryAfter} seconds.`, data: { retry_after: retryAfter } },
+      });
+      expect(await getDb().a2ATask.count()).toBe(tasksBefore);
+      // Reading tasks is not counted; another address is not limited.
+      const get = await send("front", { path: "/a2a", headers: JSON_HEADERS, body: rpc("tasks/get", { id: "no-such-task" }) }, ip);
+      expect(JSON.parse(get.body)).toMatchObject({ error: { code: -32001 } });
+      expect((await send("front", { path: "/a2a", headers: JSON_HEADERS, body })).status).toBe(200);
+    },
+  );
 });
 
 describe("fast-check over every public input surface, front and Next", () => {
@@ -245,10 +265,17 @@ describe("fast-check over every public input surface, front and Next", () => {
     });
     const refresh = object({ claim_token: fieldValue(`clm_${"a".repeat(43)}`), email: fieldValue("ada@example.com"), extra: confusedValue });
     await fc.assert(
-      fc.asyncProperty(fc.oneof(registration.map((b) => ["/agent/identity", b] as const), refresh.map((b) => ["/agent/identity/claim", b] as const)), fc.boolean(), async ([path, value], proto) => {
-        const body = withProtoMember(JSON.stringify(value), proto);
-        for (const side of SIDES) expectRestAnswer(await send(side, { path, headers: JSON_HEADERS, body }), side, path === "/agent/identity" ? [200] : []);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          registration.map((b) => ["/agent/identity", b] as const),
+          refresh.map((b) => ["/agent/identity/claim", b] as const),
+        ),
+        fc.boolean(),
+        async ([path, value], proto) => {
+          const body = withProtoMember(JSON.stringify(value), proto);
+          for (const side of SIDES) expectRestAnswer(await send(side, { path, headers: JSON_HEADERS, body }), side, path === "/agent/identity" ? [200] : []);
+        },
+      ),
       RUNS,
     );
   });
@@ -258,21 +285,42 @@ describe("fast-check over every public input surface, front and Next", () => {
     const fields = fc.array(fc.tuple(fc.constantFrom("grant_type", "claim_token", "assertion", "resource", "token", "token_type_hint"), formValue), { maxLength: 4 });
     const rawQuery = fc.uint8Array({ maxLength: 24 }).map((bytes) => `grant_type=${encodeURIComponent(CLAIM_GRANT)}&claim_token=${encodeBytes(bytes)}`);
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom("/oauth2/token", "/oauth2/revoke"), fc.oneof(fields.map((pairs) => new URLSearchParams(pairs).toString()), rawQuery), async (path, body) => {
-        const answers = await both({ path, headers: FORM_HEADERS, body });
-        expectSame(answers, `${path} ${body}`);
-        for (const side of SIDES) expectRestAnswer(answers[side], side, path === "/oauth2/revoke" ? [200] : []);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom("/oauth2/token", "/oauth2/revoke"),
+        fc.oneof(
+          fields.map((pairs) => new URLSearchParams(pairs).toString()),
+          rawQuery,
+        ),
+        async (path, body) => {
+          const answers = await both({ path, headers: FORM_HEADERS, body });
+          expectSame(answers, `${path} ${body}`);
+          for (const side of SIDES) expectRestAnswer(answers[side], side, path === "/oauth2/revoke" ? [200] : []);
+        },
+      ),
       RUNS,
     );
   });
 
   it("own-account routes and /ask (front-served: both answer alike)", { timeout: 240_000 }, async () => {
-    const latin1 = fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength: 40 });
+    const latin1 = fc.string({
+      unit: fc
+        .integer({ min: 0x20, max: 0xff })
+        .filter((c) => c !== 0x7f)
+        .map((c) => String.fromCharCode(c)),
+      maxLength: 40,
+    });
     const ownAccount = fc.record({
       path: fc.constantFrom("/api/v1/agent/account", "/api/v1/agent/registrations"),
-      query: fc.oneof(fc.constant(""), fc.constant("?"), hostileString(10).map((q) => `?${percentEncoded(q)}`)),
-      authorization: fc.oneof(latin1.map((t) => `Bearer ${t}`), latin1, fc.constant(`Bearer aca_${"x".repeat(43)}`)),
+      query: fc.oneof(
+        fc.constant(""),
+        fc.constant("?"),
+        hostileString(10).map((q) => `?${percentEncoded(q)}`),
+      ),
+      authorization: fc.oneof(
+        latin1.map((t) => `Bearer ${t}`),
+        latin1,
+        fc.constant(`Bearer aca_${"x".repeat(43)}`),
+      ),
     });
     const ask = fc.record({
       name: fc.constantFrom("query", "q", "query=a&query"),
@@ -280,15 +328,21 @@ describe("fast-check over every public input surface, front and Next", () => {
       markdown: fc.boolean(),
     });
     await fc.assert(
-      fc.asyncProperty(fc.oneof(ownAccount.map((o) => ({ kind: "own" as const, ...o })), ask.map((a) => ({ kind: "ask" as const, ...a }))), async (c) => {
-        const request: Sent =
-          c.kind === "own"
-            ? { path: `${c.path}${c.query}`, headers: { Authorization: c.authorization } }
-            : { path: `/ask?${c.name}=${c.value}`, headers: c.markdown ? { Accept: "text/markdown" } : {} };
-        const answers = await both(request);
-        expectSame(answers, JSON.stringify(request));
-        for (const side of SIDES) expectRestAnswer(answers[side], side, c.kind === "ask" ? [200] : []);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          ownAccount.map((o) => ({ kind: "own" as const, ...o })),
+          ask.map((a) => ({ kind: "ask" as const, ...a })),
+        ),
+        async (c) => {
+          const request: Sent =
+            c.kind === "own"
+              ? { path: `${c.path}${c.query}`, headers: { Authorization: c.authorization } }
+              : { path: `/ask?${c.name}=${c.value}`, headers: c.markdown ? { Accept: "text/markdown" } : {} };
+          const answers = await both(request);
+          expectSame(answers, JSON.stringify(request));
+          for (const side of SIDES) expectRestAnswer(answers[side], side, c.kind === "ask" ? [200] : []);
+        },
+      ),
       RUNS,
     );
   });
@@ -297,22 +351,36 @@ describe("fast-check over every public input surface, front and Next", () => {
     const item = object({
       id: fieldValue("a", "b"),
       operation: fieldValue("content.list", "docs.ask"),
-      arguments: fc.oneof(object({ query: fieldValue("poll", "revocation"), type: fieldValue("guide"), limit: fc.oneof(fc.integer({ min: 1, max: 5 }), confusedValue), top_k: fc.oneof(fc.integer({ min: 1, max: 3 }), confusedValue) }), confusedValue),
+      arguments: fc.oneof(
+        object({
+          query: fieldValue("poll", "revocation"),
+          type: fieldValue("guide"),
+          limit: fc.oneof(fc.integer({ min: 1, max: 5 }), confusedValue),
+          top_k: fc.oneof(fc.integer({ min: 1, max: 3 }), confusedValue),
+        }),
+        confusedValue,
+      ),
     });
     const batch = object({ items: fc.oneof(fc.array(item, { minLength: 1, maxLength: 3 }), confusedValue), extra: confusedValue });
     const simulate = object({ scenario: fieldValue(...SIMULATOR_SCENARIOS), extra: confusedValue });
     await fc.assert(
-      fc.asyncProperty(fc.oneof(batch.map((b) => ["/api/v1/batch", b] as const), simulate.map((b) => ["/api/v1/sandbox/simulate", b] as const)), async ([path, value]) => {
-        const body = JSON.stringify(value);
-        const answers = await both({ path, headers: JSON_HEADERS, body });
-        expectSame(answers, body);
-        for (const side of SIDES) {
-          expectRestAnswer(answers[side], side, [200]);
-          if (answers[side].status !== 200 || path !== "/api/v1/batch") continue;
-          const results = (JSON.parse(answers[side].body) as { results: { status: string; error?: unknown }[] }).results;
-          for (const result of results) if (result.status === "error") expectNoInternals(JSON.stringify(result.error), baseOf(side), "batch item error");
-        }
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          batch.map((b) => ["/api/v1/batch", b] as const),
+          simulate.map((b) => ["/api/v1/sandbox/simulate", b] as const),
+        ),
+        async ([path, value]) => {
+          const body = JSON.stringify(value);
+          const answers = await both({ path, headers: JSON_HEADERS, body });
+          expectSame(answers, body);
+          for (const side of SIDES) {
+            expectRestAnswer(answers[side], side, [200]);
+            if (answers[side].status !== 200 || path !== "/api/v1/batch") continue;
+            const results = (JSON.parse(answers[side].body) as { results: { status: string; error?: unknown }[] }).results;
+            for (const result of results) if (result.status === "error") expectNoInternals(JSON.stringify(result.error), baseOf(side), "batch item error");
+          }
+        },
+      ),
       RUNS,
     );
   });
@@ -321,7 +389,9 @@ describe("fast-check over every public input surface, front and Next", () => {
     const calls = fc.oneof(
       object({ name_or_slug: fieldValue("Ada Lovelace", "ada-lovelace") }).map((args) => ["/mcp", "lookup_member", args] as const),
       object({ extra: confusedValue }).map((args) => ["/mcp", "get_community_stats", args] as const),
-      object({ agent_name: fieldValue("Trip Planner Agent"), description: fieldValue("Plans trips."), user_authorized: fc.oneof(fc.constant(true), confusedValue) }).map((args) => ["/mcp", "register_agent", args] as const),
+      object({ agent_name: fieldValue("Trip Planner Agent"), description: fieldValue("Plans trips."), user_authorized: fc.oneof(fc.constant(true), confusedValue) }).map(
+        (args) => ["/mcp", "register_agent", args] as const,
+      ),
       object({ certificate_id: fieldValue("AG-2025-0001", "AG-2024-0099") }).map((args) => ["/mcp", "verify_certificate", args] as const),
       object({ query: fieldValue("slow_down polling"), limit: fc.oneof(fc.integer({ min: 1, max: 5 }), confusedValue) }).map((args) => ["/mcp/docs", "search_docs", args] as const),
       object({ slug: fieldValue("getting-started", "errors") }).map((args) => ["/mcp/docs", "get_doc", args] as const),
@@ -343,14 +413,32 @@ describe("fast-check over every public input surface, front and Next", () => {
 
   it("POST /a2a message/send, tasks/get and tasks/cancel", { timeout: 240_000 }, async () => {
     const skills = ["lookup_member", "get_community_stats", "register_agent", "verify_certificate"];
-    const input = object({ name_or_slug: fieldValue("Ada Lovelace"), certificate_id: fieldValue("AG-2025-0001"), agent_name: fieldValue("Agent"), user_authorized: fc.oneof(fc.constant(true), confusedValue) });
+    const input = object({
+      name_or_slug: fieldValue("Ada Lovelace"),
+      certificate_id: fieldValue("AG-2025-0001"),
+      agent_name: fieldValue("Agent"),
+      user_authorized: fc.oneof(fc.constant(true), confusedValue),
+    });
     const part = fc.oneof(
       fc.record({ kind: fc.constant("data"), data: fc.oneof(fc.record({ skill: fieldValue(...skills), input: fc.oneof(input, confusedValue) }), confusedValue) }),
-      fc.record({ kind: fc.constant("text"), text: fc.oneof(fc.constantFrom(...skills).chain((skill) => hostileString(20).map((arg) => `${skill} ${arg}`)), confusedValue) }),
+      fc.record({
+        kind: fc.constant("text"),
+        text: fc.oneof(
+          fc.constantFrom(...skills).chain((skill) => hostileString(20).map((arg) => `${skill} ${arg}`)),
+          confusedValue,
+        ),
+      }),
     );
     const send_ = object({
       message: fc.oneof(
-        object({ kind: fc.constant("message"), role: fc.constant("user"), messageId: fieldValue("m-1"), parts: fc.array(part, { minLength: 1, maxLength: 2 }), taskId: fieldValue("t-1"), metadata: confusedValue }),
+        object({
+          kind: fc.constant("message"),
+          role: fc.constant("user"),
+          messageId: fieldValue("m-1"),
+          parts: fc.array(part, { minLength: 1, maxLength: 2 }),
+          taskId: fieldValue("t-1"),
+          metadata: confusedValue,
+        }),
         confusedValue,
       ),
     }).map((params) => ["message/send", params] as const);

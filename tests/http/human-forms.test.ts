@@ -93,7 +93,11 @@ describe("POST /agent/authorize/decision refuses cross-site requests", () => {
     const formToken = await createFormToken(decisionFormBinding(await memberId("ada@example.com"), token));
     const variants: Record<string, string>[] = [{ "Sec-Fetch-Site": "cross-site" }, { "Sec-Fetch-Site": "same-site" }, { Origin: "https://evil.example" }];
     for (const headers of variants) {
-      const res = await postForm("/agent/authorize/decision", { claim_attempt_token: token, decision: "approve", user_code: code, form_token: formToken }, { Cookie: cookie, ...headers });
+      const res = await postForm(
+        "/agent/authorize/decision",
+        { claim_attempt_token: token, decision: "approve", user_code: code, form_token: formToken },
+        { Cookie: cookie, ...headers },
+      );
       expect(res.status).toBe(403);
     }
     expect((await attemptRow(token)).status).toBe("initiated");
@@ -107,7 +111,11 @@ describe("POST /agent/authorize/decision refuses cross-site requests", () => {
     const gracesToken = await createFormToken(decisionFormBinding(await memberId("grace@example.com"), token));
     const otherAttemptsToken = await createFormToken(decisionFormBinding(await memberId("ada@example.com"), other.token));
     for (const formToken of [gracesToken, otherAttemptsToken]) {
-      const res = await postForm("/agent/authorize/decision", { claim_attempt_token: token, decision: "approve", user_code: code, form_token: formToken }, { Cookie: cookie, ...sameOrigin });
+      const res = await postForm(
+        "/agent/authorize/decision",
+        { claim_attempt_token: token, decision: "approve", user_code: code, form_token: formToken },
+        { Cookie: cookie, ...sameOrigin },
+      );
       expect(res.status).toBe(403);
     }
     expect((await attemptRow(token)).status).toBe("initiated");
@@ -126,7 +134,11 @@ describe("POST /agent/authorize/decision refuses cross-site requests", () => {
     const { token } = await newAttempt("ada@example.com");
     const cookie = await sessionCookie(base, "ada@example.com");
     const formToken = await createFormToken(decisionFormBinding(await memberId("ada@example.com"), token));
-    const res = await postForm("/agent/authorize/decision", { claim_attempt_token: token, decision: "approve", user_code: "00000000", form_token: formToken }, { Cookie: cookie, ...sameOrigin });
+    const res = await postForm(
+      "/agent/authorize/decision",
+      { claim_attempt_token: token, decision: "approve", user_code: "00000000", form_token: formToken },
+      { Cookie: cookie, ...sameOrigin },
+    );
     expect(res.status).toBe(303);
     const location = new URL(res.headers.get("location")!);
     expect(location.origin).toBe(new URL(base).origin);
@@ -139,7 +151,11 @@ describe("POST /agent/authorize/decision refuses cross-site requests", () => {
     const { token } = await newAttempt("ada@example.com");
     const cookie = await sessionCookie(base, "ada@example.com");
     const formToken = await createFormToken(decisionFormBinding(await memberId("ada@example.com"), token));
-    const res = await postForm("/agent/authorize/decision", { claim_attempt_token: token, decision: "approve", user_code: " ", form_token: formToken }, { Cookie: cookie, ...sameOrigin });
+    const res = await postForm(
+      "/agent/authorize/decision",
+      { claim_attempt_token: token, decision: "approve", user_code: " ", form_token: formToken },
+      { Cookie: cookie, ...sameOrigin },
+    );
     expect(res.status).toBe(303);
     expect(new URL(res.headers.get("location")!).searchParams.get("error")).toBe("code_missing");
     expect((await attemptRow(token)).failedCodeCount).toBe(0);

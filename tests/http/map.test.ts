@@ -31,7 +31,14 @@ describe("/api/map/search", () => {
       expect(res.headers.get("access-control-allow-origin")).toBeNull();
       const body = (await res.json()) as { members: Array<Record<string, unknown>> };
       expect(body.members.map((m) => m["slug"]).sort()).toEqual(["ada-lovelace", "alan-turing", "edsger-dijkstra", "grace-hopper", "katherine-johnson", "sofia-ramirez"]);
-      expect(body.members[0]).toEqual({ slug: expect.any(String), display_name: expect.any(String), city: expect.any(String), country: expect.any(String), latitude: expect.any(Number), longitude: expect.any(Number) });
+      expect(body.members[0]).toEqual({
+        slug: expect.any(String),
+        display_name: expect.any(String),
+        city: expect.any(String),
+        country: expect.any(String),
+        latitude: expect.any(Number),
+        longitude: expect.any(Number),
+      });
       expect(JSON.stringify(body)).not.toContain("@");
     }
   });

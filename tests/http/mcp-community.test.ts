@@ -107,7 +107,12 @@ describe("/mcp over raw HTTP", () => {
   });
 
   it("answers JSON (never SSE), issues no session id, allows any origin", async () => {
-    const res = await rawMcp({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+    const res = await rawMcp({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     expect(res.headers.get("mcp-session-id")).toBeNull();
@@ -119,7 +124,10 @@ describe("/mcp over raw HTTP", () => {
 
   it("serves clients of the 2025-03-26 through 2025-11-25 revisions", async () => {
     for (const version of ["2025-03-26", "2025-06-18", "2025-11-25"]) {
-      const res = await rawMcp({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "raw", version: "1" } } }, { "MCP-Protocol-Version": version });
+      const res = await rawMcp(
+        { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "raw", version: "1" } } },
+        { "MCP-Protocol-Version": version },
+      );
       const body = (await res.json()) as { result: { protocolVersion: string } };
       expect(body.result.protocolVersion, version).toBe(version);
       const list = await rawMcp({ jsonrpc: "2.0", id: 2, method: "tools/list" }, { "MCP-Protocol-Version": version });

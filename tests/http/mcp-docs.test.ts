@@ -97,7 +97,14 @@ function pingWithHost(path: string, headers: Record<string, string>): Promise<nu
   const url = new URL(`${base}${path}`);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent: false, headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: "POST",
+        agent: false,
+        headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers },
+      },
       (res) => {
         res.resume();
         res.on("end", () => resolve(res.statusCode ?? 0));

@@ -220,14 +220,20 @@ describe("POST /oauth2/token", () => {
       method: "POST",
       path: "/oauth2/token",
       headers: form,
-      body: (server) => new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion: `${assertions[server]!}x`, resource: `${server === "front" ? front.baseUrl : next.baseUrl}/api` }).toString(),
+      body: (server) =>
+        new URLSearchParams({
+          grant_type: JWT_BEARER_GRANT,
+          assertion: `${assertions[server]!}x`,
+          resource: `${server === "front" ? front.baseUrl : next.baseUrl}/api`,
+        }).toString(),
     },
     {
       name: "exchange",
       method: "POST",
       path: "/oauth2/token",
       headers: form,
-      body: (server) => new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion: assertions[server]!, resource: `${server === "front" ? front.baseUrl : next.baseUrl}/api` }).toString(),
+      body: (server) =>
+        new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion: assertions[server]!, resource: `${server === "front" ? front.baseUrl : next.baseUrl}/api` }).toString(),
     },
   ];
   // In order: the second poll depends on the first.
@@ -252,13 +258,25 @@ describe("GET /ask and POST /mcp", () => {
     { name: "HEAD of a question", method: "HEAD", path: "/ask?query=revocation" },
     { name: "no question", method: "GET", path: "/ask" },
     { name: "a repeated question", method: "GET", path: "/ask?query=a&query=b" },
-    { name: "initialize", method: "POST", path: "/mcp", headers: mcpHeaders, body: rpc("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } }) },
+    {
+      name: "initialize",
+      method: "POST",
+      path: "/mcp",
+      headers: mcpHeaders,
+      body: rpc("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } }),
+    },
     { name: "tools/list", method: "POST", path: "/mcp", headers: mcpHeaders, body: rpc("tools/list", {}) },
     { name: "lookup_member", method: "POST", path: "/mcp", headers: mcpHeaders, body: rpc("tools/call", { name: "lookup_member", arguments: { name_or_slug: "ada-lovelace" } }) },
     { name: "stats", method: "POST", path: "/mcp", headers: mcpHeaders, body: rpc("tools/call", { name: "get_community_stats", arguments: {} }) },
     { name: "not JSON", method: "POST", path: "/mcp", headers: mcpHeaders, body: "{" },
     { name: "without the Accept the transport needs", method: "POST", path: "/mcp", headers: { "Content-Type": "application/json" }, body: rpc("tools/list", {}) },
-    { name: "a DNS-rebinding Host", method: "POST", path: "/mcp", headers: { ...mcpHeaders, Host: "attacker.example", Origin: "http://attacker.example" }, body: rpc("tools/list", {}) },
+    {
+      name: "a DNS-rebinding Host",
+      method: "POST",
+      path: "/mcp",
+      headers: { ...mcpHeaders, Host: "attacker.example", Origin: "http://attacker.example" },
+      body: rpc("tools/list", {}),
+    },
     // The front parses the message itself and hands it over: these must come out as the SDK answers them.
     { name: "JSON after a byte-order mark", method: "POST", path: "/mcp", headers: mcpHeaders, body: `\uFEFF${rpc("tools/list", {})}` },
     { name: "an empty body", method: "POST", path: "/mcp", headers: mcpHeaders, body: "" },
@@ -267,8 +285,20 @@ describe("GET /ask and POST /mcp", () => {
     { name: "valid JSON as text/plain", method: "POST", path: "/mcp", headers: { ...mcpHeaders, "Content-Type": "text/plain" }, body: rpc("tools/list", {}) },
     // JSON-RPC 2.0 §6: an empty batch is one Invalid Request error, not a 202 (issue 13).
     { name: "an empty batch", method: "POST", path: "/mcp", headers: mcpHeaders, body: "[]" },
-    { name: "a lone surrogate in a tool argument", method: "POST", path: "/mcp", headers: mcpHeaders, body: rpc("tools/call", { name: "verify_certificate", arguments: { certificate_id: "AG-\ud800" } }) },
-    { name: "NUL in a tool argument", method: "POST", path: "/mcp", headers: mcpHeaders, body: rpc("tools/call", { name: "lookup_member", arguments: { name_or_slug: "a\u0000b" } }) },
+    {
+      name: "a lone surrogate in a tool argument",
+      method: "POST",
+      path: "/mcp",
+      headers: mcpHeaders,
+      body: rpc("tools/call", { name: "verify_certificate", arguments: { certificate_id: "AG-\ud800" } }),
+    },
+    {
+      name: "NUL in a tool argument",
+      method: "POST",
+      path: "/mcp",
+      headers: mcpHeaders,
+      body: rpc("tools/call", { name: "lookup_member", arguments: { name_or_slug: "a\u0000b" } }),
+    },
     { name: "NUL in a question", method: "GET", path: "/ask?query=poll%00ing" },
     { name: "a format character in a question", method: "GET", path: "/ask?query=poll%E2%80%AEing" },
     // Issue 19: the per-POST message cap, and no arrays under MCP 2025-06-18 and later.

@@ -88,8 +88,13 @@ describe("oauth4webapi against Agent Gate", () => {
 
     // Revoke with the library, then the library parses the invalid_token challenge.
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), exchanged.access_token, insecure));
-    const [invalid] = await challengesOf(oauth.protectedResourceRequest(exchanged.access_token, "GET", new URL(`${base}/api/v1/agent/registrations`), undefined, undefined, insecure));
-    expect(invalid).toEqual({ scheme: "bearer", parameters: { realm: "localhost", error: "invalid_token", resource_metadata: `${base}/.well-known/oauth-protected-resource/api` } });
+    const [invalid] = await challengesOf(
+      oauth.protectedResourceRequest(exchanged.access_token, "GET", new URL(`${base}/api/v1/agent/registrations`), undefined, undefined, insecure),
+    );
+    expect(invalid).toEqual({
+      scheme: "bearer",
+      parameters: { realm: "localhost", error: "invalid_token", resource_metadata: `${base}/.well-known/oauth-protected-resource/api` },
+    });
     // Revoking again (idempotent) and revoking nonsense are both fine for the library.
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), exchanged.access_token, insecure));
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), "not-a-token", insecure));

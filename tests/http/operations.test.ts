@@ -66,7 +66,15 @@ describe("/metrics", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/plain");
     const names = parsePrometheusTextFormat(await res.text()).map((family) => family.name);
-    expect(names).toEqual(expect.arrayContaining(["agent_gate_http_requests_total", "agent_gate_token_grants_total", "agent_gate_database_errors_total", "agent_gate_nodejs_eventloop_lag_seconds", "agent_gate_nodejs_heap_size_used_bytes"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "agent_gate_http_requests_total",
+        "agent_gate_token_grants_total",
+        "agent_gate_database_errors_total",
+        "agent_gate_nodejs_eventloop_lag_seconds",
+        "agent_gate_nodejs_heap_size_used_bytes",
+      ]),
+    );
   });
 });
 

@@ -24,7 +24,18 @@ describe("fuzzing the public tool endpoints", () => {
             jsonrpc: "2.0",
             id,
             method,
-            params: { id: String(id), message: { kind: "message", role: "user", messageId: `m-${id}`, parts: [{ kind: "data", data: { skill, input } }, { kind: "text", text }] } },
+            params: {
+              id: String(id),
+              message: {
+                kind: "message",
+                role: "user",
+                messageId: `m-${id}`,
+                parts: [
+                  { kind: "data", data: { skill, input } },
+                  { kind: "text", text },
+                ],
+              },
+            },
           }),
         ),
     );
@@ -40,15 +51,19 @@ describe("fuzzing the public tool endpoints", () => {
 
   it("/mcp tools/call never answers 500", { timeout: 120_000 }, async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...SKILLS), fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.dictionary(fc.constantFrom("name_or_slug", "certificate_id", "agent_name", "description"), hostileString(30))), async (name, args) => {
-        const res = await fetch(`${base}/mcp`, {
-          method: "POST",
-          headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25" },
-          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
-        });
-        expect(res.status).toBeLessThan(500);
-        expectNoInternals(await res.text(), base, "/mcp");
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...SKILLS),
+        fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.dictionary(fc.constantFrom("name_or_slug", "certificate_id", "agent_name", "description"), hostileString(30))),
+        async (name, args) => {
+          const res = await fetch(`${base}/mcp`, {
+            method: "POST",
+            headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25" },
+            body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+          });
+          expect(res.status).toBeLessThan(500);
+          expectNoInternals(await res.text(), base, "/mcp");
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -16,7 +16,12 @@ beforeAll(() => {
 });
 
 function directives(policy: string | null): Map<string, string[]> {
-  return new Map((policy ?? "").split(";").map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+  return new Map(
+    (policy ?? "")
+      .split(";")
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...values]) => [name!, values]),
+  );
 }
 
 /** Asserts the page policy of a response and that every script of its HTML carries its nonce; returns the nonce. */

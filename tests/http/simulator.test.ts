@@ -75,10 +75,24 @@ describe("with the database unreachable (and private release mode)", () => {
       // Same bytes apart from the base URL, which differs between the two servers (it is also inside the
       // synthetic assertion's claims, so that one value is compared decoded).
       const normalize = (text: string, url: string) =>
-        text.replace(/"identity_assertion":"([^"]+)"/, (_m, jwt: string) => `"identity_assertion":"${jwt.split(".").slice(0, 2).map((p) => Buffer.from(p, "base64url").toString()).join(".")}"`).replaceAll(url, "{base}");
+        text
+          .replace(
+            /"identity_assertion":"([^"]+)"/,
+            (_m, jwt: string) =>
+              `"identity_assertion":"${jwt
+                .split(".")
+                .slice(0, 2)
+                .map((p) => Buffer.from(p, "base64url").toString())
+                .join(".")}"`,
+          )
+          .replaceAll(url, "{base}");
       expect(normalize(await down.text(), server.baseUrl)).toBe(normalize(up, base));
     }
-    const batch = await fetch(`${server.baseUrl}/api/v1/batch`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ items: [{ id: "a", operation: "docs.ask", arguments: { query: "scopes" } }] }) });
+    const batch = await fetch(`${server.baseUrl}/api/v1/batch`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ items: [{ id: "a", operation: "docs.ask", arguments: { query: "scopes" } }] }),
+    });
     expect(batch.status).toBe(503);
     expect(((await batch.json()) as { error: string }).error).toBe("temporarily_unavailable");
   });

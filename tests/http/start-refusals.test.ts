@@ -114,18 +114,23 @@ const production = { BASE_URL: "https://gate.example.com", SIGNING_KEYS: JSON.st
 
 describe("npm start refuses an unsafe configuration (exit code 1, nothing answered)", () => {
   it("reports every problem at once, each naming its variable and the fix", async () => {
-    await expectRefused({ VERCEL: "1", DATABASE_URL: "file:/tmp/agent-gate-refused.db", TRUSTED_PROXY: "none", RELEASE_MODE: "staging", SIGNING_KEYS: JSON.stringify([KEY, KEY]) }, [
-      /^Invalid configuration: RELEASE_MODE must be public or private$/,
-      /^Invalid configuration: SIGNING_KEYS holds the same key twice \(keys 1 and 2\): remove the duplicate$/,
-      /^Invalid configuration: BASE_URL is required on Vercel \(VERCEL=1\): set it to the public https origin/,
-      /^Invalid configuration: DATABASE_URL must be a postgresql:\/\/ URL on Vercel \(VERCEL=1\)/,
-      /^Invalid configuration: TRUSTED_PROXY must be vercel on Vercel \(VERCEL=1\), not none: remove it .* or set TRUSTED_PROXY=vercel$/,
-      /^Invalid configuration: AUTH_SECRET is required in production \(NODE_ENV=production on Vercel\): set it to a random string of at least 32 characters/,
-    ]);
+    await expectRefused(
+      { VERCEL: "1", DATABASE_URL: "file:/tmp/agent-gate-refused.db", TRUSTED_PROXY: "none", RELEASE_MODE: "staging", SIGNING_KEYS: JSON.stringify([KEY, KEY]) },
+      [
+        /^Invalid configuration: RELEASE_MODE must be public or private$/,
+        /^Invalid configuration: SIGNING_KEYS holds the same key twice \(keys 1 and 2\): remove the duplicate$/,
+        /^Invalid configuration: BASE_URL is required on Vercel \(VERCEL=1\): set it to the public https origin/,
+        /^Invalid configuration: DATABASE_URL must be a postgresql:\/\/ URL on Vercel \(VERCEL=1\)/,
+        /^Invalid configuration: TRUSTED_PROXY must be vercel on Vercel \(VERCEL=1\), not none: remove it .* or set TRUSTED_PROXY=vercel$/,
+        /^Invalid configuration: AUTH_SECRET is required in production \(NODE_ENV=production on Vercel\): set it to a random string of at least 32 characters/,
+      ],
+    );
   }, 120_000);
 
   it("VERCEL=1 without BASE_URL (and no VERCEL_PROJECT_PRODUCTION_URL)", async () => {
-    await expectRefused({ VERCEL: "1", DATABASE_URL: UNREACHABLE_PG, SIGNING_KEYS: production.SIGNING_KEYS, AUTH_SECRET: SECRET }, [/^Invalid configuration: BASE_URL is required on Vercel/]);
+    await expectRefused({ VERCEL: "1", DATABASE_URL: UNREACHABLE_PG, SIGNING_KEYS: production.SIGNING_KEYS, AUTH_SECRET: SECRET }, [
+      /^Invalid configuration: BASE_URL is required on Vercel/,
+    ]);
   }, 120_000);
 
   it("VERCEL=1 with an SQLite file database", async () => {
@@ -133,7 +138,9 @@ describe("npm start refuses an unsafe configuration (exit code 1, nothing answer
   }, 120_000);
 
   it("VERCEL=1 with a TRUSTED_PROXY other than vercel", async () => {
-    await expectRefused({ VERCEL: "1", ...production, DATABASE_URL: UNREACHABLE_PG, TRUSTED_PROXY: "1" }, [/^Invalid configuration: TRUSTED_PROXY must be vercel on Vercel \(VERCEL=1\), not 1/]);
+    await expectRefused({ VERCEL: "1", ...production, DATABASE_URL: UNREACHABLE_PG, TRUSTED_PROXY: "1" }, [
+      /^Invalid configuration: TRUSTED_PROXY must be vercel on Vercel \(VERCEL=1\), not 1/,
+    ]);
   }, 120_000);
 
   it("an http BASE_URL in production, naming the opt-out", async () => {
@@ -250,7 +257,9 @@ describe("the embedded SQLite default (DATABASE_URL unset) migrates itself", () 
       expect(run.answered, run.output).toBe(200);
       expect(run.output).toContain("Applied the migrations to the embedded SQLite database");
       const db = new Database(path.join(project, "data", "app.db"), { readonly: true });
-      const applied = (db.prepare(`SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL`).all() as { migration_name: string }[]).map((r) => r.migration_name);
+      const applied = (db.prepare(`SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL`).all() as { migration_name: string }[]).map(
+        (r) => r.migration_name,
+      );
       db.close();
       const checkedIn = fs.readdirSync(path.join(ROOT, "prisma", "migrations")).filter((name) => fs.existsSync(path.join(ROOT, "prisma", "migrations", name, "migration.sql")));
       expect(applied.sort()).toEqual(checkedIn.sort());

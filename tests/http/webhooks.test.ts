@@ -92,7 +92,12 @@ describe("every event type from a real flow, delivered by the server's loop and 
 
     const delegation = await getDb().delegation.findFirstOrThrow({ where: { registrationId: reg.registration_id } });
     const member = await memberId(email);
-    const cancel = await forForm(base, "/account/revoke", { delegation_id: delegation.id, form_token: await revokeFormToken(member, delegation.id) }, await sessionCookie(base, email));
+    const cancel = await forForm(
+      base,
+      "/account/revoke",
+      { delegation_id: delegation.id, form_token: await revokeFormToken(member, delegation.id) },
+      await sessionCookie(base, email),
+    );
     expect(cancel.status).toBe(303);
     const all = await receiver.waitFor((r) => about(reg.registration_id)(r) && r.payload.type === "delegation.cancelled");
     expect(all).toHaveLength(1);
@@ -174,7 +179,6 @@ describe("every event type from a real flow, delivered by the server's loop and 
     expect((await fetch(url, { method: "POST", headers: { Authorization: `Bearer ${CRON_SECRET}` } })).status).toBe(405);
   });
 
-
   it("the docs page is served, has its markdown twin, and is listed in the docs index and the sitemap", async () => {
     const base = server.baseUrl;
     const page = await fetch(`${base}/docs/webhooks`);
@@ -187,5 +191,4 @@ describe("every event type from a real flow, delivered by the server's loop and 
     expect(await (await fetch(`${base}/sitemap.xml`)).text()).toContain(`${base}/docs/webhooks`);
     expect(await (await fetch(`${base}/docs`)).text()).toContain("/docs/webhooks");
   });
-
 });

@@ -73,8 +73,11 @@ export async function runConformance(url: string, classes: ScenarioClasses): Pro
     const cli = path.join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
     const shim = path.join(ROOT, "tests/support/conformance-node20.mjs");
     const output = await new Promise<string>((resolve) => {
-      execFile(process.execPath, ["--import", shim, cli, "server", "--url", url, "-o", outputDir], { cwd: ROOT, timeout: 220_000, maxBuffer: 16 * 1024 * 1024 }, (_error, stdout, stderr) =>
-        resolve(`${stdout}${stderr}`),
+      execFile(
+        process.execPath,
+        ["--import", shim, cli, "server", "--url", url, "-o", outputDir],
+        { cwd: ROOT, timeout: 220_000, maxBuffer: 16 * 1024 * 1024 },
+        (_error, stdout, stderr) => resolve(`${stdout}${stderr}`),
       );
     });
     const rows: ConformanceRow[] = [];

@@ -29,11 +29,23 @@ function probeFor(base: string, url: string): RequestInit | undefined {
       return { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "token=aca_crawler" };
     case "/oauth2/token":
       // The only 200 of the token endpoint needs a member's approval; an unknown claim is its documented 400.
-      return { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=urn%3Avendor%3Aagent-auth%3Agrant-type%3Aclaim&claim_token=clm_crawler" };
+      return {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "grant_type=urn%3Avendor%3Aagent-auth%3Agrant-type%3Aclaim&claim_token=clm_crawler",
+      };
     case "/agent/identity":
-      return { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ type: "service_auth", login_hint: "crawler@example.com", client_name: "Crawler" }) };
+      return {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ type: "service_auth", login_hint: "crawler@example.com", client_name: "Crawler" }),
+      };
     case "/api/v1/batch":
-      return { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ items: [{ id: "1", operation: "docs.ask", arguments: { query: "tokens" } }] }) };
+      return {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ items: [{ id: "1", operation: "docs.ask", arguments: { query: "tokens" } }] }),
+      };
     case "/api/v1/sandbox/simulate":
       return { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ scenario: "agent_auth_pending" }) };
     default:

@@ -47,7 +47,8 @@ const TEMPLATE_PG = `${PG_PREFIX}_template`;
 export async function prepareTemplate(provider: Provider = testProvider()): Promise<void> {
   fs.mkdirSync(TMP, { recursive: true });
   if (provider === "sqlite") {
-    for (const f of fs.readdirSync(TMP)) if (f.endsWith(".db") || f.endsWith(".db-journal") || f.endsWith(".db-wal") || f.endsWith(".db-shm")) fs.rmSync(path.join(TMP, f), { force: true });
+    for (const f of fs.readdirSync(TMP))
+      if (f.endsWith(".db") || f.endsWith(".db-journal") || f.endsWith(".db-wal") || f.endsWith(".db-shm")) fs.rmSync(path.join(TMP, f), { force: true });
     const url = `file:${TEMPLATE_SQLITE}`;
     runScript(["prisma", "migrate", "deploy", "--config", "prisma.config.ts"], url);
     runScript(["tsx", "scripts/seed.ts"], url);
@@ -69,7 +70,10 @@ export async function prepareTemplate(provider: Provider = testProvider()): Prom
 
 /** A fresh database copied from the template; returns its DATABASE_URL. */
 export async function freshDatabase(label: string, provider: Provider = testProvider()): Promise<string> {
-  const id = `${label.replace(/[^a-z0-9]/gi, "").toLowerCase().slice(0, 20)}_${randomBytes(4).toString("hex")}`;
+  const id = `${label
+    .replace(/[^a-z0-9]/gi, "")
+    .toLowerCase()
+    .slice(0, 20)}_${randomBytes(4).toString("hex")}`;
   if (provider === "sqlite") {
     const file = path.join(TMP, `${id}.db`);
     fs.copyFileSync(TEMPLATE_SQLITE, file);

@@ -49,7 +49,9 @@ export function hostileString(maxLength = 40): fc.Arbitrary<string> {
 
 /** A plausible value with one hostile character put in, so it passes the other checks and meets the text rule. */
 export function taintedValue(plain: string): fc.Arbitrary<string> {
-  return fc.tuple(fc.nat({ max: plain.length }), fc.constantFrom(...NASTY_CHARACTERS, "\ud800", "\udfff", "\udc00x")).map(([at, bad]) => `${plain.slice(0, at)}${bad}${plain.slice(at)}`);
+  return fc
+    .tuple(fc.nat({ max: plain.length }), fc.constantFrom(...NASTY_CHARACTERS, "\ud800", "\udfff", "\udc00x"))
+    .map(([at, bad]) => `${plain.slice(0, at)}${bad}${plain.slice(at)}`);
 }
 
 /** An object with an own "__proto__" member (JSON.parse makes it an own property, as a server sees it). */

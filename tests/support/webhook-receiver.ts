@@ -63,7 +63,10 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       for (;;) {
         const matches = receiver.received.filter(predicate);
         if (matches.length >= count) return matches;
-        if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${count} webhook(s); got ${matches.length} (all: ${receiver.received.map((r) => r.payload.type).join(", ")}; rejected: ${receiver.rejected.join("; ")})`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `waited ${timeoutMs} ms for ${count} webhook(s); got ${matches.length} (all: ${receiver.received.map((r) => r.payload.type).join(", ")}; rejected: ${receiver.rejected.join("; ")})`,
+          );
         await new Promise((r) => setTimeout(r, 50));
       }
     },
@@ -78,7 +81,11 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     req.setEncoding("utf8");
     req.on("data", (chunk: string) => (body += chunk));
     req.on("end", () => {
-      const headers = { "webhook-id": String(req.headers["webhook-id"] ?? ""), "webhook-timestamp": String(req.headers["webhook-timestamp"] ?? ""), "webhook-signature": String(req.headers["webhook-signature"] ?? "") };
+      const headers = {
+        "webhook-id": String(req.headers["webhook-id"] ?? ""),
+        "webhook-timestamp": String(req.headers["webhook-timestamp"] ?? ""),
+        "webhook-signature": String(req.headers["webhook-signature"] ?? ""),
+      };
       const verifiedBy: number[] = [];
       receiver.secrets.forEach((secret, index) => {
         try {
@@ -102,7 +109,15 @@ export async function startReceiver(port = 0): Promise<Receiver> {
         res.writeHead(401).end();
         return;
       }
-      const record: ReceivedWebhook = { id: headers["webhook-id"], timestamp: headers["webhook-timestamp"], signature: headers["webhook-signature"], body, payload, receivedAt: Date.now(), verifiedBy };
+      const record: ReceivedWebhook = {
+        id: headers["webhook-id"],
+        timestamp: headers["webhook-timestamp"],
+        signature: headers["webhook-signature"],
+        body,
+        payload,
+        receivedAt: Date.now(),
+        verifiedBy,
+      };
       const answer = receiver.answer(record, receiver.received.length);
       receiver.received.push(record);
       if (answer === "hang") return;

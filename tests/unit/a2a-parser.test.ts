@@ -7,7 +7,17 @@ import { readInvocation } from "@/lib/a2a/invocation";
 import { COMMUNITY_TOOLS } from "@/lib/tools";
 
 const KNOWN_CODES = new Set<number>(Object.values(JSONRPC_ERRORS));
-const METHODS = ["message/send", "message/stream", "tasks/get", "tasks/cancel", "tasks/resubscribe", "tasks/pushNotificationConfig/set", "tasks/list", "", "agent/getAuthenticatedExtendedCard"];
+const METHODS = [
+  "message/send",
+  "message/stream",
+  "tasks/get",
+  "tasks/cancel",
+  "tasks/resubscribe",
+  "tasks/pushNotificationConfig/set",
+  "tasks/list",
+  "",
+  "agent/getAuthenticatedExtendedCard",
+];
 
 function expectWellFormed(text: string): void {
   const parsed = parseA2aRequest(text);
@@ -17,17 +27,26 @@ function expectWellFormed(text: string): void {
 const partArb = fc.oneof(
   fc.record({ kind: fc.constant("text"), text: fc.string({ maxLength: 200 }) }),
   fc.record({ kind: fc.constant("data"), data: fc.dictionary(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 3 })) }),
-  fc.record({ kind: fc.constant("data"), data: fc.record({ skill: fc.oneof(fc.constantFrom(...COMMUNITY_TOOLS.map((t) => t.name)), fc.string()), input: fc.jsonValue({ maxDepth: 3 }) }) }),
+  fc.record({
+    kind: fc.constant("data"),
+    data: fc.record({ skill: fc.oneof(fc.constantFrom(...COMMUNITY_TOOLS.map((t) => t.name)), fc.string()), input: fc.jsonValue({ maxDepth: 3 }) }),
+  }),
   fc.anything(),
 );
 
 describe("A2A JSON-RPC parser", () => {
   it("never throws on arbitrary text", () => {
-    fc.assert(fc.property(fc.string({ maxLength: 500 }), (text) => expectWellFormed(text)), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.string({ maxLength: 500 }), (text) => expectWellFormed(text)),
+      { numRuns: 500 },
+    );
   });
 
   it("never throws on arbitrary JSON", () => {
-    fc.assert(fc.property(fc.jsonValue({ maxDepth: 5 }), (value) => expectWellFormed(JSON.stringify(value))), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 5 }), (value) => expectWellFormed(JSON.stringify(value))),
+      { numRuns: 500 },
+    );
   });
 
   it("never throws on envelope-shaped JSON with random params", () => {
@@ -38,13 +57,21 @@ describe("A2A JSON-RPC parser", () => {
         method: fc.oneof(fc.constantFrom(...METHODS), fc.string()),
         params: fc.oneof(
           fc.jsonValue({ maxDepth: 4 }),
-          fc.record({ message: fc.record({ kind: fc.constant("message"), role: fc.constantFrom("user", "agent", "x"), messageId: fc.string(), parts: fc.array(partArb, { maxLength: 4 }) }, { requiredKeys: [] }) }),
+          fc.record({
+            message: fc.record(
+              { kind: fc.constant("message"), role: fc.constantFrom("user", "agent", "x"), messageId: fc.string(), parts: fc.array(partArb, { maxLength: 4 }) },
+              { requiredKeys: [] },
+            ),
+          }),
           fc.record({ id: fc.oneof(fc.string(), fc.integer()), historyLength: fc.oneof(fc.integer(), fc.double()) }, { requiredKeys: [] }),
         ),
       },
       { requiredKeys: [] },
     );
-    fc.assert(fc.property(envelope, (value) => expectWellFormed(JSON.stringify(value))), { numRuns: 1000 });
+    fc.assert(
+      fc.property(envelope, (value) => expectWellFormed(JSON.stringify(value))),
+      { numRuns: 1000 },
+    );
   });
 
   it("classifies the error paths", () => {
@@ -66,7 +93,10 @@ describe("A2A JSON-RPC parser", () => {
 
 describe("skill invocation reader", () => {
   it("never throws on arbitrary validated messages", () => {
-    const parts = fc.array(fc.oneof(partArb.filter((p): p is Message["parts"][number] => typeof p === "object" && p !== null && "kind" in p && (p.kind === "text" || p.kind === "data"))), { minLength: 1, maxLength: 4 });
+    const parts = fc.array(
+      fc.oneof(partArb.filter((p): p is Message["parts"][number] => typeof p === "object" && p !== null && "kind" in p && (p.kind === "text" || p.kind === "data"))),
+      { minLength: 1, maxLength: 4 },
+    );
     fc.assert(
       fc.property(parts, (messageParts) => {
         const result = readInvocation({ kind: "message", role: "user", messageId: "m", parts: messageParts });
@@ -128,10 +158,21 @@ describe("A2A strings: well-formed Unicode without NUL (issue 13)", () => {
   });
 
   it("accepts exactly the requests whose every string is acceptable text", () => {
-    const hostile = fc.string({ unit: fc.oneof(fc.string({ unit: "binary", minLength: 1, maxLength: 1 }), fc.constantFrom("\ud800", "\udc00", "\u0000", "\u202e")), maxLength: 12 });
+    const hostile = fc.string({
+      unit: fc.oneof(fc.string({ unit: "binary", minLength: 1, maxLength: 1 }), fc.constantFrom("\ud800", "\udc00", "\u0000", "\u202e")),
+      maxLength: 12,
+    });
     fc.assert(
       fc.property(hostile, hostile, hostile, (text, key, id) => {
-        const parsed = parseA2aRequest(rpc("message/send", message([{ kind: "text", text: text || "x" }, { kind: "data", data: { [key]: id } }])));
+        const parsed = parseA2aRequest(
+          rpc(
+            "message/send",
+            message([
+              { kind: "text", text: text || "x" },
+              { kind: "data", data: { [key]: id } },
+            ]),
+          ),
+        );
         const acceptable = [text || "x", key, id].every((s) => (s as unknown as { isWellFormed(): boolean }).isWellFormed() && !s.includes("\u0000"));
         expect(parsed.ok).toBe(acceptable);
         if (!parsed.ok) expect(parsed.error.code).toBe(JSONRPC_ERRORS.invalidParams);

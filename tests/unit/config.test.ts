@@ -86,7 +86,18 @@ describe("parseConfig", () => {
   });
 
   it("never throws anything but ConfigError, whatever the environment (property)", () => {
-    const variables = ["BASE_URL", "DATABASE_URL", "RELEASE_MODE", "SIGNING_KEYS", "AUTH_SECRET", "TRUSTED_PROXY", "NODE_ENV", "VERCEL", "VERCEL_PROJECT_PRODUCTION_URL", "ALLOW_INSECURE_BASE_URL"];
+    const variables = [
+      "BASE_URL",
+      "DATABASE_URL",
+      "RELEASE_MODE",
+      "SIGNING_KEYS",
+      "AUTH_SECRET",
+      "TRUSTED_PROXY",
+      "NODE_ENV",
+      "VERCEL",
+      "VERCEL_PROJECT_PRODUCTION_URL",
+      "ALLOW_INSECURE_BASE_URL",
+    ];
     fc.assert(
       fc.property(fc.dictionary(fc.constantFrom(...variables), fc.oneof(fc.string(), fc.webUrl(), fc.json())), (env) => {
         try {
@@ -233,11 +244,21 @@ describe("SIGNING_KEYS", () => {
 
   it("refuses the same key twice, with or without explicit kids", () => {
     expect(refused([KEY, KEY])).toMatch(/^SIGNING_KEYS holds the same key twice \(keys 1 and 2\)/);
-    expect(refused([{ ...KEY, kid: "a" }, { ...KEY, kid: "b" }])).toMatch(/same key twice/);
+    expect(
+      refused([
+        { ...KEY, kid: "a" },
+        { ...KEY, kid: "b" },
+      ]),
+    ).toMatch(/same key twice/);
   });
 
   it("refuses two keys with the same explicit kid", () => {
-    expect(refused([{ ...KEY, kid: "k1" }, { ...KEY2, kid: "k1" }])).toMatch(/^SIGNING_KEYS gives keys 1 and 2 the same kid "k1"/);
+    expect(
+      refused([
+        { ...KEY, kid: "k1" },
+        { ...KEY2, kid: "k1" },
+      ]),
+    ).toMatch(/^SIGNING_KEYS gives keys 1 and 2 the same kid "k1"/);
   });
 
   it("accepts distinct keys with or without kid (absent: the RFC 7638 thumbprint)", () => {

@@ -56,7 +56,10 @@ describe("search", () => {
   it("orders equal scores by slug (stable tie-breaking)", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "corpus-"));
     for (const slug of ["zeta", "alpha", "mid"]) {
-      fs.writeFileSync(path.join(dir, `${slug}.md`), `---\ntitle: "Doc"\nslug: "${slug}"\nkind: "guide"\nsummary: "s"\nupdated: "2026-01-01"\n---\nThe word quokka appears here.\n`);
+      fs.writeFileSync(
+        path.join(dir, `${slug}.md`),
+        `---\ntitle: "Doc"\nslug: "${slug}"\nkind: "guide"\nsummary: "s"\nupdated: "2026-01-01"\n---\nThe word quokka appears here.\n`,
+      );
     }
     const index = buildIndex(loadCorpus(dir));
     const hits = searchDocs("quokka", 10, index);
@@ -69,7 +72,8 @@ describe("search", () => {
   });
 
   it("/ask runs a new question's search on its own event-loop turn, a cached one at once", async () => {
-    const ask = (query: string) => askReply({ method: "GET", target: `/ask?query=${encodeURIComponent(query)}`, headers: new Headers(), readBody: async () => ({ ok: true, value: "" }) });
+    const ask = (query: string) =>
+      askReply({ method: "GET", target: `/ask?query=${encodeURIComponent(query)}`, headers: new Headers(), readBody: async () => ({ ok: true, value: "" }) });
     const question = `turn taking ${Date.now()}`;
     expect(hasCachedAnswer(question, TOP_K_DEFAULT)).toBe(false);
     const first = ask(question);
@@ -100,19 +104,29 @@ describe("parsers never throw (fast-check)", () => {
 
   it("parseBatchEnvelope classifies any JSON value", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.jsonValue(), fc.record({ items: fc.array(fc.record({ id: fc.string(), operation: fc.string(), arguments: fc.jsonValue() }), { maxLength: 12 }) })), (value) => {
-        const result = parseBatchEnvelope(value);
-        if (!result.ok) expect(result.message.length).toBeGreaterThan(0);
-      }),
+      fc.property(
+        fc.oneof(fc.jsonValue(), fc.record({ items: fc.array(fc.record({ id: fc.string(), operation: fc.string(), arguments: fc.jsonValue() }), { maxLength: 12 }) })),
+        (value) => {
+          const result = parseBatchEnvelope(value);
+          if (!result.ok) expect(result.message.length).toBeGreaterThan(0);
+        },
+      ),
     );
   });
 
   it("runBatch answers any item list with one result per item, in order", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(fc.record({ id: fc.string({ minLength: 1 }), operation: fc.constantFrom("content.list", "docs.ask", "nope"), arguments: fc.jsonValue() }), { selector: (i) => i.id, minLength: 1, maxLength: 10 }), async (items) => {
-        const response = await runBatch(items);
-        expect(batchResponseSchema.parse(response).results.map((r) => r.id)).toEqual(items.map((i) => i.id));
-      }),
+      fc.asyncProperty(
+        fc.uniqueArray(fc.record({ id: fc.string({ minLength: 1 }), operation: fc.constantFrom("content.list", "docs.ask", "nope"), arguments: fc.jsonValue() }), {
+          selector: (i) => i.id,
+          minLength: 1,
+          maxLength: 10,
+        }),
+        async (items) => {
+          const response = await runBatch(items);
+          expect(batchResponseSchema.parse(response).results.map((r) => r.id)).toEqual(items.map((i) => i.id));
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -199,7 +213,7 @@ describe("batch deadline", () => {
 
 describe("rendering and negotiation", () => {
   it("escapes raw HTML and drops unsafe links", () => {
-    const { html } = renderMarkdown('<script>alert(1)</script>\n\n[x](javascript:alert(1)) <img src=x onerror=alert(1)> [ok](/docs/scopes)\n');
+    const { html } = renderMarkdown("<script>alert(1)</script>\n\n[x](javascript:alert(1)) <img src=x onerror=alert(1)> [ok](/docs/scopes)\n");
     expect(html).not.toMatch(/<script|<img|javascript:/);
     expect(html).toContain('<a href="/docs/scopes">ok</a>');
   });

@@ -16,10 +16,23 @@ describe("error module", () => {
   it("maps every code to CONTRACT.md §2's status", async () => {
     const { ERROR_STATUS } = await load({ BASE_URL: "https://gate.example.com" });
     expect(ERROR_STATUS).toMatchObject({
-      invalid_request: 400, unsupported_grant_type: 400, invalid_target: 400, invalid_grant: 400, authorization_pending: 400,
-      access_denied: 400, expired_token: 400, slow_down: 400, invalid_claim_token: 400, claim_expired: 400,
-      claimed_or_in_flight: 409, invalid_token: 401, insufficient_scope: 403, not_found: 404, method_not_allowed: 405,
-      rate_limited: 429, temporarily_unavailable: 503,
+      invalid_request: 400,
+      unsupported_grant_type: 400,
+      invalid_target: 400,
+      invalid_grant: 400,
+      authorization_pending: 400,
+      access_denied: 400,
+      expired_token: 400,
+      slow_down: 400,
+      invalid_claim_token: 400,
+      claim_expired: 400,
+      claimed_or_in_flight: 409,
+      invalid_token: 401,
+      insufficient_scope: 403,
+      not_found: 404,
+      method_not_allowed: 405,
+      rate_limited: 429,
+      temporarily_unavailable: 503,
     });
   });
 
@@ -43,7 +56,9 @@ describe("error module", () => {
     const m = "https://gate.example.com:8443/.well-known/oauth-protected-resource/api";
     expect(bearerChallenge({ kind: "no_credential" })).toBe(`Bearer realm="gate.example.com", resource_metadata="${m}"`);
     expect(bearerChallenge({ kind: "invalid_token" })).toBe(`Bearer realm="gate.example.com", error="invalid_token", resource_metadata="${m}"`);
-    expect(bearerChallenge({ kind: "insufficient_scope", scope: "agent.account.read" })).toBe(`Bearer realm="gate.example.com", error="insufficient_scope", scope="agent.account.read"`);
+    expect(bearerChallenge({ kind: "insufficient_scope", scope: "agent.account.read" })).toBe(
+      `Bearer realm="gate.example.com", error="insufficient_scope", scope="agent.account.read"`,
+    );
     expect(bearerChallenge({ kind: "invalid_request" })).toBe(`Bearer realm="gate.example.com", error="invalid_request"`);
   });
 
@@ -75,17 +90,22 @@ describe("error module", () => {
     const errorResponse = (...args: Parameters<typeof errorReply>) => webResponse(errorReply(...args));
     const codes = Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STATUS)[];
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...codes), fc.string({ maxLength: 2000 }), fc.option(fc.integer({ min: 0, max: 100000 }), { nil: undefined }), async (code, text, retryAfter) => {
-        const res = errorResponse(code, text, { retryAfter });
-        expect(res.status).toBeGreaterThanOrEqual(400);
-        expect(res.status).toBeLessThan(600);
-        const body = (await res.json()) as { error: string; error_description?: string };
-        expect(body.error).toBe(code);
-        if (body.error_description !== undefined) {
-          expect(body.error_description).not.toMatch(/[\n\r]/);
-          expect(body.error_description.length).toBeLessThanOrEqual(300);
-        }
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...codes),
+        fc.string({ maxLength: 2000 }),
+        fc.option(fc.integer({ min: 0, max: 100000 }), { nil: undefined }),
+        async (code, text, retryAfter) => {
+          const res = errorResponse(code, text, { retryAfter });
+          expect(res.status).toBeGreaterThanOrEqual(400);
+          expect(res.status).toBeLessThan(600);
+          const body = (await res.json()) as { error: string; error_description?: string };
+          expect(body.error).toBe(code);
+          if (body.error_description !== undefined) {
+            expect(body.error_description).not.toMatch(/[\n\r]/);
+            expect(body.error_description.length).toBeLessThanOrEqual(300);
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });

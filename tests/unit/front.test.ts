@@ -70,14 +70,22 @@ describe("what the front takes", () => {
 
   it("refuses a token-endpoint body over 16 KiB with 413 and closes the connection", async () => {
     const body = `grant_type=x&pad=${"a".repeat(17 * 1024)}`;
-    const res = await rawRequest(`${base}/oauth2/token`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", "Content-Length": String(body.length) }, body });
+    const res = await rawRequest(`${base}/oauth2/token`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", "Content-Length": String(body.length) },
+      body,
+    });
     expect(res.status).toBe(413);
     expect(res.headers.connection).toBe("close");
   });
 
   it("refuses an MCP message over 4 MiB with a JSON-RPC 413 before the transport parses it", async () => {
     const body = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"${"a".repeat(4 * 1024 * 1024)}"}}`;
-    const res = await rawRequest(`${base}/mcp`, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "Content-Length": String(body.length) }, body });
+    const res = await rawRequest(`${base}/mcp`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "Content-Length": String(body.length) },
+      body,
+    });
     expect(res.status).toBe(413);
     expect(JSON.parse(res.body)).toEqual({ jsonrpc: "2.0", error: { code: -32000, message: "Request body too large." }, id: null });
   });
@@ -104,7 +112,20 @@ describe("what the front takes", () => {
   });
 
   it("no path or method leaks into the front by accident (property)", async () => {
-    const served = new Set(["POST /oauth2/token", "GET /api/v1/agent/account", "HEAD /api/v1/agent/account", "GET /api/v1/agent/registrations", "HEAD /api/v1/agent/registrations", "GET /ask", "HEAD /ask", "POST /mcp", "GET /healthz", "HEAD /healthz", "GET /readyz", "HEAD /readyz"]);
+    const served = new Set([
+      "POST /oauth2/token",
+      "GET /api/v1/agent/account",
+      "HEAD /api/v1/agent/account",
+      "GET /api/v1/agent/registrations",
+      "HEAD /api/v1/agent/registrations",
+      "GET /ask",
+      "HEAD /ask",
+      "POST /mcp",
+      "GET /healthz",
+      "HEAD /healthz",
+      "GET /readyz",
+      "HEAD /readyz",
+    ]);
     const { FRONT_ROUTES } = await import("@/lib/server/front");
     const table = Object.entries(FRONT_ROUTES).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m} ${path}`));
     expect(new Set(table)).toEqual(served);

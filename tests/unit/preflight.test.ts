@@ -17,7 +17,11 @@ function applyCheckedInSql(file: string, count = Infinity): void {
   db.exec(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" ("id" TEXT PRIMARY KEY, "checksum" TEXT NOT NULL, "finished_at" DATETIME, "migration_name" TEXT NOT NULL,
     "logs" TEXT, "rolled_back_at" DATETIME, "started_at" DATETIME NOT NULL DEFAULT current_timestamp, "applied_steps_count" INTEGER NOT NULL DEFAULT 0)`);
   const applied = new Set((db.prepare(`SELECT migration_name FROM "_prisma_migrations"`).all() as { migration_name: string }[]).map((r) => r.migration_name));
-  const names = fs.readdirSync(folder).filter((name) => fs.existsSync(path.join(folder, name, "migration.sql"))).sort().slice(0, count);
+  const names = fs
+    .readdirSync(folder)
+    .filter((name) => fs.existsSync(path.join(folder, name, "migration.sql")))
+    .sort()
+    .slice(0, count);
   for (const name of names) {
     const sql = path.join(folder, name, "migration.sql");
     if (applied.has(name)) continue;
@@ -111,7 +115,9 @@ describe("preflight", () => {
       throw new Error("prisma migrate deploy failed: P3009");
     };
     const result = await preflight({ env: {}, projectDir: t.dir, migrate: failing, log: t.log });
-    expect(result.problems).toEqual([{ kind: "database", variable: "DATABASE_URL", detail: expect.stringMatching(/could not be migrated: prisma migrate deploy failed: P3009; run `npm run db:migrate`/) }]);
+    expect(result.problems).toEqual([
+      { kind: "database", variable: "DATABASE_URL", detail: expect.stringMatching(/could not be migrated: prisma migrate deploy failed: P3009; run `npm run db:migrate`/) },
+    ]);
   });
 
   it("an unreachable database is no refusal: one line, and the app answers 503 until it is reachable", async () => {

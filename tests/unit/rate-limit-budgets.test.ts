@@ -90,8 +90,22 @@ describe("in-memory fixed windows", () => {
     process.env.RATE_LIMIT_MCP_PER_MINUTE = "10";
     process.env.RATE_LIMIT_LOOKUPS_PER_MINUTE = "2";
     const clock = new ManualClock();
-    expect(chargeBudgets([{ budget: "mcp", key: "c", cost: 1 }, { budget: "lookups", key: "c", cost: 2 }], clock)).toBeNull();
-    const refused = chargeBudgets([{ budget: "mcp", key: "c", cost: 1 }, { budget: "lookups", key: "c", cost: 1 }], clock);
+    expect(
+      chargeBudgets(
+        [
+          { budget: "mcp", key: "c", cost: 1 },
+          { budget: "lookups", key: "c", cost: 2 },
+        ],
+        clock,
+      ),
+    ).toBeNull();
+    const refused = chargeBudgets(
+      [
+        { budget: "mcp", key: "c", cost: 1 },
+        { budget: "lookups", key: "c", cost: 1 },
+      ],
+      clock,
+    );
     expect(refused).toEqual({ retryAfterSeconds: 60 });
     // The refused charge spent nothing of the mcp budget: 9 more messages pass, the 10th... is the 11th.
     expect(chargeBudgets([{ budget: "mcp", key: "c", cost: 9 }], clock)).toBeNull();

@@ -13,12 +13,22 @@ describe("safeReturnPath (no open redirect)", () => {
     expect(safeReturnPath(input, base)).toBe(expected);
   });
 
-  it.each(["https://evil.example/", "//evil.example/x", "/\\evil.example", "\\\\evil.example", "javascript:alert(1)", "http://gate.example.com/", "https://gate.example.com.evil.example/", "/login", "", "\t//evil.example", "/\n/evil.example", "data:text/html,hi"])(
-    "refuses %j",
-    (input) => {
-      expect(safeReturnPath(input, base)).toBe("/account");
-    },
-  );
+  it.each([
+    "https://evil.example/",
+    "//evil.example/x",
+    "/\\evil.example",
+    "\\\\evil.example",
+    "javascript:alert(1)",
+    "http://gate.example.com/",
+    "https://gate.example.com.evil.example/",
+    "/login",
+    "",
+    "\t//evil.example",
+    "/\n/evil.example",
+    "data:text/html,hi",
+  ])("refuses %j", (input) => {
+    expect(safeReturnPath(input, base)).toBe("/account");
+  });
 
   it("never leaves the origin (property)", () => {
     fc.assert(

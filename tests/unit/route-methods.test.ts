@@ -8,7 +8,9 @@ const APP = path.resolve(__dirname, "../../app");
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 function routeFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? routeFiles(path.join(dir, e.name)) : e.name === "route.ts" ? [path.join(dir, e.name)] : []));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? routeFiles(path.join(dir, e.name)) : e.name === "route.ts" ? [path.join(dir, e.name)] : []));
 }
 
 function exportsMethod(source: string, method: string): boolean {

@@ -60,12 +60,17 @@ describe("one writer per table", () => {
   it("every store does write its table (the mapping is not stale)", () => {
     for (const [table, store] of Object.entries(STORES)) {
       const text = fs.readFileSync(path.join(ROOT, store), "utf8");
-      expect([...text.matchAll(WRITE)].some((m) => m[1] === table), `${store} writes ${table}`).toBe(true);
+      expect(
+        [...text.matchAll(WRITE)].some((m) => m[1] === table),
+        `${store} writes ${table}`,
+      ).toBe(true);
     }
   });
 
   it("the app and its libraries never use the Prisma client (only lib/db/prisma.ts builds it, for tests and scripts)", () => {
-    const users = files.filter((file) => file !== "lib/db/prisma.ts" && /from "@\/lib\/(generated|db\/prisma)|@prisma\/client/.test(fs.readFileSync(path.join(ROOT, file), "utf8")));
+    const users = files.filter(
+      (file) => file !== "lib/db/prisma.ts" && /from "@\/lib\/(generated|db\/prisma)|@prisma\/client/.test(fs.readFileSync(path.join(ROOT, file), "utf8")),
+    );
     expect(users).toEqual([]);
   });
 });

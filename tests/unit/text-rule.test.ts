@@ -10,7 +10,29 @@ import { COMMUNITY_TOOLS } from "@/lib/tools";
 import { hostileString, NASTY_CHARACTERS } from "../support/hostile";
 
 const LONE_SURROGATES = ["\ud800", "x\udbff", "\udc00y", "\udfff", "a\ud83d"];
-const FORMAT_CHARACTERS = ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u200e", "\u200f", "\u061c", "\u200b", "\u200c", "\u200d", "\u2060", "\u2061", "\u2064", "\ufeff", "\u00ad", "\u{e0001}"];
+const FORMAT_CHARACTERS = [
+  "\u202a",
+  "\u202b",
+  "\u202c",
+  "\u202d",
+  "\u202e",
+  "\u2066",
+  "\u2067",
+  "\u2068",
+  "\u2069",
+  "\u200e",
+  "\u200f",
+  "\u061c",
+  "\u200b",
+  "\u200c",
+  "\u200d",
+  "\u2060",
+  "\u2061",
+  "\u2064",
+  "\ufeff",
+  "\u00ad",
+  "\u{e0001}",
+];
 
 function apiRequest(body: string, contentType: string): ApiRequest {
   return {
@@ -44,7 +66,10 @@ describe("text(): well-formed UTF-16 and no NUL", () => {
     ["claim refresh", (bad) => claimRefreshRequestSchema.safeParse({ claim_token: `clm_${bad}`, email: "ada@example.com" }).success],
     ["claim refresh email", (bad) => claimRefreshRequestSchema.safeParse({ claim_token: "clm_x", email: `a${bad}` }).success],
     ["token claim_token", (bad) => tokenRequestSchema.safeParse({ grant_type: "urn:vendor:agent-auth:grant-type:claim", claim_token: `clm_${bad}` }).success],
-    ["token assertion", (bad) => tokenRequestSchema.safeParse({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion: `e${bad}`, resource: "http://x/api" }).success],
+    [
+      "token assertion",
+      (bad) => tokenRequestSchema.safeParse({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion: `e${bad}`, resource: "http://x/api" }).success,
+    ],
     ["revoke token", (bad) => revokeRequestSchema.safeParse({ token: `aca_${bad}` }).success],
     ["question", (bad) => questionSchema.safeParse(`how ${bad} poll`).success],
     ["content.list query", (bad) => contentListArgumentsSchema.safeParse({ query: `poll${bad}` }).success],
@@ -119,7 +144,9 @@ const rawJson: fc.Arbitrary<RawJson> = fc.letrec<{ node: RawJson }>((tie) => ({
   node: fc.oneof(
     { depthSize: "small", withCrossShrink: true },
     fc.jsonValue({ maxDepth: 1 }).map((value): RawJson => ({ kind: "leaf", value })),
-    fc.array(fc.tuple(fc.constantFrom("a", "b", "é", "\u0000", "\\", '"', "__proto__", "a\u0000", "{", "}", ","), tie("node")), { maxLength: 4 }).map((members): RawJson => ({ kind: "object", members })),
+    fc
+      .array(fc.tuple(fc.constantFrom("a", "b", "é", "\u0000", "\\", '"', "__proto__", "a\u0000", "{", "}", ","), tie("node")), { maxLength: 4 })
+      .map((members): RawJson => ({ kind: "object", members })),
     fc.array(tie("node"), { maxLength: 3 }).map((items): RawJson => ({ kind: "array", items })),
   ),
 })).node;

@@ -64,8 +64,7 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Se
       <div className="card narrow approval">
         <h1>This request is not for your account</h1>
         <p>
-          You are signed in as <strong>{member.email}</strong>, but an agent asked for access to a different account. You cannot approve or deny
-          it, and nothing has changed.
+          You are signed in as <strong>{member.email}</strong>, but an agent asked for access to a different account. You cannot approve or deny it, and nothing has changed.
         </p>
         <p>If the request is yours, sign out and sign in with the account you gave your agent.</p>
         <div className="actions">

@@ -17,7 +17,10 @@ import { apiRequestOf, writeReply } from "./node";
 
 type FrontHandler = (request: ApiRequest, raw: IncomingMessage) => Promise<ApiReply>;
 
-const ownAccount = (route: "account" | "registrations"): FrontHandler => (request) => serveOwnAccountRoute(request, route);
+const ownAccount =
+  (route: "account" | "registrations"): FrontHandler =>
+  (request) =>
+    serveOwnAccountRoute(request, route);
 
 /** Path → method → handler, the same handlers the route files use. Exact paths only: Next normalises anything else. */
 export const FRONT_ROUTES: Readonly<Record<string, Readonly<Partial<Record<string, FrontHandler>>>>> = {

@@ -60,7 +60,9 @@ export async function findTokenGrant(tokenHash: string): Promise<TokenGrantRow |
 }
 
 export async function findTokenOwner(tokenHash: string): Promise<{ id: string; memberId: string; registrationId: string } | null> {
-  const rows = await db().query<{ id: string; memberId: string; registrationId: string }>(`SELECT "id", "memberId", "registrationId" FROM "AccessToken" WHERE "tokenHash" = $1`, [tokenHash]);
+  const rows = await db().query<{ id: string; memberId: string; registrationId: string }>(`SELECT "id", "memberId", "registrationId" FROM "AccessToken" WHERE "tokenHash" = $1`, [
+    tokenHash,
+  ]);
   return rows[0] ?? null;
 }
 
@@ -80,8 +82,5 @@ export function revokeDelegationTokens(delegationId: string, now: Date): Promise
  * goes in insertion order, where the oldest (dead) rows are, and stops at `limit`.
  */
 export function deleteDeadTokensBefore(cutoff: Date, limit: number): Promise<number> {
-  return db().execute(
-    `DELETE FROM "AccessToken" WHERE "id" IN (SELECT "id" FROM "AccessToken" WHERE "expiresAt" < $1 OR "revokedAt" < $1 LIMIT $2)`,
-    [cutoff, limit],
-  );
+  return db().execute(`DELETE FROM "AccessToken" WHERE "id" IN (SELECT "id" FROM "AccessToken" WHERE "expiresAt" < $1 OR "revokedAt" < $1 LIMIT $2)`, [cutoff, limit]);
 }

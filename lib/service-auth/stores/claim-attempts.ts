@@ -29,10 +29,24 @@ interface RawAttempt {
 }
 
 function toRow(raw: RawAttempt): AttemptRow {
-  return { id: raw.id, registrationId: raw.registrationId, status: raw.status, expiresAt: readDate(raw.expiresAt), interval: Number(raw.interval), lastPolledAt: readOptionalDate(raw.lastPolledAt) };
+  return {
+    id: raw.id,
+    registrationId: raw.registrationId,
+    status: raw.status,
+    expiresAt: readDate(raw.expiresAt),
+    interval: Number(raw.interval),
+    lastPolledAt: readOptionalDate(raw.lastPolledAt),
+  };
 }
 
-export async function insertAttempt(input: { registrationId: string; attemptTokenHash: string; userCodeHash: string; expiresAt: Date; interval: number; now: Date }): Promise<string> {
+export async function insertAttempt(input: {
+  registrationId: string;
+  attemptTokenHash: string;
+  userCodeHash: string;
+  expiresAt: Date;
+  interval: number;
+  now: Date;
+}): Promise<string> {
   const id = randomUUID();
   await db().execute(
     `INSERT INTO "ClaimAttempt" ("id", "registrationId", "attemptTokenHash", "userCodeHash", "status", "expiresAt", "interval", "failedCodeCount", "createdAt")
@@ -89,7 +103,12 @@ export function slowDown(attempt: AttemptRow & { lastPolledAt: Date }, interval:
 export function claimPollSlot(attempt: AttemptRow, now: Date): Promise<number> {
   return attempt.lastPolledAt === null
     ? db().execute(`UPDATE "ClaimAttempt" SET "lastPolledAt" = $1 WHERE "id" = $2 AND "status" = $3 AND "lastPolledAt" IS NULL`, [now, attempt.id, attempt.status])
-    : db().execute(`UPDATE "ClaimAttempt" SET "lastPolledAt" = $1 WHERE "id" = $2 AND "status" = $3 AND "lastPolledAt" = $4`, [now, attempt.id, attempt.status, attempt.lastPolledAt]);
+    : db().execute(`UPDATE "ClaimAttempt" SET "lastPolledAt" = $1 WHERE "id" = $2 AND "status" = $3 AND "lastPolledAt" = $4`, [
+        now,
+        attempt.id,
+        attempt.status,
+        attempt.lastPolledAt,
+      ]);
 }
 
 /** Counts a wrong user code on an initiated attempt; the new count, or null when the attempt was decided first. */
@@ -104,7 +123,11 @@ export async function countWrongCode(id: string): Promise<number | null> {
 /** Decides an initiated attempt (approval only while it has not expired); 0 when another request decided first. */
 export function decide(id: string, decision: "approved" | "denied", memberId: string, now: Date): Promise<number> {
   return decision === "approved"
-    ? db().execute(`UPDATE "ClaimAttempt" SET "status" = 'approved', "decidedAt" = $1, "decidedByMemberId" = $2 WHERE "id" = $3 AND "status" = 'initiated' AND "expiresAt" > $1`, [now, memberId, id])
+    ? db().execute(`UPDATE "ClaimAttempt" SET "status" = 'approved', "decidedAt" = $1, "decidedByMemberId" = $2 WHERE "id" = $3 AND "status" = 'initiated' AND "expiresAt" > $1`, [
+        now,
+        memberId,
+        id,
+      ])
     : db().execute(`UPDATE "ClaimAttempt" SET "status" = 'denied', "decidedAt" = $1, "decidedByMemberId" = $2 WHERE "id" = $3 AND "status" = 'initiated'`, [now, memberId, id]);
 }
 
@@ -121,8 +144,8 @@ export async function registrationsDecidedBy(memberId: string): Promise<string[]
  * ended too, so a poll or refresh answers exactly as it did before the row went.
  */
 export function deleteEndedAttemptsBefore(cutoff: Date, limit: number): Promise<number> {
-  return db().execute(
-    `DELETE FROM "ClaimAttempt" WHERE "id" IN (SELECT "id" FROM "ClaimAttempt" WHERE "status" IN ('closed', 'initiated') AND "expiresAt" < $1 LIMIT $2)`,
-    [cutoff, limit],
-  );
+  return db().execute(`DELETE FROM "ClaimAttempt" WHERE "id" IN (SELECT "id" FROM "ClaimAttempt" WHERE "status" IN ('closed', 'initiated') AND "expiresAt" < $1 LIMIT $2)`, [
+    cutoff,
+    limit,
+  ]);
 }

@@ -35,10 +35,14 @@ function toRow(raw: RawDelegation): DelegationRow {
 
 export async function insertDelegation(input: { registrationId: string; memberId: string; clientName: string | null; scope: string; approvedAt: Date }): Promise<string> {
   const id = randomUUID();
-  await db().execute(
-    `INSERT INTO "Delegation" ("id", "registrationId", "memberId", "clientName", "scope", "status", "approvedAt") VALUES ($1, $2, $3, $4, $5, 'active', $6)`,
-    [id, input.registrationId, input.memberId, input.clientName, input.scope, input.approvedAt],
-  );
+  await db().execute(`INSERT INTO "Delegation" ("id", "registrationId", "memberId", "clientName", "scope", "status", "approvedAt") VALUES ($1, $2, $3, $4, $5, 'active', $6)`, [
+    id,
+    input.registrationId,
+    input.memberId,
+    input.clientName,
+    input.scope,
+    input.approvedAt,
+  ]);
   return id;
 }
 

@@ -27,7 +27,14 @@ function toRow(raw: RawRegistration): RegistrationRow {
   return { ...raw, claimExpiresAt: readDate(raw.claimExpiresAt) };
 }
 
-export async function insertRegistration(input: { loginHint: string; clientName: string | null; scope: string; claimTokenHash: string; claimExpiresAt: Date; now: Date }): Promise<string> {
+export async function insertRegistration(input: {
+  loginHint: string;
+  clientName: string | null;
+  scope: string;
+  claimTokenHash: string;
+  claimExpiresAt: Date;
+  now: Date;
+}): Promise<string> {
   const id = randomUUID();
   await db().execute(
     `INSERT INTO "Registration" ("id", "registrationType", "loginHint", "clientName", "scope", "claimTokenHash", "claimExpiresAt", "status", "createdAt", "updatedAt")

@@ -64,5 +64,9 @@ export function deleteEndpoint(id: string): Promise<number> {
 
 /** The new secret signs from now on; the current one keeps signing until previousExpiresAt. */
 export function rotateSecret(id: string, encryptedSecret: string, previousExpiresAt: Date): Promise<number> {
-  return db().execute(`UPDATE "WebhookEndpoint" SET "previousSecret" = "secret", "secret" = $1, "previousSecretExpiresAt" = $2 WHERE "id" = $3`, [encryptedSecret, previousExpiresAt, id]);
+  return db().execute(`UPDATE "WebhookEndpoint" SET "previousSecret" = "secret", "secret" = $1, "previousSecretExpiresAt" = $2 WHERE "id" = $3`, [
+    encryptedSecret,
+    previousExpiresAt,
+    id,
+  ]);
 }

@@ -30,7 +30,10 @@ export function markFannedOut(id: string, now: Date): Promise<number> {
 }
 
 export async function findEvent(id: string): Promise<WebhookEventRow | null> {
-  const rows = await db().query<{ id: string; type: string; payload: string; createdAt: unknown }>(`SELECT "id", "type", "payload", "createdAt" FROM "WebhookEvent" WHERE "id" = $1`, [id]);
+  const rows = await db().query<{ id: string; type: string; payload: string; createdAt: unknown }>(
+    `SELECT "id", "type", "payload", "createdAt" FROM "WebhookEvent" WHERE "id" = $1`,
+    [id],
+  );
   return rows[0] ? { ...rows[0], createdAt: readDate(rows[0].createdAt) } : null;
 }
 

@@ -19,7 +19,12 @@ describe("A2A task store", () => {
   it("keeps a task readable for 24 hours, then forgets it", async () => {
     const clock = new ManualClock(Date.UTC(2026, 4, 1, 8, 0, 0));
     const sent = await call(
-      { jsonrpc: "2.0", id: 1, method: "message/send", params: { message: { kind: "message", role: "user", messageId: "m-1", parts: [{ kind: "text", text: "get_community_stats" }] } } },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "message/send",
+        params: { message: { kind: "message", role: "user", messageId: "m-1", parts: [{ kind: "text", text: "get_community_stats" }] } },
+      },
       clock,
     );
     const taskId = sent.result!.id;
@@ -35,7 +40,12 @@ describe("A2A task store", () => {
 
   it("prunes expired tasks as new ones finish", async () => {
     const clock = new ManualClock(Date.UTC(2026, 5, 1, 8, 0, 0));
-    const message = (id: string) => ({ jsonrpc: "2.0", id, method: "message/send", params: { message: { kind: "message", role: "user", messageId: id, parts: [{ kind: "text", text: "verify_certificate AG-2025-0001" }] } } });
+    const message = (id: string) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "message/send",
+      params: { message: { kind: "message", role: "user", messageId: id, parts: [{ kind: "text", text: "verify_certificate AG-2025-0001" }] } },
+    });
     const old = (await call(message("old"), clock)).result!.id;
     clock.advance(2 * 24 * 3600);
     await call(message("new"), clock);

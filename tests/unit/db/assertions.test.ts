@@ -40,7 +40,14 @@ describe("identity assertion", () => {
     const { keys } = await publicJwks();
     expect(header).toEqual({ alg: "EdDSA", typ: "agent-identity+jwt", kid: keys[0]!.kid });
     const claims = decodeJwt(assertion);
-    expect(claims).toMatchObject({ iss: BASE, aud: BASE, sub: memberId, scope: "agent.account.read agent.registrations.read", registration_id: registrationId, client_name: "Assertion Tester" });
+    expect(claims).toMatchObject({
+      iss: BASE,
+      aud: BASE,
+      sub: memberId,
+      scope: "agent.account.read agent.registrations.read",
+      registration_id: registrationId,
+      client_name: "Assertion Tester",
+    });
     expect(claims.exp! - claims.iat!).toBe(24 * 3600);
     expect(typeof claims.jti).toBe("string");
     expect(await verifyIdentityAssertion(assertion, clock)).toMatchObject({ memberId, registrationId });
@@ -70,10 +77,13 @@ describe("identity assertion", () => {
         return signWith({}, privateKey);
       },
     ],
-    ["HS256 with the public key as secret", async () => {
-      const { keys } = await publicJwks();
-      return signWith({ header: { alg: "HS256" } }, new TextEncoder().encode(keys[0]!.x!));
-    }],
+    [
+      "HS256 with the public key as secret",
+      async () => {
+        const { keys } = await publicJwks();
+        return signWith({ header: { alg: "HS256" } }, new TextEncoder().encode(keys[0]!.x!));
+      },
+    ],
     [
       "alg none",
       async () => {

@@ -2,15 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { getDb } from "@/lib/db/prisma";
-import {
-  decideAttempt,
-  effectiveRegistrationStatus,
-  pollClaim,
-  refreshClaim,
-  registerClaim,
-  viewAttemptForApproval,
-  type NewRegistration,
-} from "@/lib/service-auth/lifecycle";
+import { decideAttempt, effectiveRegistrationStatus, pollClaim, refreshClaim, registerClaim, viewAttemptForApproval, type NewRegistration } from "@/lib/service-auth/lifecycle";
 import { revokeAccessToken, verifyAccessToken } from "@/lib/tokens";
 import { exchangeIdentityAssertion } from "@/lib/assertions";
 import { SCOPES } from "@/lib/schemas/service-auth";
@@ -294,7 +286,10 @@ describe("the human decision", () => {
     const clock = new ManualClock();
     const reg = await register(clock);
     const ada = await member();
-    expect(await decideAttempt({ attemptToken: reg.attempt.attemptToken, member: ada, userCode: "abc", decision: "approve" }, clock)).toEqual({ outcome: "wrong_code", remainingTries: 4 });
+    expect(await decideAttempt({ attemptToken: reg.attempt.attemptToken, member: ada, userCode: "abc", decision: "approve" }, clock)).toEqual({
+      outcome: "wrong_code",
+      remainingTries: 4,
+    });
     const typed = `${reg.attempt.userCode.slice(0, 4)}-${reg.attempt.userCode.slice(4)} `;
     expect(await decideAttempt({ attemptToken: reg.attempt.attemptToken, member: ada, userCode: typed, decision: "approve" }, clock)).toEqual({ outcome: "approved" });
   });
@@ -305,7 +300,9 @@ describe("the human decision", () => {
     await approve(reg, clock);
     expect(await approve(reg, clock)).toEqual({ outcome: "already_decided" });
     expect(await decideAttempt({ attemptToken: reg.attempt.attemptToken, member: await member(), userCode: "", decision: "deny" }, clock)).toEqual({ outcome: "already_decided" });
-    expect(await decideAttempt({ attemptToken: "cat_" + "D".repeat(43), member: await member(), userCode: "12345678", decision: "approve" }, clock)).toEqual({ outcome: "not_found" });
+    expect(await decideAttempt({ attemptToken: "cat_" + "D".repeat(43), member: await member(), userCode: "12345678", decision: "approve" }, clock)).toEqual({
+      outcome: "not_found",
+    });
   });
 });
 

@@ -31,23 +31,33 @@ function emptySqliteFile(name: string): string {
 }
 
 describe("commands explain an unmigrated or unreachable database", () => {
-  it.each(COMMANDS)("%s on an empty SQLite file says to run db:migrate", (name, script, args) => {
-    const r = run(script, args, `file:${emptySqliteFile(name)}`);
-    expect(r.code).toBe(3);
-    expect(r.stderr.trim()).toBe(`${name}: the database is not migrated; run \`npm run db:migrate\``);
-    expect(r.stdout).toBe("");
-  }, 60_000);
+  it.each(COMMANDS)(
+    "%s on an empty SQLite file says to run db:migrate",
+    (name, script, args) => {
+      const r = run(script, args, `file:${emptySqliteFile(name)}`);
+      expect(r.code).toBe(3);
+      expect(r.stderr.trim()).toBe(`${name}: the database is not migrated; run \`npm run db:migrate\``);
+      expect(r.stdout).toBe("");
+    },
+    60_000,
+  );
 
-  it.each(COMMANDS)("%s on an unreachable PostgreSQL says what failed, without credentials", (name, script, args) => {
-    const r = run(script, args, "postgresql://operator:hunter2-secret@127.0.0.1:1/agentgate");
-    expect(r.code).toBe(4);
-    expect(r.stderr.trim()).toBe(`${name}: cannot reach the database (connection refused by 127.0.0.1:1)`);
-    expect(`${r.stdout}${r.stderr}`).not.toContain("hunter2-secret");
-  }, 60_000);
+  it.each(COMMANDS)(
+    "%s on an unreachable PostgreSQL says what failed, without credentials",
+    (name, script, args) => {
+      const r = run(script, args, "postgresql://operator:hunter2-secret@127.0.0.1:1/agentgate");
+      expect(r.code).toBe(4);
+      expect(r.stderr.trim()).toBe(`${name}: cannot reach the database (connection refused by 127.0.0.1:1)`);
+      expect(`${r.stdout}${r.stderr}`).not.toContain("hunter2-secret");
+    },
+    60_000,
+  );
 
   it("recognizes PostgreSQL's undefined_table and Prisma's P2021 as an unmigrated database", () => {
     expect(commandFailure("x", Object.assign(new Error('relation "Member" does not exist'), { code: "42P01" })).exitCode).toBe(3);
-    expect(commandFailure("x", Object.assign(new Error("The table `main.Member` does not exist"), { code: "P2021" })).line).toBe("x: the database is not migrated; run `npm run db:migrate`");
+    expect(commandFailure("x", Object.assign(new Error("The table `main.Member` does not exist"), { code: "P2021" })).line).toBe(
+      "x: the database is not migrated; run `npm run db:migrate`",
+    );
     expect(commandFailure("x", new Error("something else")).line).toBe("x: failed: something else");
   });
 

@@ -9,7 +9,10 @@ import { registerAgentName } from "@/lib/tools/register-agent";
 import { verifyCertificate } from "@/lib/tools/verify-certificate";
 import { createMember } from "@/lib/members";
 
-const SOFIA = { found: true, member: { display_name: "Sofía Ramírez", slug: "sofia-ramirez", member_since: "2025-02", profile_url: "http://localhost:3000/members/sofia-ramirez" } };
+const SOFIA = {
+  found: true,
+  member: { display_name: "Sofía Ramírez", slug: "sofia-ramirez", member_since: "2025-02", profile_url: "http://localhost:3000/members/sofia-ramirez" },
+};
 
 describe("tool registry", () => {
   it("has exactly the four tools, each with schemas, annotations and an agent-facing description", () => {

@@ -169,11 +169,7 @@ describe("group commit", () => {
       q.prepare("ROLLBACK").run();
       return Promise.resolve("dropped");
     };
-    const outcomes = await Promise.allSettled([
-      runInGroup(connection, insert("lost")),
-      runInGroup(connection, dropsEverything),
-      runInGroup(connection, insert("kept")),
-    ]);
+    const outcomes = await Promise.allSettled([runInGroup(connection, insert("lost")), runInGroup(connection, dropsEverything), runInGroup(connection, insert("kept"))]);
     expect(outcomes[0]).toEqual({ status: "rejected", reason: expect.any(GroupRolledBackError) });
     expect(outcomes[1].status).toBe("rejected"); // its savepoint is gone with the transaction
     expect(outcomes[2]).toEqual({ status: "fulfilled", value: expect.any(Number) });

@@ -207,7 +207,8 @@ describe("janitor", () => {
 describe("janitor cron route", () => {
   it("runs a pass with Authorization: Bearer <CRON_SECRET> and answers 401 otherwise", async () => {
     const { handleJanitorCron } = await import("@/lib/operations/cron");
-    const call = async (authorization?: string) => webResponse(await handleJanitorCron(apiRequest(new Request("http://localhost/api/cron/janitor", { headers: authorization ? { Authorization: authorization } : {} }))));
+    const call = async (authorization?: string) =>
+      webResponse(await handleJanitorCron(apiRequest(new Request("http://localhost/api/cron/janitor", { headers: authorization ? { Authorization: authorization } : {} }))));
     expect((await call("Bearer cron-secret-0123456789")).status).toBe(401); // no CRON_SECRET set: nothing matches
     vi.stubEnv("CRON_SECRET", "cron-secret-0123456789");
     try {

@@ -51,13 +51,17 @@ describe("signing key rotation", () => {
     // Before: the old key alone. An agent is approved and holds an assertion signed by it.
     let m = await restartWith([oldKey]);
     const reg = await m.lifecycle.registerClaim({ loginHint: ada.email, clientName: "Rotation Agent", scopes: [...SCOPES] }, clock);
-    const decided = await m.lifecycle.decideAttempt({ attemptToken: reg.attempt.attemptToken, member: { id: ada.id, email: ada.email }, userCode: reg.attempt.userCode, decision: "approve" }, clock);
+    const decided = await m.lifecycle.decideAttempt(
+      { attemptToken: reg.attempt.attemptToken, member: { id: ada.id, email: ada.email }, userCode: reg.attempt.userCode, decision: "approve" },
+      clock,
+    );
     expect(decided.outcome).toBe("approved");
     const first = await m.lifecycle.pollClaim(reg.claimToken, clock);
     if (!first.ok) throw new Error(first.error);
     const oldAssertion = first.identityAssertion;
     expect(decodeProtectedHeader(oldAssertion).kid).toBe(oldKey.kid);
-    const exchange = async (modules: Modules, assertion: string) => (await modules.assertions.exchangeIdentityAssertion({ assertion, resource: modules.tokens.protectedResource() }, clock)).ok;
+    const exchange = async (modules: Modules, assertion: string) =>
+      (await modules.assertions.exchangeIdentityAssertion({ assertion, resource: modules.tokens.protectedResource() }, clock)).ok;
     expect(await exchange(m, oldAssertion)).toBe(true);
 
     // Step 1: the new key added second: the old one still signs, both verify and are published.

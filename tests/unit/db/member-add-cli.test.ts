@@ -34,9 +34,13 @@ describe("npm run member:add", () => {
     [["--email", "short@example.com", "--password", "short", "--name", "X"], "password"],
     [["--email", "missing@example.com", "--name", "X"], "required"],
     [["--bogus"], "Unknown option"],
-  ])("refuses bad input %j", (args, mentions) => {
-    const r = memberAdd(args);
-    expect(r.code).toBe(2);
-    expect(r.out).toContain(mentions);
-  }, 60_000);
+  ])(
+    "refuses bad input %j",
+    (args, mentions) => {
+      const r = memberAdd(args);
+      expect(r.code).toBe(2);
+      expect(r.out).toContain(mentions);
+    },
+    60_000,
+  );
 });

@@ -112,7 +112,12 @@ describe("one log line per request, no secret anywhere in the log", () => {
     const ada = await getDb().member.findUniqueOrThrow({ where: { email: "ada@example.com" } });
     const secrets: string[] = [SNOOPED_COOKIE, "cookie-secret-4f1b9c", "query-secret-77", "ada@example.com"];
 
-    const reg = await post("/agent/identity", JSON.stringify({ type: "service_auth", login_hint: "ada@example.com", client_name: "Log Agent", scopes: ["agent.account.read"] }), "application/json", { "X-Request-Id": "trace-me-1" });
+    const reg = await post(
+      "/agent/identity",
+      JSON.stringify({ type: "service_auth", login_hint: "ada@example.com", client_name: "Log Agent", scopes: ["agent.account.read"] }),
+      "application/json",
+      { "X-Request-Id": "trace-me-1" },
+    );
     expect(reg.res.status).toBe(200);
     expect(reg.res.headers.get("x-request-id")).toBe("trace-me-1");
     const claimToken = String(reg.json!.claim_token);
@@ -124,7 +129,9 @@ describe("one log line per request, no secret anywhere in the log", () => {
     // Polled before a decision, then a wrong code, then approved.
     const pending = await post("/oauth2/token", form({ grant_type: "urn:vendor:agent-auth:grant-type:claim", claim_token: claimToken }), "application/x-www-form-urlencoded");
     expect(pending.json!.error).toBe("authorization_pending");
-    expect((await decideAttempt({ attemptToken, member: { id: ada.id, email: ada.email }, userCode: "00000000" === userCode ? "11111111" : "00000000", decision: "approve" })).outcome).toBe("wrong_code");
+    expect(
+      (await decideAttempt({ attemptToken, member: { id: ada.id, email: ada.email }, userCode: "00000000" === userCode ? "11111111" : "00000000", decision: "approve" })).outcome,
+    ).toBe("wrong_code");
     expect((await decideAttempt({ attemptToken, member: { id: ada.id, email: ada.email }, userCode, decision: "approve" })).outcome).toBe("approved");
     await new Promise((resolve) => setTimeout(resolve, 5100));
     const granted = await post("/oauth2/token", form({ grant_type: "urn:vendor:agent-auth:grant-type:claim", claim_token: claimToken }), "application/x-www-form-urlencoded");
@@ -134,12 +141,25 @@ describe("one log line per request, no secret anywhere in the log", () => {
     secrets.push(accessToken, assertion);
 
     // Exchanged, a bad assertion refused, the token revoked with an Authorization header, the delegation cancelled.
-    const exchanged = await post("/oauth2/token", form({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion, resource: "http://localhost:3000/api" }), "application/x-www-form-urlencoded", { Authorization: `Bearer ${accessToken}` });
+    const exchanged = await post(
+      "/oauth2/token",
+      form({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion, resource: "http://localhost:3000/api" }),
+      "application/x-www-form-urlencoded",
+      { Authorization: `Bearer ${accessToken}` },
+    );
     expect(exchanged.res.status).toBe(200);
     secrets.push(String(exchanged.json!.access_token));
-    const refused = await post("/oauth2/token", form({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion: `${assertion.slice(0, -4)}AAAA`, resource: "http://localhost:3000/api" }), "application/x-www-form-urlencoded");
+    const refused = await post(
+      "/oauth2/token",
+      form({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion: `${assertion.slice(0, -4)}AAAA`, resource: "http://localhost:3000/api" }),
+      "application/x-www-form-urlencoded",
+    );
     expect(refused.json!.error).toBe("invalid_grant");
-    const revoked = await fetch(`${base}/oauth2/revoke`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", Authorization: `Bearer ${accessToken}` }, body: form({ token: accessToken }) });
+    const revoked = await fetch(`${base}/oauth2/revoke`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Authorization: `Bearer ${accessToken}` },
+      body: form({ token: accessToken }),
+    });
     expect(revoked.status).toBe(200);
     const delegation = await getDb().delegation.findFirstOrThrow({ where: { memberId: ada.id, clientName: "Log Agent" } });
     expect((await cancelDelegation(ada.id, delegation.id)).outcome).toBe("cancelled");
@@ -200,9 +220,17 @@ describe("/metrics", () => {
       "agent_gate_database_errors_total",
       "agent_gate_nodejs_eventloop_lag_seconds",
       "agent_gate_nodejs_heap_size_used_bytes",
-    ]) expect(byName.has(name), name).toBe(true);
+    ])
+      expect(byName.has(name), name).toBe(true);
     const grants = byName.get("agent_gate_token_grants_total")!.metrics.map((m) => ({ ...m.labels, value: Number(m.value) }));
-    expect(grants).toEqual(expect.arrayContaining([expect.objectContaining({ grant_type: "claim", outcome: "authorization_pending" }), expect.objectContaining({ grant_type: "claim", outcome: "approved" }), expect.objectContaining({ grant_type: "jwt-bearer", outcome: "issued" }), expect.objectContaining({ grant_type: "jwt-bearer", outcome: "invalid_grant" })]));
+    expect(grants).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ grant_type: "claim", outcome: "authorization_pending" }),
+        expect.objectContaining({ grant_type: "claim", outcome: "approved" }),
+        expect.objectContaining({ grant_type: "jwt-bearer", outcome: "issued" }),
+        expect.objectContaining({ grant_type: "jwt-bearer", outcome: "invalid_grant" }),
+      ]),
+    );
     const decisions = byName.get("agent_gate_delegation_decisions_total")!.metrics.map((m) => m.labels?.decision);
     expect(decisions).toContain("approved");
     const requests = byName.get("agent_gate_http_requests_total")!.metrics.map((m) => m.labels);

@@ -45,7 +45,11 @@ describe("database-kept rate limits", () => {
   });
 
   it("renders RateLimit headers", () => {
-    expect(rateLimitHeaders({ allowed: true, limit: 10, remaining: 7, resetSeconds: 42 })).toEqual({ "RateLimit-Limit": "10", "RateLimit-Remaining": "7", "RateLimit-Reset": "42" });
+    expect(rateLimitHeaders({ allowed: true, limit: 10, remaining: 7, resetSeconds: 42 })).toEqual({
+      "RateLimit-Limit": "10",
+      "RateLimit-Remaining": "7",
+      "RateLimit-Reset": "42",
+    });
   });
 
   it("never lets more than the limit through a window, under any parallelism, and restarts an expired window once", async () => {

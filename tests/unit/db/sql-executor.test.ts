@@ -38,7 +38,16 @@ describe("values through raw SQL and Prisma", () => {
   it("Prisma's DateTime, null DateTime and booleans read back exactly through raw SQL, and a bound Date matches them", async () => {
     const joinedAt = new Date(Date.UTC(2025, 11, 31, 23, 59, 59, 1));
     const created = await getDb().member.create({
-      data: { email: `p-${randomUUID()}@example.com`, emailVerified: true, passwordHash: "x", displayName: "P", displayNameKey: "p", slug: `p-${randomUUID()}`, publicProfile: false, joinedAt },
+      data: {
+        email: `p-${randomUUID()}@example.com`,
+        emailVerified: true,
+        passwordHash: "x",
+        displayName: "P",
+        displayNameKey: "p",
+        slug: `p-${randomUUID()}`,
+        publicProfile: false,
+        joinedAt,
+      },
     });
     const rows = await query<{ joinedAt: unknown; emailVerified: unknown; publicProfile: unknown }>(
       `SELECT "joinedAt", "emailVerified", "publicProfile" FROM "Member" WHERE "id" = $1 AND "joinedAt" = $2`,

@@ -39,7 +39,14 @@ async function newMember(overrides: Partial<Parameters<typeof insertMember>[0]> 
 
 async function newRegistration(loginHint = "nobody@example.com") {
   const hash = `h-${randomUUID()}`;
-  const id = await registrations.insertRegistration({ loginHint, clientName: "Store Agent", scope: "agent.account.read", claimTokenHash: hash, claimExpiresAt: at("2026-03-02T10:00:00.000Z"), now: NOW });
+  const id = await registrations.insertRegistration({
+    loginHint,
+    clientName: "Store Agent",
+    scope: "agent.account.read",
+    claimTokenHash: hash,
+    claimExpiresAt: at("2026-03-02T10:00:00.000Z"),
+    now: NOW,
+  });
   return { id, hash };
 }
 
@@ -62,7 +69,7 @@ describe("members store", () => {
     await newMember({ displayNameKey: key, joinedAt: at("2021-01-01T00:00:00.000Z") });
     const hidden = await newMember({ publicProfile: false });
     expect((await findPublicMember("no-such-slug", key))?.slug).toBe(older.slug);
-    expect((await findPublicMember(hidden.slug, hidden.displayNameKey))).toBeNull();
+    expect(await findPublicMember(hidden.slug, hidden.displayNameKey)).toBeNull();
     expect(await findPublicProfile(hidden.slug)).toBeNull();
   });
 
@@ -77,7 +84,14 @@ describe("registrations store", () => {
   it("finds by claim-token hash and id; moves status only from the expected one", async () => {
     const { id, hash } = await newRegistration();
     const row = await registrations.findRegistrationByClaimTokenHash(hash);
-    expect(row).toEqual({ id, loginHint: "nobody@example.com", clientName: "Store Agent", scope: "agent.account.read", claimExpiresAt: at("2026-03-02T10:00:00.000Z"), status: "pending" });
+    expect(row).toEqual({
+      id,
+      loginHint: "nobody@example.com",
+      clientName: "Store Agent",
+      scope: "agent.account.read",
+      claimExpiresAt: at("2026-03-02T10:00:00.000Z"),
+      status: "pending",
+    });
     expect(await registrations.findRegistration(id)).toEqual(row);
     expect(await registrations.moveRegistration(id, "active", "denied", NOW)).toBe(0);
     expect(await registrations.markExpiredIfPending(id, NOW)).toBe(1);
@@ -92,10 +106,24 @@ describe("registrations store", () => {
 describe("claim attempts store", () => {
   it("keeps one live attempt; slot claims, slow-downs, wrong codes and decisions are conditional", async () => {
     const { id: registrationId } = await newRegistration();
-    const first = await attempts.insertAttempt({ registrationId, attemptTokenHash: `a-${randomUUID()}`, userCodeHash: "u1", expiresAt: at("2026-03-01T10:10:00.000Z"), interval: 5, now: NOW });
+    const first = await attempts.insertAttempt({
+      registrationId,
+      attemptTokenHash: `a-${randomUUID()}`,
+      userCodeHash: "u1",
+      expiresAt: at("2026-03-01T10:10:00.000Z"),
+      interval: 5,
+      now: NOW,
+    });
     expect(await attempts.closeInitiated(first)).toBe(1);
     const hash = `a-${randomUUID()}`;
-    const secondId = await attempts.insertAttempt({ registrationId, attemptTokenHash: hash, userCodeHash: "u2", expiresAt: at("2026-03-01T10:20:00.000Z"), interval: 5, now: at("2026-03-01T10:10:00.000Z") });
+    const secondId = await attempts.insertAttempt({
+      registrationId,
+      attemptTokenHash: hash,
+      userCodeHash: "u2",
+      expiresAt: at("2026-03-01T10:20:00.000Z"),
+      interval: 5,
+      now: at("2026-03-01T10:10:00.000Z"),
+    });
     const live = await attempts.currentAttempt(registrationId);
     expect(live).toEqual({ id: secondId, registrationId, status: "initiated", expiresAt: at("2026-03-01T10:20:00.000Z"), interval: 5, lastPolledAt: null });
 
@@ -111,7 +139,12 @@ describe("claim attempts store", () => {
 
     const withRegistration = await attempts.findAttemptByTokenHash(hash);
     expect(withRegistration?.userCodeHash).toBe("u2");
-    expect(withRegistration?.registration).toEqual({ loginHint: "nobody@example.com", clientName: "Store Agent", scope: "agent.account.read", claimExpiresAt: at("2026-03-02T10:00:00.000Z") });
+    expect(withRegistration?.registration).toEqual({
+      loginHint: "nobody@example.com",
+      clientName: "Store Agent",
+      scope: "agent.account.read",
+      claimExpiresAt: at("2026-03-02T10:00:00.000Z"),
+    });
 
     expect(await attempts.countWrongCode(secondId)).toBe(1);
     expect(await attempts.countWrongCode(secondId)).toBe(2);
@@ -133,14 +166,31 @@ describe("delegations and access tokens stores", () => {
     const delegationId = await delegations.insertDelegation({ registrationId, memberId: member.id, clientName: "Store Agent", scope: "agent.account.read", approvedAt: NOW });
     const duplicate = await delegations.insertDelegation({ registrationId, memberId: member.id, clientName: null, scope: "x", approvedAt: NOW }).catch((e: unknown) => e);
     expect(isUniqueViolation(duplicate)).toBe(true);
-    expect(await delegations.findDelegationOfRegistration(registrationId)).toMatchObject({ id: delegationId, memberId: member.id, status: "active", registrationStatus: "active", approvedAt: NOW, lastUsedAt: null });
+    expect(await delegations.findDelegationOfRegistration(registrationId)).toMatchObject({
+      id: delegationId,
+      memberId: member.id,
+      status: "active",
+      registrationStatus: "active",
+      approvedAt: NOW,
+      lastUsedAt: null,
+    });
     expect(await delegations.touchLastUsed(delegationId, NOW)).toBe(1);
     expect((await delegations.listMemberDelegations(member.id)).map((d) => [d.id, d.lastUsedAt])).toEqual([[delegationId, NOW]]);
     expect(await delegations.registrationsDelegatedBy(member.id)).toEqual([registrationId]);
 
     const tokenHash = `t-${randomUUID()}`;
     const expiresAt = at("2026-03-01T11:00:00.000Z");
-    const tokenId = await tokens.insertAccessToken({ tokenHash, registrationId, delegationId, memberId: member.id, scope: "agent.account.read", resource: "http://localhost:3000/api", grant: "claim", expiresAt, now: NOW });
+    const tokenId = await tokens.insertAccessToken({
+      tokenHash,
+      registrationId,
+      delegationId,
+      memberId: member.id,
+      scope: "agent.account.read",
+      resource: "http://localhost:3000/api",
+      grant: "claim",
+      expiresAt,
+      now: NOW,
+    });
     expect(await tokens.findTokenGrant(tokenHash)).toEqual({
       id: tokenId,
       memberId: member.id,
@@ -160,7 +210,17 @@ describe("delegations and access tokens stores", () => {
     expect(await tokens.findTokenOwner(tokenHash)).toEqual({ id: tokenId, memberId: member.id, registrationId });
     expect(await tokens.revokeToken(tokenId, NOW)).toBe(1);
     expect(await tokens.revokeToken(tokenId, NOW)).toBe(0);
-    await tokens.insertAccessToken({ tokenHash: `t-${randomUUID()}`, registrationId, delegationId, memberId: member.id, scope: "s", resource: "r", grant: "jwt-bearer", expiresAt, now: NOW });
+    await tokens.insertAccessToken({
+      tokenHash: `t-${randomUUID()}`,
+      registrationId,
+      delegationId,
+      memberId: member.id,
+      scope: "s",
+      resource: "r",
+      grant: "jwt-bearer",
+      expiresAt,
+      now: NOW,
+    });
     expect(await tokens.revokeDelegationTokens(delegationId, NOW)).toBe(1);
 
     expect(await delegations.cancelActive(randomUUID(), delegationId, NOW)).toBe(0);

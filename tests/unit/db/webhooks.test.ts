@@ -114,8 +114,14 @@ describe("events from the lifecycle, written in the same transaction", () => {
     expect(outcomes.at(-1)).toBe("locked");
     const refusedEvents = await eventsOf(refused.registrationId);
     const lockedEvents = await eventsOf(locked.registrationId);
-    expect(refusedEvents.map((e) => [e.type, e.data.reason])).toEqual([["delegation.requested", undefined], ["delegation.denied", "refused"]]);
-    expect(lockedEvents.map((e) => [e.type, e.data.reason])).toEqual([["delegation.requested", undefined], ["delegation.denied", "too_many_wrong_codes"]]);
+    expect(refusedEvents.map((e) => [e.type, e.data.reason])).toEqual([
+      ["delegation.requested", undefined],
+      ["delegation.denied", "refused"],
+    ]);
+    expect(lockedEvents.map((e) => [e.type, e.data.reason])).toEqual([
+      ["delegation.requested", undefined],
+      ["delegation.denied", "too_many_wrong_codes"],
+    ]);
   });
 
   it("an outer claim that ends unapproved → delegation.expired once: lazily on the next poll or refresh, or by the sweep of the delivery pass", async () => {
@@ -147,10 +153,12 @@ describe("events from the lifecycle, written in the same transaction", () => {
     const reg = await register(clock);
     const ada = await member(ADA);
     const afterRegister = await getDb().webhookEvent.count();
-    await expect(transaction(async () => {
-      await webhookDelegationRequested(reg.registrationId, ada.id, clock);
-      throw new Error("roll back");
-    })).rejects.toThrow("roll back");
+    await expect(
+      transaction(async () => {
+        await webhookDelegationRequested(reg.registrationId, ada.id, clock);
+        throw new Error("roll back");
+      }),
+    ).rejects.toThrow("roll back");
     expect(await getDb().webhookEvent.count()).toBe(afterRegister);
     expect(afterRegister).toBe(before + 1);
   });
@@ -274,7 +282,8 @@ describe("delivery to a real receiver (svix verifies every signature)", () => {
     await expect(addEndpoint({ url: "https://127.0.0.1/hooks" }, clock)).rejects.toThrow(/private or reserved/);
     await expect(addEndpoint({ url: "https://[::ffff:192.168.1.1]/hooks" }, clock)).rejects.toThrow(/private or reserved/);
     await expect(addEndpoint({ url: "https://localhost/hooks" }, clock)).rejects.toThrow(/private or reserved/);
-    for (const address of ["10.0.0.1", "172.16.0.1", "192.168.0.1", "127.0.0.1", "169.254.169.254", "::1", "fe80::1", "fc00::1", "::ffff:10.0.0.1", "100.64.0.1", "0.0.0.0"]) expect(isForbiddenAddress(address)).toBe(true);
+    for (const address of ["10.0.0.1", "172.16.0.1", "192.168.0.1", "127.0.0.1", "169.254.169.254", "::1", "fe80::1", "fc00::1", "::ffff:10.0.0.1", "100.64.0.1", "0.0.0.0"])
+      expect(isForbiddenAddress(address)).toBe(true);
     for (const address of ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"]) expect(isForbiddenAddress(address)).toBe(false);
 
     // Added while allowed, then the flag goes away (or DNS changes): the delivery is refused, nothing is sent.
