@@ -17,6 +17,7 @@ import { turns } from "@/lib/server/turns";
 import { startWebhookDelivery } from "@/lib/webhooks/delivery";
 import { startJanitor } from "@/lib/operations/janitor";
 import { observeRequest } from "@/lib/operations/observe";
+import { transportSecurityHeaders } from "@/lib/http/security-headers";
 import { configOrExit, markServerEntry, refuseUnsafeStart } from "@/lib/startup";
 
 /** How long a shutdown waits for requests in flight before closing their connections. */
@@ -48,8 +49,17 @@ async function main(): Promise<void> {
   markServerEntry();
   const app = next({ dev: false, dir: process.cwd(), hostname: hostname ?? "localhost", port });
   await app.prepare();
+  const transportSecurity = transportSecurityHeaders(config.baseUrl);
   const server = http.createServer(
-    requestListener(app.getRequestHandler(), { observe: (req, res) => void observeRequest(req, res), front: config.nodeFront ? serveFront : undefined, turns: turns() }),
+    requestListener(app.getRequestHandler(), {
+      observe: (req, res) => {
+        // HSTS on every answer of an https deployment, the front's and Next's alike (next.config.ts's headers are fixed at build).
+        for (const [name, value] of transportSecurity) res.setHeader(name, value);
+        void observeRequest(req, res);
+      },
+      front: config.nodeFront ? serveFront : undefined,
+      turns: turns(),
+    }),
   );
   // Bounded tables: the janitor's passes in this process (one instance at a time on PostgreSQL).
   const stopJanitor = process.env.JANITOR !== "off" ? startJanitor() : null;

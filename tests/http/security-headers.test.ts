@@ -118,6 +118,13 @@ describe("an https BASE_URL", () => {
     await expectPagePolicy(res);
   });
 
+  it("API answers carry it too, from the node:http front and from Next alike (server.ts sets it on every answer)", async () => {
+    for (const path of ["/ask?query=revocation", "/openapi.json", "/healthz", "/.well-known/openid-configuration"]) {
+      const res = await fetch(`${server.baseUrl}${path}`);
+      expect(res.headers.get("strict-transport-security"), path).toBe("max-age=63072000; includeSubDomains");
+    }
+  });
+
   it("the value is the one issue 19 asks for", () => {
     expect(STRICT_TRANSPORT_SECURITY).toBe("max-age=63072000; includeSubDomains");
   });
