@@ -71,6 +71,22 @@ function localPostgres(): string | undefined {
   return `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`;
 }
 
+// TEST_SCOPE=runtime: the second pass under another Node version (.ci/node24): the build, the native addon,
+// the server and every Vitest test (logic and HTTP) on SQLite; the browser, the bench harness and the
+// PostgreSQL pass depend on no Node-version-specific code of ours and run once, under the first runtime.
+if (process.env.TEST_SCOPE === "runtime") {
+  console.log(`\n=== runtime pass under Node ${process.version}`);
+  if (step("build", "npm", ["run", "build"])) {
+    const vitestReport = path.join(TMP, "vitest-runtime.json");
+    fs.rmSync(vitestReport, { force: true });
+    step(`vitest (sqlite, Node ${process.version})`, "npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestReport}`]);
+    countVitest(vitestReport);
+  }
+  console.log(`\nFailed steps: ${failures.length ? failures.join(", ") : "none"}`);
+  console.log(`tests: ${tally.passed} passed, ${tally.failed} failed, ${tally.skipped} skipped`);
+  process.exit(failures.length || tally.failed ? 1 : 0);
+}
+
 const built = step("build", "npm", ["run", "build"]) && step("typecheck", "npx", ["tsc", "--noEmit"]);
 // Style problems are reported but do not stop the tests: every failed step fails npm test at the end.
 step("lint", "npm", ["run", "lint"]);
