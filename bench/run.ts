@@ -23,6 +23,7 @@ export const BENCH_BUDGETS: Record<string, string> = {
   RATE_LIMIT_ASK_PER_MINUTE: "1000000000",
   RATE_LIMIT_LOOKUPS_PER_MINUTE: "1000000000",
   RATE_LIMIT_TOKEN_EXCHANGE_PER_MINUTE: "1000000000",
+  RATE_LIMIT_A2A_MESSAGE_SEND_PER_10_MINUTES: "1000000000",
 };
 
 // ---------------------------------------------------------------- options

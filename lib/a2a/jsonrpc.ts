@@ -12,7 +12,7 @@ import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { clientIp } from "@/lib/http/client-ip";
 import { INTERNAL_RPC_ERROR, jsonRpcErrorReply, jsonRpcRateLimited, rateLimitedRpcError, temporarilyUnavailableRpcError, type JsonRpcServerError } from "@/lib/http/errors";
-import { hitRateLimit, type RateLimitRule } from "@/lib/rate-limit";
+import { budgetRule, hitRateLimit, type RateLimitRule } from "@/lib/rate-limit";
 import { chargeBudgets, type BudgetCharge } from "@/lib/rate-limit/memory";
 import { clip, describePath, findStringWhere, isAcceptableText, text as boundaryText } from "@/lib/schemas/text";
 import { toolBudgetOf } from "@/lib/tools";
@@ -29,7 +29,7 @@ export const A2A_BODY_LIMIT = 65_536;
  * the answer is JSON-RPC -32010 with HTTP 429 and Retry-After, and nothing is stored. tasks/get and tasks/cancel
  * store no new row and are not counted.
  */
-export const A2A_MESSAGE_SEND_RATE_LIMIT: RateLimitRule = { name: "a2a:message_send:ip", limit: 300, windowSeconds: 600 };
+export const A2A_MESSAGE_SEND_RATE_LIMIT: RateLimitRule = budgetRule("a2aMessageSend");
 
 export const JSONRPC_ERRORS = {
   parseError: -32700,

@@ -53,6 +53,15 @@ export const BUDGETS = {
     store: "memory",
     counts: "JWT-bearer exchange at /oauth2/token, per identity assertion (keyed by its SHA-256)",
   },
+  a2aMessageSend: {
+    name: "a2a:message_send:ip",
+    key: "caller",
+    limit: 300,
+    windowSeconds: 600,
+    env: "RATE_LIMIT_A2A_MESSAGE_SEND_PER_10_MINUTES",
+    store: "database",
+    counts: "A2A message/send (each stores a task for 24 hours; tasks/get and tasks/cancel are not counted)",
+  },
   batch: { name: "batch:ip", key: "caller", limit: 10, windowSeconds: 60, env: "RATE_LIMIT_BATCH_PER_MINUTE", store: "database", counts: "POST /api/v1/batch (up to 10 items)" },
   identity: {
     name: "identity:ip",
