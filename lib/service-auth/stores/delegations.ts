@@ -15,17 +15,8 @@ export interface DelegationRow {
   cancelledAt: Date | null;
 }
 
-interface RawDelegation {
-  id: string;
-  registrationId: string;
-  memberId: string;
-  clientName: string | null;
-  scope: string;
-  status: string;
-  approvedAt: unknown;
-  lastUsedAt: unknown;
-  cancelledAt: unknown;
-}
+/** A row as the driver returns it: DateTime columns still raw. */
+type RawDelegation = Omit<DelegationRow, "approvedAt" | "lastUsedAt" | "cancelledAt"> & { approvedAt: unknown; lastUsedAt: unknown; cancelledAt: unknown };
 
 const COLUMNS = `"id", "registrationId", "memberId", "clientName", "scope", "status", "approvedAt", "lastUsedAt", "cancelledAt"`;
 
