@@ -55,7 +55,7 @@ async function main(): Promise<void> {
       observe: (req, res) => {
         // HSTS on every answer of an https deployment, the front's and Next's alike (next.config.ts's headers are fixed at build).
         for (const [name, value] of transportSecurity) res.setHeader(name, value);
-        void observeRequest(req, res);
+        return observeRequest(req, res, undefined, { setHeader: false });
       },
       front: config.nodeFront ? serveFront : undefined,
       turns: turns(),

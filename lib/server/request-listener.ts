@@ -15,9 +15,15 @@ export type FrontServer = (req: http.IncomingMessage, res: http.ServerResponse) 
 /** Next's request handler (app.getRequestHandler()), or any node:http listener. */
 export type NextHandler = (req: http.IncomingMessage, res: http.ServerResponse) => unknown;
 
+/** The X-Request-Id of each request being answered (set by `observe`; written by the front or before Next). */
+export const requestIds = new WeakMap<http.IncomingMessage, string>();
+
 export interface RequestListenerOptions {
-  /** Sees every request first (one log line and metric sample when it is answered: lib/operations/observe.ts). */
-  observe?: (req: http.IncomingMessage, res: http.ServerResponse) => void;
+  /**
+   * Sees every request first (one log line and metric sample when it is answered: lib/operations/observe.ts) and
+   * returns its request id, which the answer carries as X-Request-Id.
+   */
+  observe?: (req: http.IncomingMessage, res: http.ServerResponse) => string | void;
   /** Takes the requests it answers (the node:http front); none: everything goes to `next`. */
   front?: FrontServer;
   /** Hands every other request to `next` on its turn; none: at once. */
@@ -31,6 +37,8 @@ function abandoned(req: http.IncomingMessage): boolean {
 
 /** Runs `next`; a failure it does not answer itself ends the connection (never an internal message to the client). */
 function handOver(next: NextHandler, req: http.IncomingMessage, res: http.ServerResponse): void {
+  const requestId = requestIds.get(req);
+  if (requestId !== undefined) res.setHeader("X-Request-Id", requestId);
   const dropOnFailure = (error: unknown): void => {
     console.error(`[agent-gate] request handler failed: ${error instanceof Error ? error.name : typeof error}`);
     res.destroy();
@@ -49,7 +57,8 @@ export function requestListener(next: NextHandler, options: RequestListenerOptio
   const { observe, front, turns } = options;
   return (req, res) => {
     req.headers[PEER_HEADER] = req.socket?.remoteAddress ?? "unknown";
-    observe?.(req, res);
+    const requestId = observe?.(req, res);
+    if (requestId) requestIds.set(req, requestId);
     if (front?.(req, res)) return;
     if (!turns) return handOver(next, req, res);
     turns.run(() => {

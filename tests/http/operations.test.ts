@@ -92,3 +92,16 @@ describe("/api/cron/janitor", () => {
     expect(((await res.json()) as { error: string }).error).toBe("temporarily_unavailable");
   });
 });
+
+describe("X-Request-Id", () => {
+  it("every answer carries one, from the node:http front and from Next alike: the client's when well-formed, else a new one", async () => {
+    // /ask and /healthz are the front's; /openapi.json and the JSON 404 are Next's.
+    for (const path of ["/ask?query=revocation", "/healthz", "/openapi.json", "/api/no-such-path"]) {
+      const echoed = await fetch(`${base}${path}`, { headers: { "X-Request-Id": "trace-me.42" } });
+      expect(echoed.headers.get("x-request-id"), path).toBe("trace-me.42");
+      const replaced = await fetch(`${base}${path}`, { headers: { "X-Request-Id": "bad id with spaces" } });
+      expect(replaced.headers.get("x-request-id"), path).toMatch(/^[0-9a-f-]{36}$/);
+      expect(replaced.headers.getSetCookie?.() ?? []).toEqual([]);
+    }
+  });
+});
