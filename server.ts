@@ -12,6 +12,7 @@ import { closeConnection, holdSqliteConnection } from "@/lib/db";
 import { startSqliteCheckpointer } from "@/lib/db/sqlite-checkpointer";
 import { sqliteFilePath } from "@/lib/db/sqlite-path";
 import { serveFront } from "@/lib/server/front";
+import { addResponseHeaders } from "@/lib/server/front/node";
 import { requestListener } from "@/lib/server/request-listener";
 import { turns } from "@/lib/server/turns";
 import { startWebhookDelivery } from "@/lib/webhooks/delivery";
@@ -49,14 +50,13 @@ async function main(): Promise<void> {
   markServerEntry();
   const app = next({ dev: false, dir: process.cwd(), hostname: hostname ?? "localhost", port });
   await app.prepare();
+  // HSTS on every answer of an https deployment, the front's and Next's alike (next.config.ts's headers are fixed at build).
   const transportSecurity = transportSecurityHeaders(config.baseUrl);
+  addResponseHeaders(transportSecurity);
   const server = http.createServer(
     requestListener(app.getRequestHandler(), {
-      observe: (req, res) => {
-        // HSTS on every answer of an https deployment, the front's and Next's alike (next.config.ts's headers are fixed at build).
-        for (const [name, value] of transportSecurity) res.setHeader(name, value);
-        return observeRequest(req, res, undefined, { setHeader: false });
-      },
+      observe: (req, res) => observeRequest(req, res, undefined, { setHeader: false }),
+      responseHeaders: transportSecurity,
       front: config.nodeFront ? serveFront : undefined,
       turns: turns(),
     }),

@@ -19,6 +19,8 @@ export type NextHandler = (req: http.IncomingMessage, res: http.ServerResponse) 
 export const requestIds = new WeakMap<http.IncomingMessage, string>();
 
 export interface RequestListenerOptions {
+  /** Headers every answer Next gives carries too (the front has them in its own list: lib/server/front/node.ts). */
+  responseHeaders?: readonly (readonly [name: string, value: string])[];
   /**
    * Sees every request first (one log line and metric sample when it is answered: lib/operations/observe.ts) and
    * returns its request id, which the answer carries as X-Request-Id.
@@ -36,9 +38,10 @@ function abandoned(req: http.IncomingMessage): boolean {
 }
 
 /** Runs `next`; a failure it does not answer itself ends the connection (never an internal message to the client). */
-function handOver(next: NextHandler, req: http.IncomingMessage, res: http.ServerResponse): void {
+function handOver(next: NextHandler, req: http.IncomingMessage, res: http.ServerResponse, responseHeaders: RequestListenerOptions["responseHeaders"]): void {
   const requestId = requestIds.get(req);
   if (requestId !== undefined) res.setHeader("X-Request-Id", requestId);
+  if (responseHeaders) for (const [name, value] of responseHeaders) res.setHeader(name, value);
   const dropOnFailure = (error: unknown): void => {
     console.error(`[agent-gate] request handler failed: ${error instanceof Error ? error.name : typeof error}`);
     res.destroy();
@@ -54,16 +57,16 @@ function handOver(next: NextHandler, req: http.IncomingMessage, res: http.Server
 
 /** The listener for http.createServer: peer stamp → front → turns → `next`. */
 export function requestListener(next: NextHandler, options: RequestListenerOptions = {}): http.RequestListener {
-  const { observe, front, turns } = options;
+  const { observe, front, turns, responseHeaders } = options;
   return (req, res) => {
     req.headers[PEER_HEADER] = req.socket?.remoteAddress ?? "unknown";
     const requestId = observe?.(req, res);
     if (requestId) requestIds.set(req, requestId);
     if (front?.(req, res)) return;
-    if (!turns) return handOver(next, req, res);
+    if (!turns) return handOver(next, req, res, responseHeaders);
     turns.run(() => {
       // Work for a client that gave up is skipped: under load it would only delay the others.
-      if (!abandoned(req)) handOver(next, req, res);
+      if (!abandoned(req)) handOver(next, req, res, responseHeaders);
     });
   };
 }

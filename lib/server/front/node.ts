@@ -7,7 +7,12 @@ import { requestIds } from "@/lib/server/request-listener";
 
 const SECURITY_NAMES = new Set(SECURITY_HEADERS.map(([name]) => name.toLowerCase()));
 /** The security headers as a flat [name, value, …] list, built once: writeHead takes it without copying. */
-const SECURITY_FLAT: readonly string[] = SECURITY_HEADERS.flatMap(([name, value]) => [name.toLowerCase(), value]);
+let SECURITY_FLAT: readonly string[] = SECURITY_HEADERS.flatMap(([name, value]) => [name.toLowerCase(), value]);
+
+/** Headers of this deployment for every answer (HSTS under an https BASE_URL), added to the prebuilt list once. */
+export function addResponseHeaders(extra: readonly (readonly [name: string, value: string])[]): void {
+  SECURITY_FLAT = [...SECURITY_FLAT, ...extra.flatMap(([name, value]) => [name.toLowerCase(), value])];
+}
 
 function headerReader(req: IncomingMessage): HeaderReader {
   return {
