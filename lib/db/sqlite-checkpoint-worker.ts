@@ -1,7 +1,7 @@
 // The checkpoint worker thread's code (started by lib/db/sqlite-checkpointer.ts, which explains the design):
 // its own connection checkpoints passively every `intervalMs`, and once the log passes `restartPages` it
 // asks the app to hold its connection ("hold"), copies the rest while nothing is written ("held") and
-// answers "restartable". It never dies of an exception: any failure is logged in one line and the next tick
+// answers "restartable". It never dies of an exception — a failure is logged in one line and the next tick
 // tries again; should it stop anyway, the app connection's own automatic checkpoint remains the backstop.
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";

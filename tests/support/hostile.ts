@@ -34,7 +34,7 @@ export const NASTY_CHARACTERS = [
   "\n",
 ] as const;
 
-/** One UTF-16 unit sequence: any code point, a lone surrogate (high or low) or a known troublemaker. */
+/** One UTF-16 unit sequence — a code point, a lone surrogate (high or low) or a known troublemaker. */
 const hostileUnit: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 1 }), weight: 3 },
   { arbitrary: fc.integer({ min: 0xd800, max: 0xdfff }).map((unit) => String.fromCharCode(unit)), weight: 2 },
