@@ -42,13 +42,6 @@ export function decodeUtf8(bytes: Uint8Array): BodyResult<string> {
   }
 }
 
-/** A web Request (route handlers) or an ApiRequest (lib/http/api.ts). */
-export type BodySource = Request | ApiRequest;
-
-function readSourceText(source: BodySource, limit: number): Promise<BodyResult<string>> {
-  return "readBody" in source ? source.readBody(limit) : readBodyText(source, limit);
-}
-
 /** The media type of the request without parameters, lower-cased ("" when absent). */
 export function mediaType(request: { headers: HeaderReader }): string {
   return (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
@@ -97,9 +90,9 @@ export function findDuplicateMember(text: string): string | null {
  * repeated member name anywhere is refused (which one would count is undefined, RFC 8259 §4), and so is any
  * string or member name that is not well-formed Unicode (lib/schemas/text.ts).
  */
-export async function readJsonObject(request: BodySource, limit: number): Promise<BodyResult<Record<string, unknown>>> {
+export async function readJsonObject(request: ApiRequest, limit: number): Promise<BodyResult<Record<string, unknown>>> {
   if (mediaType(request) !== "application/json") return { ok: false, reason: "invalid", message: "The body must be JSON with Content-Type: application/json." };
-  const text = await readSourceText(request, limit);
+  const text = await request.readBody(limit);
   if (!text.ok) return text;
   let parsed: unknown;
   try {
@@ -123,11 +116,11 @@ export async function readJsonObject(request: BodySource, limit: number): Promis
  * character in a name or value (URLSearchParams already turns ill-formed UTF-8 into U+FFFD, so every field
  * is well-formed; NUL is the one character no field may hold, lib/schemas/text.ts).
  */
-export async function readForm(request: BodySource, limit: number): Promise<BodyResult<Map<string, string>>> {
+export async function readForm(request: ApiRequest, limit: number): Promise<BodyResult<Map<string, string>>> {
   if (mediaType(request) !== "application/x-www-form-urlencoded") {
     return { ok: false, reason: "invalid", message: "The body must be form-encoded (application/x-www-form-urlencoded)." };
   }
-  const text = await readSourceText(request, limit);
+  const text = await request.readBody(limit);
   if (!text.ok) return text;
   const fields = new Map<string, string>();
   for (const [key, value] of new URLSearchParams(text.value)) {
