@@ -1,6 +1,6 @@
 // The read-only documentation MCP server at /mcp/docs (CONTRACT.md §9): search_docs and get_doc over the
 // one corpus and index. Built fresh per request by lib/mcp/http.ts (stateless); it never sees a token.
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate } from "@modelcontextprotocol/server";
 import { absoluteUrl } from "@/lib/config";
 import { callerKey } from "@/lib/http/client-ip";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
@@ -10,6 +10,7 @@ import { toolFailureMessage } from "@/lib/tools/types";
 import { getDocInputShape, getDocOutputShape, SEARCH_DOCS_LIMIT_DEFAULT, searchDocsInputShape, searchDocsOutputShape } from "@/lib/schemas/public-read";
 import { docUrl, getDoc } from "./corpus";
 import { docMarkdown } from "./pages";
+import { completeDocSlugs, DOC_RESOURCE_MIME_TYPE, docResourceUriTemplate, listDocResources, readDocResource } from "./resources";
 import { excerpt, searchDocs } from "./search";
 
 export const DOCS_SERVER_NAME = "agent-gate-docs";
@@ -56,13 +57,19 @@ export function getDocTool(slug: string): GetDocOutput | null {
   return doc && markdown ? { slug: doc.slug, title: doc.title, url: docUrl(doc.slug), markdown } : null;
 }
 
+const DOC_TEMPLATE_NAME = "doc";
+
 export function buildDocsMcpServer(): McpServer {
   const server = new McpServer(
     { name: DOCS_SERVER_NAME, title: "Agent Gate documentation", version: DOCS_SERVER_VERSION, websiteUrl: absoluteUrl("/docs") },
+    // The corpus changes only with a deployment: its lists and reads are as cacheable as the tool list.
     statelessServerOptions(
-      "Read-only search over Agent Gate's published documentation. Call search_docs with a few words (e.g. 'slow_down polling'), then get_doc with a slug to read a whole document as markdown.",
+      "Read-only search over Agent Gate's published documentation. Call search_docs with a few words (e.g. 'slow_down polling'), then get_doc with a slug to read a whole document as markdown. Every document is also a text/markdown resource (resources/list, or the template by slug).",
+      ["tools/list", "server/discover", "resources/list", "resources/templates/list", "resources/read"],
     ),
   );
+  // A stateless server sends no notifications: declared before the SDK would default listChanged to true.
+  server.server.registerCapabilities({ resources: { listChanged: false } });
 
   server.registerTool(
     SEARCH_DOCS.name,
@@ -105,6 +112,25 @@ export function buildDocsMcpServer(): McpServer {
       }
     },
   );
+
+  server.registerResource(
+    DOC_TEMPLATE_NAME,
+    new ResourceTemplate(docResourceUriTemplate(), { list: undefined, complete: { slug: (value) => completeDocSlugs(value) } }),
+    { title: "A published document", description: "One published document by slug, as markdown (the same text as its .md twin and get_doc).", mimeType: DOC_RESOURCE_MIME_TYPE },
+    (uri, variables) => {
+      const slug = variables["slug"];
+      const contents = typeof slug === "string" ? readDocResource(slug) : null;
+      // Unknown: -32602 with data {uri} (2026-07-28); lib/mcp/http.ts answers the 2025 revisions' -32002.
+      if (!contents || contents.uri !== uri.href) throw new ResourceNotFoundError(uri.href);
+      return { contents: [contents] };
+    },
+  );
+  // Every document, a page at a time (the SDK's own resources/list answers everything at once).
+  server.server.setRequestHandler("resources/list", (request) => {
+    const page = listDocResources(request.params?.cursor);
+    if (!page) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "Invalid cursor: pass the nextCursor of the previous resources/list answer.");
+    return { ...page };
+  });
 
   return server;
 }

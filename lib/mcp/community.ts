@@ -1,7 +1,7 @@
 // The anonymous community tool server at /mcp: exactly the four registry tools, statelessly, with
 // structuredContent plus a JSON text rendering for clients that only read text.
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { McpServer } from "@modelcontextprotocol/server";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { clientIp } from "@/lib/http/client-ip";

@@ -1,14 +1,25 @@
-// Serves one MCP server over Streamable HTTP, statelessly: a fresh McpServer and transport per request
-// (sessionIdGenerator undefined, JSON responses), so any instance answers any request.
-import type { ServerOptions } from "@modelcontextprotocol/sdk/server/index.js";
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+// Serves one MCP server over Streamable HTTP, statelessly, with the v2 SDK (@modelcontextprotocol/server):
+// a fresh McpServer per request, so any instance answers any request. Both generations share one URL:
+// - 2026-07-28 (a request carrying the per-request `_meta` envelope): the SDK's modern entry
+//   (createMcpHandler, 2025 traffic refused there): server/discover, the SEP-2243 header checks, resultType
+//   and the cache fields;
+// - 2025-03-26 … 2025-11-25 (no envelope): the stateless transport (sessionIdGenerator undefined, JSON
+//   responses) exactly as before.
+import { AsyncLocalStorage } from "node:async_hooks";
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  WebStandardStreamableHTTPServerTransport,
+  type CacheHint,
+  type McpServer,
+  type ServerOptions,
+} from "@modelcontextprotocol/server";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
 import { INTERNAL_RPC_ERROR, jsonRpcErrorReply, jsonRpcTransportErrorReply, temporarilyUnavailableRpcError } from "@/lib/http/errors";
 import type { BudgetName } from "@/lib/rate-limit/budgets";
-import { batchRefusal, chargeJsonRpcPost, type ExtraBudgetOf } from "@/lib/rate-limit/json-rpc";
+import { batchRefusal, chargeJsonRpcPost, refusalId, type ExtraBudgetOf } from "@/lib/rate-limit/json-rpc";
 import { rejectDnsRebinding } from "./rebinding";
 
 // Unless given one, the SDK builds a new Ajv instance (its validator for elicitation answers) in every Server
@@ -16,10 +27,20 @@ import { rejectDnsRebinding } from "./rebinding";
 // it keeps no per-request state.
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
-/** Options for a per-request McpServer: its instructions, and the shared JSON Schema validator. */
-export function statelessServerOptions(instructions: string): ServerOptions {
-  return { instructions, jsonSchemaValidator };
+/**
+ * What our servers list (tools, documents) changes only with a deployment and is the same for every caller:
+ * 2026-07-28 answers let shared caches keep lists, reads and server/discover for five minutes (`ttlMs`,
+ * `cacheScope`). 2025 answers carry no cache fields.
+ */
+export const DEPLOYMENT_CACHE_HINT: CacheHint = { ttlMs: 300_000, cacheScope: "public" };
+
+/** Options for a per-request McpServer: its instructions, the shared JSON Schema validator, and the cache hints of what it lists. */
+export function statelessServerOptions(instructions: string, cacheable: readonly CacheableMethod[] = ["tools/list", "server/discover"]): ServerOptions {
+  return { instructions, jsonSchemaValidator, cacheHints: Object.fromEntries(cacheable.map((method) => [method, DEPLOYMENT_CACHE_HINT])) };
 }
+
+/** The operations whose 2026-07-28 results carry cache fields. */
+type CacheableMethod = "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" | "resources/read" | "server/discover";
 
 /** The budget a POST to an MCP endpoint spends (lib/rate-limit/budgets.ts), per message, by this caller. */
 export interface McpLimits {
@@ -34,7 +55,7 @@ export interface McpLimits {
 export const MCP_BODY_LIMIT = 4 * 1024 * 1024;
 
 /** The request headers the SDK's transport reads (it is handed a Request built from these). */
-const TRANSPORT_HEADERS = ["accept", "content-type", "mcp-protocol-version", "mcp-session-id", "last-event-id"] as const;
+const TRANSPORT_HEADERS = ["accept", "content-type", "mcp-protocol-version", "mcp-session-id", "last-event-id", "mcp-method", "mcp-name"] as const;
 
 /** The body: a parsed JSON message, or text the SDK is handed to answer as it does (not JSON, empty). */
 type McpBody = { parsed: unknown } | { text: string };
@@ -76,11 +97,53 @@ async function replyOf(response: Response): Promise<ApiReply> {
   return { status: response.status, headers, body: response.body === null ? null : await response.text() };
 }
 
+/** The per-request server of each request on the 2026-07-28 path (the one modern entry below builds it from the request). */
+const modernFactories = new WeakMap<Request, () => McpServer>();
+
+/** The first failure the modern entry reports while it serves a request (it answers a bare 500; we answer in our own words). */
+const modernFailure = new AsyncLocalStorage<{ error?: unknown }>();
+
 /**
- * Handles a POST to an MCP endpoint (the one adapter between ApiRequest/ApiReply and the SDK's web-standard
- * transport): DNS-rebinding attempts are refused first, then POSTs over the message cap or their caller's
- * budget; the body is read and parsed once and handed to the SDK. Authorization headers are ignored: these
- * servers are anonymous.
+ * The SDK's 2026-07-28 entry, built once: it validates the envelope and the standard headers (-32020, -32022,
+ * 404 + -32601…), answers server/discover, and builds a fresh server per request. 2025-era traffic never
+ * reaches it (serveMcp routes that to the stateless transport), hence `legacy: "reject"`.
+ */
+const modernEntry = createMcpHandler(
+  ({ requestInfo }) => {
+    const build = requestInfo ? modernFactories.get(requestInfo) : undefined;
+    if (!build) throw new Error("no MCP server registered for this request");
+    return withoutListChanges(build());
+  },
+  {
+    legacy: "reject",
+    onerror: (error) => {
+      const slot = modernFailure.getStore();
+      if (slot && slot.error === undefined) slot.error = error;
+    },
+  },
+);
+
+/**
+ * A stateless server never sends a list-change notification (nothing it lists changes between deployments),
+ * so its 2026-07-28 capabilities say so: subscriptions/listen is then acknowledged with nothing honored and the
+ * stream ends at once (an open stream could not be answered as one reply, nor kept on any one instance).
+ * 2025 answers keep the capabilities they always had.
+ */
+function withoutListChanges(server: McpServer): McpServer {
+  const { tools, resources, prompts } = server.server.getCapabilities();
+  server.server.registerCapabilities({
+    ...(tools && { tools: { ...tools, listChanged: false } }),
+    ...(resources && { resources: { ...resources, listChanged: false, subscribe: false } }),
+    ...(prompts && { prompts: { ...prompts, listChanged: false } }),
+  });
+  return server;
+}
+
+/**
+ * Handles a POST to an MCP endpoint (the one adapter between ApiRequest/ApiReply and the SDK): DNS-rebinding
+ * attempts are refused first, then POSTs over the message cap or their caller's budget; the body is read and
+ * parsed once and handed to the SDK, to its 2026-07-28 entry when the message carries the per-request
+ * envelope, else to the stateless 2025 transport. Authorization headers are ignored: these servers are anonymous.
  */
 export async function serveMcp(request: ApiRequest, buildServer: () => McpServer, limits?: McpLimits): Promise<ApiReply> {
   const refusal = rejectDnsRebinding(request.headers);
@@ -94,17 +157,54 @@ export async function serveMcp(request: ApiRequest, buildServer: () => McpServer
     const limited = chargeJsonRpcPost(limits.budget, limits.callerKey, undefined, limits.extraBudgetOf);
     if (limited) return limited;
   }
+  // JSON-RPC 2.0 §6: an empty batch is one Invalid Request (whatever the revision; nothing runs).
+  if ("parsed" in body && Array.isArray(body.parsed) && body.parsed.length === 0) {
+    return jsonRpcErrorReply(null, { code: -32600, message: "Invalid Request: an empty batch holds no message." }, 400);
+  }
+  const webRequest = transportRequest(request, body);
+  if ("parsed" in body && speaksModern(request, body.parsed)) return serveModern(webRequest, body.parsed, buildServer);
+  return serveLegacy(webRequest, body, buildServer);
+}
+
+/**
+ * Whether the SDK's 2026-07-28 entry owns this message: it carries the per-request envelope (or a modern
+ * MCP-Protocol-Version header), including the envelope and header mismatches that entry answers (-32602,
+ * -32020, -32022). A body that is no JSON-RPC message at all stays with the 2025 transport, which answers it as
+ * it always has.
+ */
+function speaksModern(request: ApiRequest, parsed: unknown): boolean {
+  const outcome = classifyInboundRequest({
+    httpMethod: "POST",
+    protocolVersionHeader: request.headers.get("mcp-protocol-version") ?? undefined,
+    mcpMethodHeader: request.headers.get("mcp-method") ?? undefined,
+    mcpNameHeader: request.headers.get("mcp-name") ?? undefined,
+    body: parsed,
+  });
+  if (outcome.kind === "reject") return outcome.rung !== "jsonrpc-shape" || outcome.cell === "batch-with-modern-element";
+  return outcome.kind === "modern";
+}
+
+/** A 2026-07-28 request: the SDK's modern entry answers it (statelessly, JSON unless a tool streams). */
+async function serveModern(webRequest: Request, parsed: unknown, buildServer: () => McpServer): Promise<ApiReply> {
+  modernFactories.set(webRequest, buildServer);
+  const slot: { error?: unknown } = {};
+  try {
+    const response = await modernFailure.run(slot, () => modernEntry.fetch(webRequest, { parsedBody: parsed }));
+    if (response.status >= 500) return failureReply(slot.error ?? new Error(`modern MCP entry answered ${response.status}`), refusalId(parsed));
+    return await replyOf(response);
+  } catch (error) {
+    return failureReply(error, refusalId(parsed));
+  }
+}
+
+/** A 2025-revision request (or a body that is no JSON message): the stateless transport, as before the v2 SDK. */
+async function serveLegacy(webRequest: Request, body: McpBody, buildServer: () => McpServer): Promise<ApiReply> {
   const server = buildServer();
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
     await server.connect(transport);
-    const response = await transport.handleRequest(transportRequest(request, body), "parsed" in body ? { parsedBody: body.parsed } : undefined);
-    // The SDK answers 202 to a POST without requests, an empty batch `[]` included; JSON-RPC 2.0 §6 makes
-    // that an Invalid Request.
-    if (response.status === 202 && "parsed" in body && Array.isArray(body.parsed) && body.parsed.length === 0) {
-      return jsonRpcErrorReply(null, { code: -32600, message: "Invalid Request: an empty batch holds no message." }, 400);
-    }
-    return await replyOf(response);
+    const response = await transport.handleRequest(webRequest, "parsed" in body ? { parsedBody: body.parsed } : undefined);
+    return legacyResourceNotFound(await replyOf(response), body);
   } catch (error) {
     return failureReply(error);
   } finally {
@@ -118,11 +218,28 @@ export async function serveMcp(request: ApiRequest, buildServer: () => McpServer
   }
 }
 
+/** MCP 2025-03-26 … 2025-11-25 (server/resources, "Error Handling"): a resource that does not exist is -32002. */
+export const LEGACY_RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * The v2 SDK answers an unknown resource with -32602 and data exactly `{ uri }` on every revision (the
+ * 2026-07-28 code); a 2025 client is owed the code of its own revision. Only a single resources/read is looked at.
+ */
+function legacyResourceNotFound(reply: ApiReply, body: McpBody): ApiReply {
+  if (reply.status !== 200 || typeof reply.body !== "string" || !("parsed" in body)) return reply;
+  const message = body.parsed as { method?: unknown } | null;
+  if (typeof message !== "object" || message === null || Array.isArray(message) || message.method !== "resources/read") return reply;
+  const answer = JSON.parse(reply.body) as { error?: { code?: unknown; data?: unknown } };
+  const data = answer.error?.data as Record<string, unknown> | undefined;
+  if (answer.error?.code !== -32602 || typeof data !== "object" || data === null || Object.keys(data).join() !== "uri") return reply;
+  return { ...reply, body: JSON.stringify({ ...answer, error: { ...answer.error, code: LEGACY_RESOURCE_NOT_FOUND } }) };
+}
+
 /** A failure outside any tool (tools answer their own failures as tool errors): a JSON-RPC error in our own words. */
-function failureReply(error: unknown): ApiReply {
+function failureReply(error: unknown, id: string | number | null = null): ApiReply {
   if (isDatabaseUnavailable(error)) {
     const failure = temporarilyUnavailableRpcError();
-    return jsonRpcErrorReply(null, failure.error, failure.status, failure.headers);
+    return jsonRpcErrorReply(id, failure.error, failure.status, failure.headers);
   }
   const e = error as { name?: string; message?: string } | null;
   console.error(
@@ -130,7 +247,7 @@ function failureReply(error: unknown): ApiReply {
       .replace(/\s+/g, " ")
       .slice(0, 300)}`,
   );
-  return jsonRpcErrorReply(null, INTERNAL_RPC_ERROR, 500);
+  return jsonRpcErrorReply(id, INTERNAL_RPC_ERROR, 500);
 }
 
 /** GET on a stateless JSON-response MCP endpoint: no SSE stream is offered (Streamable HTTP allows 405). */

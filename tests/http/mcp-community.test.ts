@@ -3,7 +3,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { conformanceProblems, runConformance, TOOLS_ONLY_SERVER } from "../support/conformance";
+import { COMMUNITY_2025, COMMUNITY_2026, conformanceProblems, runConformance } from "../support/conformance";
 
 const base = inject("baseUrl");
 
@@ -150,8 +150,13 @@ describe("/mcp over raw HTTP", () => {
 });
 
 describe("@modelcontextprotocol/conformance, server mode", () => {
-  it("passes every check of the scenarios that concern what /mcp serves", { timeout: 240_000 }, async () => {
-    const rows = await runConformance(`${base}/mcp`, TOOLS_ONLY_SERVER);
-    expect(conformanceProblems(rows, TOOLS_ONLY_SERVER)).toEqual([]);
+  it("passes every check of the 2025-11-25 scenarios that concern what /mcp serves", { timeout: 240_000 }, async () => {
+    const rows = await runConformance(`${base}/mcp`, "2025-11-25", COMMUNITY_2025);
+    expect(conformanceProblems(rows, COMMUNITY_2025)).toEqual([]);
+  });
+
+  it("passes every check of the 2026-07-28 scenarios that concern what /mcp serves", { timeout: 240_000 }, async () => {
+    const rows = await runConformance(`${base}/mcp`, "2026-07-28", COMMUNITY_2026);
+    expect(conformanceProblems(rows, COMMUNITY_2026)).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import http from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { conformanceProblems, runConformance, TOOLS_ONLY_SERVER } from "../support/conformance";
+import { conformanceProblems, DOCS_2025, DOCS_2026, runConformance } from "../support/conformance";
 
 const base = inject("baseUrl");
 let client: Client;
@@ -127,8 +127,13 @@ describe("DNS-rebinding guard on both MCP endpoints (BASE_URL is loopback)", () 
   }
 });
 
-// The official MCP conformance suite (server mode); /mcp runs it in mcp-community.test.ts.
-it("/mcp/docs passes every applicable check of the MCP conformance suite", { timeout: 240_000 }, async () => {
-  const rows = await runConformance(`${base}/mcp/docs`, TOOLS_ONLY_SERVER);
-  expect(conformanceProblems(rows, TOOLS_ONLY_SERVER)).toEqual([]);
+// The official MCP conformance suite (server mode), for each revision's requirement set; /mcp runs it in mcp-community.test.ts.
+it("/mcp/docs passes every applicable check of the MCP conformance suite (2025-11-25 requirements)", { timeout: 240_000 }, async () => {
+  const rows = await runConformance(`${base}/mcp/docs`, "2025-11-25", DOCS_2025);
+  expect(conformanceProblems(rows, DOCS_2025)).toEqual([]);
+});
+
+it("/mcp/docs passes every applicable check of the MCP conformance suite (2026-07-28 requirements)", { timeout: 240_000 }, async () => {
+  const rows = await runConformance(`${base}/mcp/docs`, "2026-07-28", DOCS_2026);
+  expect(conformanceProblems(rows, DOCS_2026)).toEqual([]);
 });

@@ -1,7 +1,7 @@
 // Issue 13: MCP answers in our own words. A tool failure is a tool error (ToolError's text, "temporarily
 // unavailable" for an unreachable database, "the service failed" otherwise, the detail only in the log); a
 // failure outside any tool is a JSON-RPC error; an empty batch is an Invalid Request.
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { McpServer } from "@modelcontextprotocol/server";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { apiRequest, webResponse } from "../support/api";
 

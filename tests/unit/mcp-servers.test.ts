@@ -1,11 +1,11 @@
 // The per-request MCP servers share one JSON Schema validator: the SDK would otherwise build an Ajv instance
 // for each (a quarter of a stateless tools/call, bench/README.md).
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { McpServer } from "@modelcontextprotocol/server";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { systemClock } from "@/lib/clock";
 import { apiRequest, webResponse } from "../support/api";
 
-// The SDK keeps the validator in a private field of the low-level Server (SDK 1.32, pinned in package.json).
+// The SDK keeps the validator in a private field of the low-level Server (SDK 2.4, pinned in package.json).
 const validatorOf = (server: McpServer): unknown => (server.server as unknown as { _jsonSchemaValidator: unknown })._jsonSchemaValidator;
 
 beforeAll(() => {
@@ -24,14 +24,14 @@ describe("per-request MCP servers", () => {
   });
 
   it("are closed only after the SDK has finished with the request: the tool's abort signal never fires", async () => {
-    const { McpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js");
+    const { McpServer } = await import("@modelcontextprotocol/server");
     const { serveMcp, statelessServerOptions } = await import("@/lib/mcp/http");
     let signal: AbortSignal | undefined;
     let closed = false;
     const build = (): McpServer => {
       const server = new McpServer({ name: "probe", version: "1.0.0" }, statelessServerOptions("probe"));
-      server.registerTool("probe", { description: "records its abort signal" }, (extra) => {
-        signal = extra.signal;
+      server.registerTool("probe", { description: "records its abort signal" }, (ctx) => {
+        signal = ctx.mcpReq.signal;
         return { content: [{ type: "text", text: "ok" }] };
       });
       const close = server.close.bind(server);
