@@ -304,7 +304,34 @@ describe("GET /ask and POST /mcp", () => {
     // Issue 19: the per-POST message cap, and no arrays under MCP 2025-06-18 and later.
     { name: "eleven messages", method: "POST", path: "/mcp", headers: mcpHeaders, body: `[${Array.from({ length: 11 }, (_, i) => rpc("tools/list", {}, i)).join(",")}]` },
     { name: "an array under 2025-06-18", method: "POST", path: "/mcp", headers: { ...mcpHeaders, "MCP-Protocol-Version": "2025-06-18" }, body: `[${rpc("tools/list", {}, 1)}]` },
+    // Issue 15: MCP 2026-07-28 (the per-request envelope, the SEP-2243 headers) on the same URL.
+    ...modernCases(),
   ];
+  function modernCases(): Case[] {
+    const envelope = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+    const modern = (method: string, params: Record<string, unknown>, extra: Record<string, string> = {}) => ({
+      method: "POST",
+      path: "/mcp",
+      headers: { ...mcpHeaders, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method, ...extra },
+      body: rpc(method, { ...params, _meta: envelope }),
+    });
+    const lookup = { name: "lookup_member", arguments: { name_or_slug: "ada-lovelace" } };
+    return [
+      { name: "2026-07-28 server/discover", ...modern("server/discover", {}) },
+      { name: "2026-07-28 tools/list", ...modern("tools/list", {}) },
+      { name: "2026-07-28 lookup_member", ...modern("tools/call", lookup, { "Mcp-Name": "lookup_member" }) },
+      { name: "2026-07-28 without Mcp-Name", ...modern("tools/call", lookup) },
+      { name: "2026-07-28 with a 2025 header", ...modern("tools/list", {}, { "MCP-Protocol-Version": "2025-11-25" }) },
+      { name: "2026-07-28 an unknown method", ...modern("frobnicate", {}) },
+      { name: "2026-07-28 an array", ...modern("tools/list", {}), body: `[${rpc("tools/list", { _meta: envelope }, 1)}]` },
+      {
+        name: "an unsupported revision",
+        ...modern("tools/list", {}, { "MCP-Protocol-Version": "2099-01-01" }),
+        body: rpc("tools/list", { _meta: { ...envelope, "io.modelcontextprotocol/protocolVersion": "2099-01-01" } }),
+      },
+      { name: "a 2026 header without the envelope", ...modern("tools/list", {}), body: rpc("tools/list", {}) },
+    ];
+  }
   for (const c of cases) {
     it(c.name, async () => {
       await expectSameAnswer(c);

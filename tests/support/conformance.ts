@@ -121,11 +121,20 @@ export const DOCS_2025: ScenarioClasses = {
   notApplicable: { ...FIXTURE_TOOLS, ...FIXTURE_RESOURCES },
 };
 
+/** server-stateless checks that call the suite's diagnostic fixture tools (they report FAILURE "Not testable" elsewhere). */
+const STATELESS_FIXTURE_CHECKS: Record<string, string> = {
+  "server-stateless/sep-2575-server-rejects-undeclared-capability": "calls the fixture tool test_missing_capability",
+  "server-stateless/sep-2575-missing-capability-http-400": "calls the fixture tool test_missing_capability",
+  "server-stateless/sep-2575-http-server-no-independent-requests-on-stream": "calls the fixture tool test_streaming_elicitation",
+  "server-stateless/sep-2575-server-no-log-without-loglevel": "calls the fixture tool test_logging_tool",
+};
+
 /** /mcp under the 2026-07-28 requirements (stateless, server/discover, SEP-2243 headers, cache fields). */
 export const COMMUNITY_2026: ScenarioClasses = {
   applicable: ["server-stateless", "tools-list", "dns-rebinding-protection", "caching", "http-header-validation"],
   notApplicable: { ...FIXTURE_TOOLS, ...NO_RESOURCES, ...MODERN_FIXTURES },
   notApplicableChecks: {
+    ...STATELESS_FIXTURE_CHECKS,
     "caching/sep-2549-prompts-list-caching-hints": "asks prompts/list: no prompts capability (-32601)",
     "caching/sep-2549-resources-list-caching-hints": "asks resources/list: no resources capability (-32601)",
     "caching/sep-2549-resources-templates-list-caching-hints": "asks resources/templates/list: no resources capability (-32601)",
@@ -137,6 +146,7 @@ export const DOCS_2026: ScenarioClasses = {
   applicable: ["server-stateless", "tools-list", "resources-list", "sep-2164-resource-not-found", "dns-rebinding-protection", "caching", "http-header-validation"],
   notApplicable: { ...FIXTURE_TOOLS, ...FIXTURE_RESOURCES, ...MODERN_FIXTURES },
   notApplicableChecks: {
+    ...STATELESS_FIXTURE_CHECKS,
     "caching/sep-2549-prompts-list-caching-hints": "asks prompts/list: no prompts capability (-32601)",
   },
 };
