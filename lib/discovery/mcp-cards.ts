@@ -1,10 +1,13 @@
 // MCP server cards (draft SEP-2127, STANDARDS.md §11): registry server.json fields (name, version, title,
-// description, websiteUrl, remotes) naming the endpoint and transport. The draft lists no tools; older drafts
+// description, websiteUrl, remotes) naming the endpoint and transport, each remote with the MCP revisions it
+// serves (`supportedProtocolVersions`: 2026-07-28 and the 2025 ones). Served at the draft's default
+// `<endpoint>/server-card` and at the older well-known paths. The newest draft lists no tools; older drafts
 // did, and an advisory `tools` summary costs clients nothing (unknown members are ignored), so each card
 // names its tools too, derived from the same definitions the servers register.
 import { getConfig } from "@/lib/config";
 import { DOCS_SERVER_NAME, DOCS_SERVER_VERSION, DOCS_TOOL_SUMMARIES } from "@/lib/docs/mcp";
 import { COMMUNITY_SERVER_NAME, COMMUNITY_SERVER_VERSION } from "@/lib/mcp/community";
+import { SERVED_MCP_REVISIONS } from "@/lib/mcp/http";
 import { COMMUNITY_TOOLS } from "@/lib/tools";
 
 export const SERVER_CARD_SCHEMA = "https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json";
@@ -31,6 +34,7 @@ interface CardInput {
   path: string;
   docsPath: string;
   tools: ToolSummary[];
+  capabilities: Record<string, Record<string, boolean>>;
 }
 
 function serverCard(input: CardInput) {
@@ -42,9 +46,9 @@ function serverCard(input: CardInput) {
     title: input.title,
     description: input.description,
     websiteUrl: `${base}${input.docsPath}`,
-    remotes: [{ type: "streamable-http", url: `${base}${input.path}` }],
+    remotes: [{ type: "streamable-http", url: `${base}${input.path}`, supportedProtocolVersions: [...SERVED_MCP_REVISIONS] }],
     serverInfo: { name: input.serverName, version: input.version },
-    capabilities: { tools: { listChanged: false } },
+    capabilities: input.capabilities,
     authentication: { required: false },
     tools: input.tools,
   };
@@ -60,6 +64,7 @@ export function communityServerCard() {
     path: "/mcp",
     docsPath: "/docs/mcp-server",
     tools: COMMUNITY_TOOLS.map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, annotations: { ...tool.annotations } })),
+    capabilities: { tools: { listChanged: false } },
   });
 }
 
@@ -69,10 +74,11 @@ export function docsServerCard() {
     serverName: DOCS_SERVER_NAME,
     version: DOCS_SERVER_VERSION,
     title: "Agent Gate documentation",
-    description: "Read-only MCP server over the published documentation: search_docs and get_doc.",
+    description: "Read-only MCP server over the published documentation: search_docs and get_doc, and every document as a text/markdown resource.",
     path: "/mcp/docs",
     docsPath: "/docs/docs-server",
     tools: DOCS_TOOL_SUMMARIES,
+    capabilities: { tools: { listChanged: false }, resources: { listChanged: false, subscribe: false }, completions: {} },
   });
 }
 
@@ -87,12 +93,14 @@ export function mcpCatalog() {
         displayName: "Agent Gate community tools",
         type: SERVER_CARD_CONTENT_TYPE,
         url: `${base}/.well-known/mcp`,
+        supportedProtocolVersions: [...SERVED_MCP_REVISIONS],
       },
       {
         identifier: `urn:air:${new URL(base).hostname}:docs`,
         displayName: "Agent Gate documentation",
         type: SERVER_CARD_CONTENT_TYPE,
         url: `${base}/.well-known/mcp-docs/server-card.json`,
+        supportedProtocolVersions: [...SERVED_MCP_REVISIONS],
       },
     ],
   };

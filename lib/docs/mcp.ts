@@ -59,6 +59,27 @@ export function getDocTool(slug: string): GetDocOutput | null {
 
 const DOC_TEMPLATE_NAME = "doc";
 
+/** The most values one completion answer carries (the MCP limit). */
+const MAX_COMPLETIONS = 100;
+
+/**
+ * completion/complete: slugs for the template's `slug` argument. Our own handler, not the SDK's: that one
+ * answers a mistyped argument with -32603 and the validator's text; this one answers -32602 Invalid params.
+ */
+function completeSlugs(params: { ref?: unknown; argument?: unknown }): { completion: { values: string[]; total: number; hasMore: boolean } } {
+  const ref = params.ref as { type?: unknown; uri?: unknown; name?: unknown } | undefined;
+  const argument = params.argument as { name?: unknown; value?: unknown } | undefined;
+  if (ref?.type === "ref/prompt") throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid params: no prompt is named ${JSON.stringify(clip(String(ref.name), 200))}.`);
+  if (ref?.type !== "ref/resource" || ref.uri !== docResourceUriTemplate()) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, "Invalid params: ref must be the resource template of the documents.");
+  }
+  if (typeof argument?.name !== "string" || typeof argument.value !== "string") {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, "Invalid params: argument must have a string name and a string value.");
+  }
+  const values = argument.name === "slug" ? completeDocSlugs(argument.value) : [];
+  return { completion: { values: values.slice(0, MAX_COMPLETIONS), total: values.length, hasMore: values.length > MAX_COMPLETIONS } };
+}
+
 export function buildDocsMcpServer(): McpServer {
   const server = new McpServer(
     { name: DOCS_SERVER_NAME, title: "Agent Gate documentation", version: DOCS_SERVER_VERSION, websiteUrl: absoluteUrl("/docs") },
@@ -115,7 +136,7 @@ export function buildDocsMcpServer(): McpServer {
 
   server.registerResource(
     DOC_TEMPLATE_NAME,
-    new ResourceTemplate(docResourceUriTemplate(), { list: undefined, complete: { slug: (value) => completeDocSlugs(value) } }),
+    new ResourceTemplate(docResourceUriTemplate(), { list: undefined }),
     { title: "A published document", description: "One published document by slug, as markdown (the same text as its .md twin and get_doc).", mimeType: DOC_RESOURCE_MIME_TYPE },
     (uri, variables) => {
       const slug = variables["slug"];
@@ -125,6 +146,8 @@ export function buildDocsMcpServer(): McpServer {
       return { contents: [contents] };
     },
   );
+  server.server.registerCapabilities({ completions: {} });
+  server.server.setRequestHandler("completion/complete", (request) => completeSlugs(request.params));
   // Every document, a page at a time (the SDK's own resources/list answers everything at once).
   server.server.setRequestHandler("resources/list", (request) => {
     const page = listDocResources(request.params?.cursor);

@@ -9,6 +9,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import {
   classifyInboundRequest,
   createMcpHandler,
+  SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
   type CacheHint,
   type McpServer,
@@ -41,6 +42,12 @@ export function statelessServerOptions(instructions: string, cacheable: readonly
 
 /** The operations whose 2026-07-28 results carry cache fields. */
 type CacheableMethod = "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" | "resources/read" | "server/discover";
+
+/** The stateless revision served through the SDK's modern entry. */
+export const MODERN_MCP_REVISION = "2026-07-28";
+
+/** Every MCP revision both endpoints serve, newest first (server cards and catalogs list them). */
+export const SERVED_MCP_REVISIONS: readonly string[] = [MODERN_MCP_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS];
 
 /** The budget a POST to an MCP endpoint spends (lib/rate-limit/budgets.ts), per message, by this caller. */
 export interface McpLimits {
@@ -191,10 +198,39 @@ async function serveModern(webRequest: Request, parsed: unknown, buildServer: ()
   try {
     const response = await modernFailure.run(slot, () => modernEntry.fetch(webRequest, { parsedBody: parsed }));
     if (response.status >= 500) return failureReply(slot.error ?? new Error(`modern MCP entry answered ${response.status}`), refusalId(parsed));
-    return await replyOf(response);
+    return invalidParamsInOwnWords(await replyOf(response));
   } catch (error) {
     return failureReply(error, refusalId(parsed));
   }
+}
+
+interface ParamIssue {
+  path: unknown[];
+  message: string;
+}
+
+/**
+ * The v2 SDK answers params of the wrong shape for a spec method (resources/read without a string uri,
+ * completion/complete with a number…) with -32603 Internal error, its validator's issue list as the message.
+ * The 2026-07-28 answer is -32602 Invalid params, with the same facts in one line. (2025 answers keep what the
+ * v1 SDK always sent, which was the same -32603.)
+ */
+function invalidParamsInOwnWords(reply: ApiReply): ApiReply {
+  if (typeof reply.body !== "string" || !reply.body.includes('"code":-32603')) return reply;
+  const answer = JSON.parse(reply.body) as { error?: { code?: unknown; message?: unknown } };
+  const message = answer.error?.message;
+  if (answer.error?.code !== -32603 || typeof message !== "string" || !message.startsWith("[")) return reply;
+  let issues: ParamIssue[];
+  try {
+    issues = JSON.parse(message) as ParamIssue[];
+  } catch {
+    return reply;
+  }
+  const isParamIssue = (issue: ParamIssue) =>
+    typeof issue === "object" && issue !== null && Array.isArray(issue.path) && issue.path[0] === "params" && typeof issue.message === "string";
+  if (!Array.isArray(issues) || issues.length === 0 || !issues.every(isParamIssue)) return reply;
+  const facts = issues.map((issue) => `${issue.path.map(String).join(".")}: ${issue.message}`).join("; ");
+  return { ...reply, body: JSON.stringify({ ...answer, error: { code: -32602, message: `Invalid params: ${facts.slice(0, 500)}` } }) };
 }
 
 /** A 2025-revision request (or a body that is no JSON message): the stateless transport, as before the v2 SDK. */

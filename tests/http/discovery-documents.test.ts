@@ -21,6 +21,8 @@ const DISCOVERY: { path: string; type: string; hiddenWhenPrivate?: boolean }[] =
   { path: "/.well-known/mcp/catalog.json", type: "application/json" },
   { path: "/.well-known/mcp-docs.json", type: "application/mcp-server-card+json" },
   { path: "/.well-known/mcp-docs/server-card.json", type: "application/mcp-server-card+json" },
+  { path: "/mcp/server-card", type: "application/mcp-server-card+json" },
+  { path: "/mcp/docs/server-card", type: "application/mcp-server-card+json" },
   { path: "/.well-known/agent-skills/index.json", type: "application/json" },
   { path: "/.well-known/agent", type: "application/json" },
   { path: "/.well-known/agent-card.json", type: "application/json" },
@@ -134,6 +136,8 @@ describe("/openapi.json", () => {
       "/api": "root document of the REST API (links only)",
       "/mcp": "MCP server, described by its server card",
       "/mcp/docs": "MCP server, described by its server card",
+      "/mcp/server-card": "the server card of /mcp (draft SEP-2127 default location)",
+      "/mcp/docs/server-card": "the server card of /mcp/docs (draft SEP-2127 default location)",
       "/a2a": "A2A endpoint, described by the agent card",
       "/openapi.json": "this document",
       "/auth.md": "markdown walkthrough",
@@ -156,6 +160,8 @@ interface ServerCard {
   tools: { name: string }[];
 }
 
+const MCP_REVISIONS = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"];
+
 async function toolsList(url: string): Promise<string[]> {
   const res = await fetch(url, {
     method: "POST",
@@ -171,17 +177,33 @@ describe("MCP server cards", () => {
     ["/.well-known/mcp", "/mcp", "community-tools"],
     ["/.well-known/mcp-docs.json", "/mcp/docs", "docs"],
     ["/.well-known/mcp-docs/server-card.json", "/mcp/docs", "docs"],
-  ])("%s names %s, streamable HTTP, and exactly the tools it serves", async (cardPath, endpoint, id) => {
+    ["/mcp/server-card", "/mcp", "community-tools"],
+    ["/mcp/docs/server-card", "/mcp/docs", "docs"],
+  ])("%s names %s, streamable HTTP with the revisions it serves, and exactly the tools it serves", async (cardPath, endpoint, id) => {
     const card = (await (await fetch(`${base}${cardPath}`)).json()) as ServerCard;
     expect(card.$schema).toBe("https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json");
     expect(card.name).toBe(`localhost/${id}`);
-    expect(card.remotes).toEqual([{ type: "streamable-http", url: `${base}${endpoint}` }]);
+    expect(card.remotes).toEqual([{ type: "streamable-http", url: `${base}${endpoint}`, supportedProtocolVersions: MCP_REVISIONS }]);
     expect(card.tools.map((t) => t.name)).toEqual(await toolsList(`${base}${endpoint}`));
   });
 
   it("the domain catalog points at both cards", async () => {
-    const catalog = (await (await fetch(`${base}/.well-known/mcp/catalog.json`)).json()) as { entries: { url: string; type: string }[] };
+    const catalog = (await (await fetch(`${base}/.well-known/mcp/catalog.json`)).json()) as { entries: { url: string; type: string; supportedProtocolVersions: string[] }[] };
     expect(catalog.entries.map((e) => e.url)).toEqual([`${base}/.well-known/mcp`, `${base}/.well-known/mcp-docs/server-card.json`]);
+    for (const entry of catalog.entries) expect(entry.supportedProtocolVersions).toEqual(MCP_REVISIONS);
+  });
+
+  it("the revisions a card lists are the ones the endpoint answers", async () => {
+    const card = (await (await fetch(`${base}/mcp/docs/server-card`)).json()) as ServerCard & { capabilities: Record<string, unknown> };
+    expect(card.capabilities).toEqual({ tools: { listChanged: false }, resources: { listChanged: false, subscribe: false }, completions: {} });
+    for (const version of MCP_REVISIONS.filter((v) => v !== "2026-07-28")) {
+      const res = await fetch(`${base}/mcp/docs`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+      });
+      expect(((await res.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe(version);
+    }
   });
 });
 

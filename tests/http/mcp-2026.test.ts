@@ -6,6 +6,8 @@ import { Client as ClientV2, ProtocolError, StreamableHTTPClientTransport as Tra
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
 const base = inject("baseUrl");
@@ -268,5 +270,31 @@ describe("2026-07-28 over raw HTTP", () => {
     const text = await res.text();
     expect(text).toContain('"method":"notifications/subscriptions/acknowledged"');
     expect(text).toContain('"notifications":{}');
+  });
+});
+
+describe("the documented 2026-07-28 examples work as written", () => {
+  /** The curl examples of a document that speak 2026-07-28: their headers and body, pointed at this server. */
+  function curlExamples(file: string): { headers: Record<string, string>; body: string; path: string }[] {
+    const markdown = fs.readFileSync(path.join(process.cwd(), "content/docs", file), "utf8");
+    return [...markdown.matchAll(/```bash\n(curl[\s\S]*?)```/g)]
+      .map((m) => m[1]!.replace(/\\\n\s*/g, " ").replaceAll("https://gate.example.com", base))
+      .filter((command) => command.includes("MCP-Protocol-Version: 2026-07-28"))
+      .map((command) => ({
+        path: new URL(/curl -s (\S+)/.exec(command)![1]!).pathname,
+        headers: Object.fromEntries([...command.matchAll(/-H '([^:]+): ([^']*)'/g)].map((h) => [h[1]!, h[2]!])),
+        body: /-d '(.*)'/.exec(command)![1]!,
+      }));
+  }
+
+  it.each(["mcp-server.md", "docs-server.md"])("%s", async (file) => {
+    const examples = curlExamples(file);
+    expect(examples.length).toBeGreaterThan(0);
+    for (const example of examples) {
+      const res = await fetch(`${base}${example.path}`, { method: "POST", headers: example.headers, body: example.body });
+      const answer = (await res.json()) as RawAnswer["body"];
+      expect({ status: res.status, error: answer.error }).toEqual({ status: 200, error: undefined });
+      expect(answer.result?.["resultType"]).toBe("complete");
+    }
   });
 });

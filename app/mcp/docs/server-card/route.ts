@@ -1,0 +1,11 @@
+// The server card of /mcp/docs at the draft's default location (<streamable-http-url>/server-card); also at
+// /.well-known/mcp-docs/server-card.json and /.well-known/mcp-docs.json.
+import { docsServerCard, SERVER_CARD_CONTENT_TYPE } from "@/lib/discovery/mcp-cards";
+import { discoveryJson } from "@/lib/discovery/respond";
+import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+
+const serve = () => discoveryJson(docsServerCard(), SERVER_CARD_CONTENT_TYPE);
+
+export const GET = apiRoute(serve);
+export const HEAD = GET;
+export const { POST, PUT, PATCH, DELETE } = refuseOtherMethods(["GET", "HEAD"]);
