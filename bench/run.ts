@@ -281,6 +281,21 @@ function scenarios(fixtures: BenchFixtures, base: string): Scenario[] {
     headers: mcpHeaders,
     body: JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "lookup_member", arguments: { name_or_slug: name } } }),
   }));
+  // The same lookups on MCP 2026-07-28: no handshake, the per-request envelope and the SEP-2243 headers.
+  const envelope = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+  const modernHeaders = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "tools/call",
+    "mcp-name": "lookup_member",
+  };
+  const modernLookups = fixtures.publicNames.slice(0, 2000).map<RequestVariant>((name, i) => ({
+    method: "POST",
+    path: "/mcp",
+    headers: modernHeaders,
+    body: JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "lookup_member", arguments: { name_or_slug: name }, _meta: envelope } }),
+  }));
   const a2a: RequestVariant[] = [
     {
       method: "POST",
@@ -317,6 +332,14 @@ function scenarios(fixtures: BenchFixtures, base: string): Scenario[] {
     { name: "GET /ask, all questions new", target: "app", variants: askUncached, expect: { status: 200, bodyIncludes: '"answers"' } },
     { name: "baseline: MCP SDK lookup_member", target: "mcp-baseline", variants: lookups, expect: { status: 200, bodyIncludes: '"found":true' } },
     { name: "MCP lookup_member", target: "app", variants: lookups, expect: { status: 200, bodyIncludes: '"found":true' }, baseline: "baseline: MCP SDK lookup_member" },
+    { name: "baseline: MCP SDK tools/call (2026-07-28)", target: "mcp-baseline", variants: modernLookups, expect: { status: 200, bodyIncludes: '"found":true' } },
+    {
+      name: "MCP tools/call (2026-07-28)",
+      target: "app",
+      variants: modernLookups,
+      expect: { status: 200, bodyIncludes: '"found":true' },
+      baseline: "baseline: MCP SDK tools/call (2026-07-28)",
+    },
     { name: "A2A get_community_stats", target: "app", variants: a2a, expect: { status: 200, bodyIncludes: '"completed"' } },
     {
       name: "batch 10× docs.ask",
@@ -374,6 +397,8 @@ function budgetChecks(rows: Row[], servicePeak: number, connections: number): { 
   }
   const mcp = find("MCP lookup_member");
   if (mcp) checks.push({ check: `MCP lookup_member ≥ 70% of baseline req/s (${pct(mcp.ratio)})`, ok: (mcp.ratio ?? 0) >= 0.7 });
+  const modern = find("MCP tools/call (2026-07-28)");
+  if (modern) checks.push({ check: `MCP tools/call (2026-07-28) ≥ 80% of baseline req/s (${pct(modern.ratio)})`, ok: (modern.ratio ?? 0) >= 0.8 });
   const ask = find("GET /ask");
   if (ask) checks.push({ check: `/ask p50 ≤ 5 ms at ${connections} connections (${ask.result.p50} ms)`, ok: ask.result.p50 <= 5 });
   const askAlone = find("GET /ask, 1 connection");

@@ -1,12 +1,12 @@
-// Baseline for MCP tools/call lookup_member: a bare MCP SDK server on node:http (McpServer +
-// StreamableHTTPServerTransport, stateless, JSON responses; a server and transport per request, as the
-// SDK's stateless example does) with the same lookup_member tool running the same query through
+// Baseline for MCP tools/call lookup_member: a bare v2 MCP SDK server (@modelcontextprotocol/server, the SDK
+// the service runs) on node:http: the SDK's own entry, createMcpHandler, with its defaults (2026-07-28 through
+// the modern path, 2025 traffic through its stateless fallback: a server and transport per request) and a
+// minimal node:http ↔ fetch bridge, with the same lookup_member tool running the same query through
 // better-sqlite3 directly. Env: PORT, DATABASE_URL, BASE_URL.
 import http from "node:http";
 import Database from "better-sqlite3";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import { z } from "zod";
 
 const port = Number(process.env.PORT);
@@ -56,16 +56,26 @@ function buildServer(): McpServer {
   return server;
 }
 
+const handler = createMcpHandler(buildServer);
+
+/** node:http → fetch: the request with its whole body, as the SDK's node adapter does. */
+async function webRequest(req: http.IncomingMessage): Promise<Request> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
+  const body = req.method === "POST" ? Buffer.concat(chunks) : undefined;
+  return new Request(`http://127.0.0.1${req.url ?? "/"}`, { method: req.method, headers, body });
+}
+
 const httpServer = http.createServer(async (req, res) => {
-  const server = buildServer();
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  res.on("close", () => {
-    void transport.close();
-    void server.close();
-  });
   try {
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
+    const response = await handler.fetch(await webRequest(req));
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    res.writeHead(response.status, headers).end(Buffer.from(await response.arrayBuffer()));
   } catch {
     if (!res.headersSent) res.writeHead(500).end();
   }

@@ -1,10 +1,11 @@
 // The read-only documentation MCP server at /mcp/docs (CONTRACT.md §9): search_docs and get_doc over the
 // one corpus and index. Built fresh per request by lib/mcp/http.ts (stateless); it never sees a token.
 import { McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate } from "@modelcontextprotocol/server";
+import { z } from "zod";
 import { absoluteUrl } from "@/lib/config";
 import { callerKey } from "@/lib/http/client-ip";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
-import { serveMcp, statelessServerOptions } from "@/lib/mcp/http";
+import { serveMcp, statelessServerOptions, withCachedJsonSchema } from "@/lib/mcp/http";
 import { clip } from "@/lib/schemas/text";
 import { toolFailureMessage } from "@/lib/tools/types";
 import { getDocInputShape, getDocOutputShape, SEARCH_DOCS_LIMIT_DEFAULT, searchDocsInputShape, searchDocsOutputShape } from "@/lib/schemas/public-read";
@@ -59,6 +60,12 @@ export function getDocTool(slug: string): GetDocOutput | null {
 
 const DOC_TEMPLATE_NAME = "doc";
 
+// The tools' schemas, built once (the SDK would wrap the shapes in z.object for every per-request server).
+const SEARCH_DOCS_INPUT = withCachedJsonSchema(z.object(searchDocsInputShape));
+const SEARCH_DOCS_OUTPUT = withCachedJsonSchema(z.object(searchDocsOutputShape));
+const GET_DOC_INPUT = withCachedJsonSchema(z.object(getDocInputShape));
+const GET_DOC_OUTPUT = withCachedJsonSchema(z.object(getDocOutputShape));
+
 /** The most values one completion answer carries (the MCP limit). */
 const MAX_COMPLETIONS = 100;
 
@@ -97,8 +104,8 @@ export function buildDocsMcpServer(): McpServer {
     {
       title: SEARCH_DOCS.title,
       description: SEARCH_DOCS.description,
-      inputSchema: searchDocsInputShape,
-      outputSchema: searchDocsOutputShape,
+      inputSchema: SEARCH_DOCS_INPUT,
+      outputSchema: SEARCH_DOCS_OUTPUT,
       annotations: { title: SEARCH_DOCS.title, ...READ_ONLY },
     },
     async ({ query, limit }) => {
@@ -117,8 +124,8 @@ export function buildDocsMcpServer(): McpServer {
     {
       title: GET_DOC.title,
       description: GET_DOC.description,
-      inputSchema: getDocInputShape,
-      outputSchema: getDocOutputShape,
+      inputSchema: GET_DOC_INPUT,
+      outputSchema: GET_DOC_OUTPUT,
       annotations: { title: GET_DOC.title, ...READ_ONLY },
     },
     async ({ slug }) => {

@@ -8,7 +8,7 @@ import { clientIp } from "@/lib/http/client-ip";
 import { mcpToolBudget } from "@/lib/rate-limit/json-rpc";
 import { COMMUNITY_TOOLS, toolBudgetOf, toolFailureMessage, type ToolContext } from "@/lib/tools";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
-import { serveMcp, statelessServerOptions } from "./http";
+import { serveMcp, statelessServerOptions, withCachedJsonSchema } from "./http";
 
 export const COMMUNITY_SERVER_NAME = "agent-gate-community";
 export const COMMUNITY_SERVER_VERSION = "1.0.0";
@@ -25,7 +25,13 @@ export function buildCommunityMcpServer(context: ToolContext): McpServer {
   for (const tool of COMMUNITY_TOOLS) {
     server.registerTool(
       tool.name,
-      { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: { title: tool.title, ...tool.annotations } },
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: withCachedJsonSchema(tool.inputSchema),
+        outputSchema: withCachedJsonSchema(tool.outputSchema),
+        annotations: { title: tool.title, ...tool.annotations },
+      },
       // The SDK has validated the arguments against inputSchema. A failure is a tool error in our own words: the
       // SDK would otherwise pass the exception's text on (a driver's message can name the database's host and port).
       async (args): Promise<CallToolResult> => {

@@ -14,6 +14,7 @@ import {
   type CacheHint,
   type McpServer,
   type ServerOptions,
+  type StandardSchemaWithJSON,
 } from "@modelcontextprotocol/server";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
@@ -42,6 +43,54 @@ export function statelessServerOptions(instructions: string, cacheable: readonly
 
 /** The operations whose 2026-07-28 results carry cache fields. */
 type CacheableMethod = "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" | "resources/read" | "server/discover";
+
+/** Deep-frozen, so that an SDK that wrote into a shared JSON Schema would fail loudly rather than leak state between requests. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value)) deepFreeze(member);
+  }
+  return value;
+}
+
+const jsonSchemaViews = new WeakMap<object, object>();
+
+/**
+ * The same schema, converting itself to JSON Schema once per process instead of once per request. The SDK
+ * converts a tool's zod schemas in every fresh per-request server (tools/list, and tools/call on 2026-07-28
+ * to scan for x-mcp-header parameters): 40 % of a stateless tools/list was zod's JSON Schema conversion.
+ * Validation is zod's own, unchanged; the JSON is what zod gives, computed once.
+ */
+export function withCachedJsonSchema<S extends StandardSchemaWithJSON>(schema: S): S {
+  const known = jsonSchemaViews.get(schema);
+  if (known) return known as S;
+  const standard = schema["~standard"];
+  const memo = new Map<string, Record<string, unknown>>();
+  const view =
+    (io: "input" | "output") =>
+    (options: StandardJSONSchemaOptions): Record<string, unknown> => {
+      const key = `${io} ${options.target}`;
+      let converted = memo.get(key);
+      if (!converted) {
+        converted = deepFreeze(standard.jsonSchema[io](options));
+        memo.set(key, converted);
+      }
+      return converted;
+    };
+  const wrapped = {
+    "~standard": {
+      version: standard.version,
+      vendor: standard.vendor,
+      validate: standard.validate,
+      types: standard.types,
+      jsonSchema: { input: view("input"), output: view("output") },
+    },
+  };
+  jsonSchemaViews.set(schema, wrapped);
+  return wrapped as unknown as S;
+}
+
+type StandardJSONSchemaOptions = Parameters<StandardSchemaWithJSON["~standard"]["jsonSchema"]["input"]>[0];
 
 /** The stateless revision served through the SDK's modern entry. */
 export const MODERN_MCP_REVISION = "2026-07-28";
