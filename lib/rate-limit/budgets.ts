@@ -137,12 +137,12 @@ function parseAllowance(value: string | undefined): number | undefined | "invali
   return Number(trimmed);
 }
 
-/** One line per variable of the table that is set to something other than a whole number from 1 (for the start checks). */
-export function budgetEnvironmentProblems(env: Record<string, string | undefined> = process.env): string[] {
-  const problems: string[] = [];
+/** One problem per variable of the table that is set to something other than a whole number from 1 (for the start checks). */
+export function budgetEnvironmentProblems(env: Record<string, string | undefined> = process.env): { variable: string; detail: string }[] {
+  const problems: { variable: string; detail: string }[] = [];
   for (const budget of Object.values(BUDGETS)) {
     if (parseAllowance(env[budget.env]) === "invalid")
-      problems.push(`${budget.env} must be a whole number from 1 (the ${budget.name} allowance per ${budget.windowSeconds} seconds)`);
+      problems.push({ variable: budget.env, detail: `must be a whole number from 1 (the ${budget.name} allowance per ${budget.windowSeconds} seconds)` });
   }
   return problems;
 }
