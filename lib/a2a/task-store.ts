@@ -134,7 +134,11 @@ export class DbTaskStore implements TaskStore {
       const page = rows.slice(0, pageSize);
       const last = page[page.length - 1];
       return {
-        tasks: page.map((row) => readStoredTask(row.task)),
+        // Artifacts only when asked for (A2A 1.0: includeArtifacts defaults to false); the SDK leaves that to the store.
+        tasks: page.map((row) => {
+          const task = readStoredTask(row.task);
+          return params.includeArtifacts ? task : { ...task, artifacts: [] };
+        }),
         nextPageToken: rows.length > pageSize && last ? encodePageToken(readDate(last.createdAt), last.id) : "",
         pageSize,
         totalSize: Number(counted[0]?.total ?? 0),
