@@ -265,7 +265,7 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
     if (!limit.allowed) return rpcServerError(parsed.id, rateLimitedRpcError(limit.resetSeconds));
   }
 
-  const store = new DbTaskStore(clock);
+  const store = new DbTaskStore(clock, "at-flush");
   const refusal = await finishedTaskRefusal(parsed, store);
   if (refusal) return rpcError(parsed.id, refusal);
   const executor = new CommunityToolExecutor({ clock, clientIp: ip });
@@ -276,6 +276,7 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
   const result = version === "1.0" ? await new JsonRpcTransportHandler(handler).handle(call, context) : await new LegacyJsonRpcTransportHandler(handler).handle(call, context);
   const failure = store.storageError ?? executor.databaseError;
   if (failure) throw failure;
+  await store.flush();
   if (Symbol.asyncIterator in result) {
     // Unreachable: streaming methods were answered above.
     return rpcError(parsed.id, { code: JSONRPC_ERRORS.unsupportedOperation, message: "Unsupported operation: streaming." });
