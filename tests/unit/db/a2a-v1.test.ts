@@ -38,7 +38,7 @@ describe("hostile A2A 1.0 input", () => {
     const hostile = fc.string({ unit: fc.oneof(fc.string({ unit: "binary", minLength: 1, maxLength: 1 }), fc.constantFrom("\ud800", "\u0000", "\u202e")), maxLength: 16 });
     const value = fc.oneof(hostile, fc.integer(), fc.constant(null), fc.jsonValue({ maxDepth: 2 }));
     const request = fc.record({
-      // A header value is bytes: any visible Latin-1 text (what a client can send at all).
+      // A header value is bytes, so visible Latin-1 text is all a client can send.
       version: fc.oneof(
         fc.constantFrom(undefined, "1.0", "0.3", "", "2.0", "1.0.0"),
         fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c)), maxLength: 12 }),
