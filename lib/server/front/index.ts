@@ -6,6 +6,7 @@
 // paths (405s, CORS preflights…), goes to Next unchanged. Only server.ts mounts the front: under a bare
 // `next start` or on Vercel the route files answer these paths themselves.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { handleA2aRequest } from "@/lib/a2a/jsonrpc";
 import { serveOwnAccountRoute } from "@/lib/agent-api";
 import { askReply } from "@/lib/docs/responses";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
@@ -29,6 +30,7 @@ export const FRONT_ROUTES: Readonly<Record<string, Readonly<Partial<Record<strin
   "/api/v1/agent/registrations": { GET: ownAccount("registrations"), HEAD: ownAccount("registrations") },
   "/ask": { GET: askReply, HEAD: askReply },
   "/mcp": { POST: (request) => serveCommunityMcp(request) },
+  "/a2a": { POST: (request) => handleA2aRequest(request) },
   "/healthz": { GET: aliveReply, HEAD: aliveReply },
   "/readyz": { GET: readyReply, HEAD: readyReply },
 };
