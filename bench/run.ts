@@ -1,5 +1,5 @@
 // npm run bench: builds, fills a throwaway SQLite database and a 500-document CONTENT_DIR, starts
-// the production server (dist/server.mjs, as `npm start`) and the two bare-Node baselines, drives every scenario with autocannon from a second
+// the production server (dist/server.mjs, as `npm start`) and the bare-Node baselines, drives every scenario with autocannon from a second
 // process (bench/load.ts), samples the server's RSS, and prints one table with ratios and the budget.
 //
 //   npm run bench [-- --no-build] [--duration 10] [--connections 64] [--only own-account,mcp] [--keep] [--server-log file]
@@ -221,7 +221,7 @@ function sampleRss(root: number): { stop(): number } {
 
 // ---------------------------------------------------------------- scenarios
 
-type Target = "app" | "own-account-baseline" | "mcp-baseline";
+type Target = "app" | "own-account-baseline" | "mcp-baseline" | "a2a-baseline";
 
 interface Scenario {
   name: string;
@@ -309,6 +309,20 @@ function scenarios(fixtures: BenchFixtures, base: string): Scenario[] {
       }),
     },
   ];
+  // A2A 1.0, as the 1.x SDK's client sends it (A2A-Version: 1.0, proto JSON): the same skill as the 0.3 scenario.
+  const a2aV1: RequestVariant[] = [
+    {
+      method: "POST",
+      path: "/a2a",
+      headers: { "content-type": "application/json", "a2a-version": "1.0" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "SendMessage",
+        params: { message: { messageId: "bench-stats-v1", role: "ROLE_USER", parts: [{ data: { skill: "get_community_stats", input: {} }, mediaType: "application/json" }] } },
+      }),
+    },
+  ];
   const batch: RequestVariant[] = [0, 1, 2].map((offset) => ({
     method: "POST",
     path: "/api/v1/batch",
@@ -341,6 +355,14 @@ function scenarios(fixtures: BenchFixtures, base: string): Scenario[] {
       baseline: "baseline: MCP SDK tools/call (2026-07-28)",
     },
     { name: "A2A get_community_stats", target: "app", variants: a2a, expect: { status: 200, bodyIncludes: '"completed"' } },
+    { name: "baseline: A2A SDK SendMessage (1.0)", target: "a2a-baseline", variants: a2aV1, expect: { status: 200, bodyIncludes: '"TASK_STATE_COMPLETED"' } },
+    {
+      name: "A2A SendMessage (1.0)",
+      target: "app",
+      variants: a2aV1,
+      expect: { status: 200, bodyIncludes: '"TASK_STATE_COMPLETED"' },
+      baseline: "baseline: A2A SDK SendMessage (1.0)",
+    },
     {
       name: "batch 10× docs.ask",
       target: "app",
@@ -399,6 +421,8 @@ function budgetChecks(rows: Row[], servicePeak: number, connections: number): { 
   if (mcp) checks.push({ check: `MCP lookup_member ≥ 70% of baseline req/s (${pct(mcp.ratio)})`, ok: (mcp.ratio ?? 0) >= 0.7 });
   const modern = find("MCP tools/call (2026-07-28)");
   if (modern) checks.push({ check: `MCP tools/call (2026-07-28) ≥ 80% of baseline req/s (${pct(modern.ratio)})`, ok: (modern.ratio ?? 0) >= 0.8 });
+  const a2aV1 = find("A2A SendMessage (1.0)");
+  if (a2aV1) checks.push({ check: `A2A SendMessage (1.0) ≥ 70% of baseline req/s (${pct(a2aV1.ratio)})`, ok: (a2aV1.ratio ?? 0) >= 0.7 });
   const ask = find("GET /ask");
   if (ask) checks.push({ check: `/ask p50 ≤ 5 ms at ${connections} connections (${ask.result.p50} ms)`, ok: ask.result.p50 <= 5 });
   const askAlone = find("GET /ask, 1 connection");
@@ -531,10 +555,19 @@ async function main(): Promise<number> {
       { ...appEnv, PORT: String(mcpPort) },
       () => answers(`http://127.0.0.1:${mcpPort}/`),
     );
+    const a2aPort = await freePort();
+    const a2aBaseline = await startProcess(
+      "A2A baseline",
+      process.execPath,
+      ["--import", "tsx", path.join("bench", "baselines", "a2a.ts")],
+      { ...appEnv, PORT: String(a2aPort) },
+      () => answers(`http://127.0.0.1:${a2aPort}/`),
+    );
     const targets: Record<Target, { origin: string; pid: number }> = {
       app: { origin: `http://127.0.0.1:${port}`, pid: app.pid! },
       "own-account-baseline": { origin: `http://127.0.0.1:${ownPort}`, pid: ownBaseline.pid! },
       "mcp-baseline": { origin: `http://127.0.0.1:${mcpPort}`, pid: mcpBaseline.pid! },
+      "a2a-baseline": { origin: `http://127.0.0.1:${a2aPort}`, pid: a2aBaseline.pid! },
     };
 
     // Load every route once (route chunks, the Prisma client, the key import) so no scenario pays the cold start.

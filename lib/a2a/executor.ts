@@ -1,19 +1,20 @@
-// Runs one community tool per message/send and publishes the A2A events the SDK's request handler
-// turns into the task: submitted task → artifact with the output as a data part → completed (or failed).
+// Runs one community tool per message (A2A 1.0 SendMessage, or 0.3 message/send through the SDK's compat layer)
+// and publishes the events the SDK's request handler turns into the task: submitted task → artifact with the
+// output as a data part → completed (or failed). Events are the SDK's own objects (AgentEvent), in its 1.0 shape.
 import { randomUUID } from "node:crypto";
-import type { Message, Task, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent } from "@a2a-js/sdk";
-import type { AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
+import { Role, TaskState, type Message, type Part, type Task } from "@a2a-js/sdk";
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { TOOL_FAILED_MESSAGE } from "@/lib/http/errors";
 import { runTool, ToolError, type ToolContext } from "@/lib/tools";
-import { readInvocation } from "./invocation";
+import { readInvocationParts, sdkMessageParts } from "./invocation";
 
-function agentMessage(text: string, taskId: string, contextId: string): Message {
-  return { kind: "message", role: "agent", messageId: randomUUID(), parts: [{ kind: "text", text }], taskId, contextId };
+function textPart(text: string): Part {
+  return { content: { $case: "text", value: text }, mediaType: "text/plain", filename: "", metadata: undefined };
 }
 
-function statusUpdate(state: TaskState, text: string, taskId: string, contextId: string, at: Date): TaskStatusUpdateEvent {
-  return { kind: "status-update", taskId, contextId, status: { state, message: agentMessage(text, taskId, contextId), timestamp: at.toISOString() }, final: true };
+function agentMessage(text: string, taskId: string, contextId: string): Message {
+  return { role: Role.ROLE_AGENT, messageId: randomUUID(), parts: [textPart(text)], taskId, contextId, metadata: undefined, extensions: [], referenceTaskIds: [] };
 }
 
 export class CommunityToolExecutor implements AgentExecutor {
@@ -22,35 +23,40 @@ export class CommunityToolExecutor implements AgentExecutor {
 
   constructor(private readonly context: ToolContext) {}
 
+  private finish(eventBus: ExecutionEventBus, state: TaskState, text: string, taskId: string, contextId: string): void {
+    const status = { state, message: agentMessage(text, taskId, contextId), timestamp: this.context.clock.now().toISOString() };
+    eventBus.publish(AgentEvent.statusUpdate({ taskId, contextId, status, metadata: undefined }));
+    eventBus.finished();
+  }
+
   async execute(requestContext: RequestContext, eventBus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId, userMessage } = requestContext;
-    const invocation = readInvocation(userMessage);
+    const invocation = readInvocationParts(sdkMessageParts(userMessage));
     const skill = invocation.ok ? invocation.tool.name : invocation.skill;
     const task: Task = {
-      kind: "task",
       id: taskId,
       contextId,
-      status: { state: "submitted", timestamp: this.context.clock.now().toISOString() },
+      status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: this.context.clock.now().toISOString() },
+      artifacts: [],
       history: [userMessage],
       metadata: { skill },
     };
-    eventBus.publish(task);
-    if (!invocation.ok) {
-      eventBus.publish(statusUpdate("failed", invocation.message, taskId, contextId, this.context.clock.now()));
-      eventBus.finished();
-      return;
-    }
+    eventBus.publish(AgentEvent.task(task));
+    if (!invocation.ok) return this.finish(eventBus, TaskState.TASK_STATE_FAILED, invocation.message, taskId, contextId);
     try {
       const output = await runTool(invocation.tool, invocation.input, this.context);
-      const artifact: TaskArtifactUpdateEvent = {
-        kind: "artifact-update",
-        taskId,
-        contextId,
-        artifact: { artifactId: randomUUID(), name: `${skill} result`, parts: [{ kind: "data", data: output }] },
-        lastChunk: true,
-      };
-      eventBus.publish(artifact);
-      eventBus.publish(statusUpdate("completed", JSON.stringify(output), taskId, contextId, this.context.clock.now()));
+      const dataPart: Part = { content: { $case: "data", value: output }, mediaType: "application/json", filename: "", metadata: undefined };
+      eventBus.publish(
+        AgentEvent.artifactUpdate({
+          taskId,
+          contextId,
+          artifact: { artifactId: randomUUID(), name: `${skill} result`, description: "", parts: [dataPart], metadata: undefined, extensions: [] },
+          append: false,
+          lastChunk: true,
+          metadata: undefined,
+        }),
+      );
+      this.finish(eventBus, TaskState.TASK_STATE_COMPLETED, JSON.stringify(output), taskId, contextId);
     } catch (error) {
       if (isDatabaseUnavailable(error)) this.databaseError ??= error;
       else if (!(error instanceof ToolError)) {
@@ -58,15 +64,14 @@ export class CommunityToolExecutor implements AgentExecutor {
         console.error(`[agent-gate] a2a skill ${skill} failed: ${e?.name ?? "error"}: ${String(e?.message ?? error).slice(0, 200)}`);
       }
       // Our own wording only: an unexpected failure is not the caller's to retry blindly, and its text stays in the log.
-      const text = error instanceof ToolError ? error.message : TOOL_FAILED_MESSAGE;
-      eventBus.publish(statusUpdate("failed", text, taskId, contextId, this.context.clock.now()));
+      this.finish(eventBus, TaskState.TASK_STATE_FAILED, error instanceof ToolError ? error.message : TOOL_FAILED_MESSAGE, taskId, contextId);
     }
-    eventBus.finished();
   }
 
   async cancelTask(taskId: string, eventBus: ExecutionEventBus): Promise<void> {
     // Skills finish within the request, so there is never running work to stop; record the cancellation.
-    eventBus.publish({ kind: "status-update", taskId, contextId: "", status: { state: "canceled", timestamp: this.context.clock.now().toISOString() }, final: true });
+    const status = { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: this.context.clock.now().toISOString() };
+    eventBus.publish(AgentEvent.statusUpdate({ taskId, contextId: "", status, metadata: undefined }));
     eventBus.finished();
   }
 }

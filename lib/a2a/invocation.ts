@@ -1,11 +1,15 @@
-// Reads which skill a message/send asks for: a data part {"skill", "input"} or one of the short text
-// forms of CONTRACT.md §9 ("lookup_member <name>", "get_community_stats", "verify_certificate <id>").
+// Reads which skill a message asks for: a data part {"skill", "input"} or one of the short text forms of
+// CONTRACT.md §9 ("lookup_member <name>", "get_community_stats", "verify_certificate <id>"). The same rule for
+// both protocol generations: each shape of message is first reduced to its text and data parts.
 import type { Message } from "@a2a-js/sdk";
 import { COMMUNITY_TOOLS, findTool, type ToolDefinition } from "@/lib/tools";
 import { clip } from "@/lib/schemas/text";
 import { TEXT_FORMS } from "./card";
 
 export type Invocation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; skill: string; message: string };
+
+/** One part of a message, whatever its protocol generation: its text, its data, or neither (a file). */
+export type InvocationPart = { text: string } | { data: unknown } | { other: true };
 
 const SKILL_LIST = COMMUNITY_TOOLS.map((tool) => tool.name).join(", ");
 const USAGE = `Send a data part {"skill": "<one of ${SKILL_LIST}>", "input": {…}}, or a text part "lookup_member <name>", "get_community_stats" or "verify_certificate <id>".`;
@@ -43,15 +47,51 @@ function fromText(text: string): Invocation {
   return bySkill(command, { [field]: argument });
 }
 
-export function readInvocation(message: Message): Invocation {
-  for (const part of message.parts) {
-    if (part.kind !== "data") continue;
-    const data: unknown = part.data;
+/** The invocation of a message's parts: the first data part decides, else the first text part. */
+export function readInvocationParts(parts: readonly InvocationPart[]): Invocation {
+  for (const part of parts) {
+    if (!("data" in part)) continue;
+    const data = part.data;
     if (isRecord(data) && typeof data["skill"] === "string") return bySkill(data["skill"], data["input"] ?? {});
     return { ok: false, skill: "unknown", message: `The data part lacks a "skill" string. ${USAGE}` };
   }
-  for (const part of message.parts) {
-    if (part.kind === "text") return fromText(part.text);
+  for (const part of parts) {
+    if ("text" in part) return fromText(part.text);
   }
   return { ok: false, skill: "unknown", message: `No data or text part found. ${USAGE}` };
+}
+
+/** The invocation of an A2A 0.3 message as sent on the wire. */
+export function readInvocation(message: unknown): Invocation {
+  return readInvocationParts(legacyWireParts(message));
+}
+
+/** Parts of an A2A 0.3 message as sent on the wire: `{kind: "text", text}`, `{kind: "data", data}`, `{kind: "file", …}`. */
+export function legacyWireParts(message: unknown): InvocationPart[] {
+  const parts = isRecord(message) && Array.isArray(message["parts"]) ? message["parts"] : [];
+  return parts.map((part: unknown): InvocationPart => {
+    if (isRecord(part) && part["kind"] === "text" && typeof part["text"] === "string") return { text: part["text"] };
+    if (isRecord(part) && part["kind"] === "data") return { data: part["data"] };
+    return { other: true };
+  });
+}
+
+/** Parts of an A2A 1.0 message as sent on the wire (proto JSON): `{text}`, `{data}`, `{raw}` or `{url}`. */
+export function v1WireParts(message: unknown): InvocationPart[] {
+  const parts = isRecord(message) && Array.isArray(message["parts"]) ? message["parts"] : [];
+  return parts.map((part: unknown): InvocationPart => {
+    if (isRecord(part) && typeof part["text"] === "string") return { text: part["text"] };
+    if (isRecord(part) && Object.hasOwn(part, "data")) return { data: part["data"] };
+    return { other: true };
+  });
+}
+
+/** Parts of a message inside the SDK (its protobuf objects; both generations arrive here in this shape). */
+export function sdkMessageParts(message: Message): InvocationPart[] {
+  return message.parts.map((part): InvocationPart => {
+    const content = part.content;
+    if (content?.$case === "text") return { text: content.value };
+    if (content?.$case === "data") return { data: content.value as unknown };
+    return { other: true };
+  });
 }

@@ -1,9 +1,15 @@
-// POST /a2a: JSON-RPC 2.0, A2A 0.3.0. The envelope, the method and its params are checked here (so bad
-// input gets the right JSON-RPC code, never a 500); message/send, tasks/get and tasks/cancel then run
-// through the A2A SDK's JsonRpcTransportHandler and DefaultRequestHandler with a database task store.
+// POST /a2a: JSON-RPC 2.0, A2A 1.0 and 0.3.0 at the same URL. The A2A-Version header picks the generation (version.ts:
+// absent or empty is 0.3). The envelope, the method and its params are checked here (0.3 below, 1.0 in v1.ts), so bad
+// input gets the right JSON-RPC code, never a 500; the methods then run through the A2A SDK: its
+// DefaultRequestHandler with a database task store, behind its JsonRpcTransportHandler (1.0) or its v0.3
+// compatibility layer's LegacyJsonRpcTransportHandler (0.3), which translates 0.3 requests and answers.
 // Every answer is a JSON-RPC response in our own words: an unreachable database is -32011 with HTTP 503 and
-// Retry-After, a budget or the per-address limit on message/send -32010 with 429, anything unexpected -32603 (logged).
-import type { JSONRPCError, JSONRPCResponse, Message } from "@a2a-js/sdk";
+// Retry-After, a budget or the per-address limit on message/send and SendMessage -32010 with 429, anything
+// unexpected -32603 (logged).
+import { taskStateToJSON } from "@a2a-js/sdk";
+import { isV1JsonRpcMethod } from "@a2a-js/sdk/compat/v0_3";
+import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext, UnauthenticatedUser } from "@a2a-js/sdk/server";
 import { z } from "zod";
 import type { Clock } from "@/lib/clock";
@@ -11,15 +17,17 @@ import { systemClock } from "@/lib/clock";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { clientIp } from "@/lib/http/client-ip";
-import { INTERNAL_RPC_ERROR, jsonRpcErrorReply, jsonRpcRateLimited, rateLimitedRpcError, temporarilyUnavailableRpcError, type JsonRpcServerError } from "@/lib/http/errors";
+import { INTERNAL_RPC_ERROR, rateLimitedRpcError, temporarilyUnavailableRpcError, type JsonRpcServerError } from "@/lib/http/errors";
 import { budgetRule, hitRateLimit, type RateLimitRule } from "@/lib/rate-limit";
 import { chargeBudgets, type BudgetCharge } from "@/lib/rate-limit/memory";
 import { clip, describePath, findStringWhere, isAcceptableText, text as boundaryText } from "@/lib/schemas/text";
 import { toolBudgetOf } from "@/lib/tools";
-import { buildAgentCard } from "./card";
+import { sdkAgentCard } from "./card";
 import { CommunityToolExecutor } from "./executor";
-import { readInvocation } from "./invocation";
-import { DbTaskStore } from "./task-store";
+import { readInvocation, readInvocationParts, v1WireParts, type Invocation } from "./invocation";
+import { DbTaskStore, terminalStateName } from "./task-store";
+import { envelopeId, idSchema, parseA2aV1Request, v1Error, versionNotSupported, type A2aRpcError, type JsonRpcId, type ParsedA2aV1Request } from "./v1";
+import { A2A_VERSION_HEADER, negotiateA2aVersion, type A2aVersion } from "./version";
 
 export const A2A_BODY_LIMIT = 65_536;
 
@@ -41,14 +49,12 @@ export const JSONRPC_ERRORS = {
   taskNotCancelable: -32002,
   pushNotificationNotSupported: -32003,
   unsupportedOperation: -32004,
+  /** A2A 1.0: the A2A-Version header names a version this agent does not speak. */
+  versionNotSupported: -32009,
 } as const;
-
-type JsonRpcId = string | number | null;
 
 // Every string of a request is well-formed Unicode without NUL (lib/schemas/text.ts): ids are database keys,
 // parts are stored with the task and echoed in its history.
-const idSchema = z.union([boundaryText().max(256), z.number().int(), z.null()]);
-
 const envelopeSchema = z.object({
   jsonrpc: z.literal("2.0"),
   method: boundaryText().min(1).max(100),
@@ -104,8 +110,8 @@ const UNSUPPORTED: Record<string, { code: number; message: string }> = {
 
 const A2A_HEADERS = { "cache-control": "no-store", "access-control-allow-origin": "*" } as const;
 
-function rpcError(id: JsonRpcId, error: JSONRPCError, status = 200, headers: Record<string, string> = {}): ApiReply {
-  return jsonRpcErrorReply(id, error, status, headers);
+function rpcError(id: JsonRpcId, error: A2aRpcError, status = 200, headers: Record<string, string> = {}): ApiReply {
+  return jsonReply({ jsonrpc: "2.0", id, error }, { ...headers, ...A2A_HEADERS }, status);
 }
 
 function rpcServerError(id: JsonRpcId, failure: JsonRpcServerError): ApiReply {
@@ -119,11 +125,11 @@ function issuesOf(error: z.ZodError): string {
     .join("; ");
 }
 
-/** The outcome of checking a request body before any method runs. */
+/** The outcome of checking an A2A 0.3 request body before any method runs. */
 export type ParsedA2aRequest =
-  { ok: true; id: JsonRpcId; method: "message/send" | "tasks/get" | "tasks/cancel"; params: Record<string, unknown> } | { ok: false; id: JsonRpcId; error: JSONRPCError };
+  { ok: true; id: JsonRpcId; method: "message/send" | "tasks/get" | "tasks/cancel"; params: Record<string, unknown> } | { ok: false; id: JsonRpcId; error: A2aRpcError };
 
-/** Pure: parses and checks a JSON-RPC body (exported for property tests). */
+/** Pure: parses and checks an A2A 0.3 JSON-RPC body (exported for property tests). */
 export function parseA2aRequest(text: string): ParsedA2aRequest {
   let body: unknown;
   try {
@@ -133,11 +139,9 @@ export function parseA2aRequest(text: string): ParsedA2aRequest {
   }
   const envelope = envelopeSchema.safeParse(body);
   if (!envelope.success) {
-    const rawId = typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)["id"] : undefined;
-    const id = idSchema.safeParse(rawId);
     return {
       ok: false,
-      id: id.success ? id.data : null,
+      id: envelopeId(body),
       error: { code: JSONRPC_ERRORS.invalidRequest, message: 'Invalid Request: send one JSON-RPC 2.0 object {"jsonrpc": "2.0", "id", "method", "params"}.' },
     };
   }
@@ -147,7 +151,11 @@ export function parseA2aRequest(text: string): ParsedA2aRequest {
   const unsupported = Object.hasOwn(UNSUPPORTED, method) ? UNSUPPORTED[method] : undefined;
   if (unsupported) return { ok: false, id, error: unsupported };
   const schema = Object.hasOwn(PARAMS, method) ? PARAMS[method] : undefined;
-  if (!schema) return { ok: false, id, error: { code: JSONRPC_ERRORS.methodNotFound, message: `Method not found: ${clip(method, 100)}` } };
+  if (!schema) {
+    // Without A2A-Version a request speaks 0.3, where 1.0's method names do not exist: say how to reach them.
+    const hint = isV1JsonRpcMethod(method) ? ` (${method} is an A2A 1.0 method: send the header A2A-Version: 1.0)` : "";
+    return { ok: false, id, error: { code: JSONRPC_ERRORS.methodNotFound, message: `Method not found: ${clip(method, 100)}${hint}` } };
+  }
   const checked = schema.safeParse(params);
   if (!checked.success) return { ok: false, id, error: { code: JSONRPC_ERRORS.invalidParams, message: `Invalid params: ${issuesOf(checked.error)}` } };
   // Data parts and metadata are free-form JSON: the text rule is checked on every string they hold.
@@ -162,20 +170,42 @@ export function parseA2aRequest(text: string): ParsedA2aRequest {
   return { ok: true, id, method: method as "message/send" | "tasks/get" | "tasks/cancel", params: checked.data as Record<string, unknown> };
 }
 
+/** A checked request of either generation. */
+type ParsedCall = (ParsedA2aRequest & { version: "0.3" }) | (ParsedA2aV1Request & { version: "1.0" });
+
+/** The skill a message/send or SendMessage asks for; undefined for the other methods. */
+function invocationOf(parsed: ParsedCall): Invocation | undefined {
+  if (!parsed.ok) return undefined;
+  if (parsed.version === "0.3") return parsed.method === "message/send" ? readInvocation(parsed.params["message"]) : undefined;
+  return parsed.method === "SendMessage" ? readInvocationParts(v1WireParts(parsed.params["message"])) : undefined;
+}
+
 /**
  * Every POST spends one unit of the caller's a2a budget (A2A takes one message per POST: an array, of any
- * length, is answered -32600 and nothing runs), and a message/send of a lookup skill one of the lookups budget.
- * The 429 answer (-32010, Retry-After) when refused, else null; nothing runs after a refusal.
+ * length, is answered -32600 and nothing runs), and a message/send or SendMessage of a lookup skill one of the
+ * lookups budget. The 429 answer (-32010, Retry-After) when refused, else null; nothing runs after a refusal.
  */
-function chargeA2aPost(callerKey: string, parsed: ParsedA2aRequest, clock: Clock): ApiReply | null {
+function chargeA2aPost(callerKey: string, id: JsonRpcId, invocation: Invocation | undefined, clock: Clock): ApiReply | null {
   const charges: BudgetCharge[] = [{ budget: "a2a", key: callerKey, cost: 1 }];
-  if (parsed.ok && parsed.method === "message/send") {
-    const invocation = readInvocation(parsed.params["message"] as Message);
-    const extra = invocation.ok ? toolBudgetOf(invocation.tool.name) : undefined;
-    if (extra) charges.push({ budget: extra, key: callerKey, cost: 1 });
-  }
+  const extra = invocation?.ok ? toolBudgetOf(invocation.tool.name) : undefined;
+  if (extra) charges.push({ budget: extra, key: callerKey, cost: 1 });
   const refused = chargeBudgets(charges, clock);
-  return refused ? jsonRpcRateLimited(parsed.id, refused.retryAfterSeconds) : null;
+  return refused ? rpcServerError(id, rateLimitedRpcError(refused.retryAfterSeconds)) : null;
+}
+
+/** Checks a body under the version its A2A-Version header names (-32009 for a version this agent does not speak). */
+function parseCall(text: string, versionHeader: string | null): ParsedCall {
+  const negotiated = negotiateA2aVersion(versionHeader);
+  if (!negotiated.ok) {
+    let id: JsonRpcId = null;
+    try {
+      id = envelopeId(JSON.parse(text));
+    } catch {
+      // not JSON: the version is still the first thing wrong with this request
+    }
+    return { version: "1.0", ok: false, id, error: versionNotSupported(negotiated.requested) };
+  }
+  return negotiated.version === "1.0" ? { version: "1.0", ...parseA2aV1Request(text) } : { version: "0.3", ...parseA2aRequest(text) };
 }
 
 /** Handles POST /a2a; never throws: every failure is a JSON-RPC error in our own words. */
@@ -191,6 +221,31 @@ export async function handleA2aRequest(request: ApiRequest, clock: Clock = syste
   }
 }
 
+/** The params the SDK runs: skills finish within the request, so every send is answered with the finished task. */
+function paramsToRun(parsed: ParsedCall & { ok: true }): Record<string, unknown> {
+  const params = parsed.params;
+  const isSend = parsed.method === "message/send" || parsed.method === "SendMessage";
+  if (!isSend) return params;
+  const configuration = params["configuration"];
+  const base = typeof configuration === "object" && configuration !== null ? configuration : {};
+  return { ...params, configuration: { ...base, ...(parsed.version === "0.3" ? { blocking: true } : { returnImmediately: false }) } };
+}
+
+/**
+ * A message to a finished task is refused before anything runs, in each generation's words: 0.3 answers
+ * -32600 as it always did, 1.0 UnsupportedOperation (-32004). (The SDK would name the 1.0 state by its number.)
+ */
+async function finishedTaskRefusal(parsed: ParsedCall & { ok: true }, store: DbTaskStore): Promise<A2aRpcError | undefined> {
+  if (parsed.method !== "message/send" && parsed.method !== "SendMessage") return undefined;
+  const message = parsed.params["message"] as { taskId?: unknown };
+  if (typeof message.taskId !== "string" || message.taskId === "") return undefined;
+  const task = await store.load(message.taskId);
+  const finished = task ? terminalStateName(task) : undefined;
+  if (!task?.status || !finished) return undefined;
+  if (parsed.version === "0.3") return { code: JSONRPC_ERRORS.invalidRequest, message: `Task ${task.id} is in a terminal state (${finished}) and cannot be modified.` };
+  return v1Error(new UnsupportedOperationError({ message: `Task ${task.id} is in a terminal state (${taskStateToJSON(task.status.state)}) and cannot be modified.` }));
+}
+
 async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: JsonRpcId) => void): Promise<ApiReply> {
   const text = await request.readBody(A2A_BODY_LIMIT);
   if (!text.ok) {
@@ -198,39 +253,39 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
     const code = text.reason === "too_large" ? JSONRPC_ERRORS.invalidRequest : JSONRPC_ERRORS.parseError;
     return rpcError(null, { code, message: text.message }, status);
   }
-  const parsed = parseA2aRequest(text.value);
-  const limited = chargeA2aPost(clientIp(request.headers), parsed, clock);
+  const parsed = parseCall(text.value, request.headers.get(A2A_VERSION_HEADER));
+  const ip = clientIp(request.headers);
+  const invocation = invocationOf(parsed);
+  const limited = chargeA2aPost(ip, parsed.id, invocation, clock);
   if (limited) return limited;
   if (!parsed.ok) return rpcError(parsed.id, parsed.error);
   onId(parsed.id);
-  const ip = clientIp(request.headers);
-  if (parsed.method === "message/send") {
+  if (invocation) {
     const limit = await hitRateLimit(A2A_MESSAGE_SEND_RATE_LIMIT, ip, clock);
     if (!limit.allowed) return rpcServerError(parsed.id, rateLimitedRpcError(limit.resetSeconds));
   }
 
-  let params = parsed.params;
-  // Skills finish within the request, so every message/send is answered with the finished task.
-  if (parsed.method === "message/send") {
-    const configuration = params["configuration"];
-    params = { ...params, configuration: { ...(typeof configuration === "object" && configuration !== null ? configuration : {}), blocking: true } };
-  }
-
-  const store = new DbTaskStore(clock);
+  const store = new DbTaskStore(clock, "at-flush");
+  const refusal = await finishedTaskRefusal(parsed, store);
+  if (refusal) return rpcError(parsed.id, refusal);
   const executor = new CommunityToolExecutor({ clock, clientIp: ip });
-  const transport = new JsonRpcTransportHandler(new DefaultRequestHandler(buildAgentCard(), store, executor));
-  const result = await transport.handle({ jsonrpc: "2.0", id: parsed.id, method: parsed.method, params }, new ServerCallContext(undefined, new UnauthenticatedUser()));
+  const handler = new DefaultRequestHandler(sdkAgentCard(), store, executor);
+  const version: A2aVersion = parsed.version;
+  const context = new ServerCallContext({ user: new UnauthenticatedUser(), requestedVersion: version });
+  const call = { jsonrpc: "2.0", id: parsed.id, method: parsed.method, params: paramsToRun(parsed) };
+  const result = version === "1.0" ? await new JsonRpcTransportHandler(handler).handle(call, context) : await new LegacyJsonRpcTransportHandler(handler).handle(call, context);
   const failure = store.storageError ?? executor.databaseError;
   if (failure) throw failure;
+  await store.flush();
   if (Symbol.asyncIterator in result) {
     // Unreachable: streaming methods were answered above.
     return rpcError(parsed.id, { code: JSONRPC_ERRORS.unsupportedOperation, message: "Unsupported operation: streaming." });
   }
-  const response: JSONRPCResponse = result;
-  if ("error" in response && response.error.code === JSONRPC_ERRORS.internalError) {
+  const error = result.error as A2aRpcError | undefined;
+  if (error && (error.code === JSONRPC_ERRORS.internalError || typeof error.code !== "number")) {
     // Never pass an internal message through (it could name the database or a file path).
-    console.error(`[agent-gate] a2a ${parsed.method} failed inside the A2A SDK (code ${response.error.code})`);
+    console.error(`[agent-gate] a2a ${parsed.method} failed inside the A2A SDK (code ${String(error.code)}): ${String(error.message).slice(0, 200)}`);
     return rpcError(parsed.id, INTERNAL_RPC_ERROR);
   }
-  return jsonReply(response, A2A_HEADERS);
+  return jsonReply(result, A2A_HEADERS);
 }

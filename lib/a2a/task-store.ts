@@ -1,50 +1,183 @@
-// A2A tasks kept in the database (A2ATask; this module is its store) for 24 hours, so tasks/get works on any instance.
-import type { Task } from "@a2a-js/sdk";
+// A2A tasks kept in the database (A2ATask; this module is its store) for 24 hours, so GetTask/tasks/get and
+// ListTasks work on any instance. Rows hold the SDK's 1.0 Task as proto JSON; both protocol generations read them
+// (the SDK's compat layer turns a 1.0 task into its 0.3 form).
+import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from "@a2a-js/sdk";
+import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { TaskStore } from "@a2a-js/sdk/server";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
-import { db, readDate } from "@/lib/db";
+import { db, readDate, type SqlValue } from "@/lib/db";
+import { legacyTaskToV1Json } from "./legacy-task";
 
 export const TASK_RETENTION_SECONDS = 24 * 60 * 60;
-const TERMINAL_STATES = new Set(["completed", "failed", "canceled", "rejected"]);
+
+/** The state column keeps the 0.3 names it always held (the janitor and operators read it). */
+const STATE_NAMES: Readonly<Partial<Record<TaskState, string>>> = {
+  [TaskState.TASK_STATE_SUBMITTED]: "submitted",
+  [TaskState.TASK_STATE_WORKING]: "working",
+  [TaskState.TASK_STATE_COMPLETED]: "completed",
+  [TaskState.TASK_STATE_FAILED]: "failed",
+  [TaskState.TASK_STATE_CANCELED]: "canceled",
+  [TaskState.TASK_STATE_INPUT_REQUIRED]: "input-required",
+  [TaskState.TASK_STATE_REJECTED]: "rejected",
+  [TaskState.TASK_STATE_AUTH_REQUIRED]: "auth-required",
+};
+const TERMINAL_STATES = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+
+function stateName(state: TaskState | undefined): string {
+  return (state !== undefined ? STATE_NAMES[state] : undefined) ?? "unknown";
+}
+
+/** The 0.3 name of a task's state when it is terminal (no message can change it any more), else undefined. */
+export function terminalStateName(task: Task): string | undefined {
+  const state = task.status?.state;
+  return state !== undefined && TERMINAL_STATES.has(state) ? stateName(state) : undefined;
+}
 
 function skillOf(task: Task): string {
-  const skill = task.metadata?.["skill"];
+  const skill: unknown = task.metadata?.["skill"];
   return typeof skill === "string" ? skill.slice(0, 64) : "unknown";
 }
 
+/** A stored row's task; rows written before A2A 1.0 hold the 0.3 shape (`kind: "task"`). */
+function readStoredTask(text: string): Task {
+  const stored = JSON.parse(text) as unknown;
+  return Task.fromJSON(legacyTaskToV1Json(stored) ?? stored);
+}
+
+/** ListTasks pages: newest first; the token is the (createdAt, id) of the last task of the page before. */
+function encodePageToken(createdAt: Date, id: string): string {
+  return Buffer.from(JSON.stringify([createdAt.getTime(), id]), "utf8").toString("base64url");
+}
+
+function decodePageToken(token: string): { createdAt: Date; id: string } {
+  try {
+    const value = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as unknown;
+    if (Array.isArray(value) && value.length === 2 && Number.isSafeInteger(value[0]) && typeof value[1] === "string") {
+      return { createdAt: new Date(value[0] as number), id: value[1] };
+    }
+  } catch {
+    // falls through to the refusal
+  }
+  throw new RequestMalformedError({ message: "Invalid params: pageToken is not a token this agent gave out." });
+}
+
+/** Expired tasks are pruned as finished ones are written, at most once a minute per process (the janitor does the rest). */
+const PRUNE_INTERVAL_MS = 60_000;
+let lastPruneAt: number | undefined;
+
+/**
+ * One store per request. The SDK saves a task after every event it publishes (submitted, artifact, completed). With
+ * `writes: "at-flush"` (what /a2a uses) those saves are kept here and written once, as the task's last state, by
+ * flush() when the request's work is done, so a message costs one row write rather than three; load() sees the
+ * saves not yet written. With "immediate" each save is written at once.
+ */
 export class DbTaskStore implements TaskStore {
   /** The first storage failure of this request: the SDK turns throws into JSON-RPC errors, the route needs to see it. */
   storageError: unknown;
 
-  constructor(private readonly clock: Clock = systemClock) {}
+  private readonly unwritten = new Map<string, Task>();
 
-  async save(task: Task): Promise<void> {
-    const now = this.clock.now();
+  constructor(
+    private readonly clock: Clock = systemClock,
+    private readonly writes: "immediate" | "at-flush" = "immediate",
+  ) {}
+
+  private async guarded<T>(work: () => Promise<T>): Promise<T> {
     try {
-      await db().execute(
-        `INSERT INTO "A2ATask" ("id", "contextId", "skill", "state", "task", "createdAt", "expiresAt") VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT ("id") DO UPDATE SET "state" = $4, "task" = $5`,
-        [task.id, task.contextId, skillOf(task), task.status.state, JSON.stringify(task), now, new Date(now.getTime() + TASK_RETENTION_SECONDS * 1000)],
-      );
-      // Expired tasks are pruned as finished ones are written, so the table stays about one day deep.
-      if (TERMINAL_STATES.has(task.status.state)) await db().execute(`DELETE FROM "A2ATask" WHERE "expiresAt" < $1`, [now]);
+      return await work();
     } catch (error) {
       this.storageError ??= error;
       throw error;
     }
   }
 
+  async save(task: Task): Promise<void> {
+    this.unwritten.set(task.id, task);
+    if (this.writes === "immediate") await this.flush();
+  }
+
+  /** Writes the last saved state of every task saved during the request (call once its work is done). */
+  async flush(): Promise<void> {
+    const tasks = [...this.unwritten.values()];
+    this.unwritten.clear();
+    const now = this.clock.now();
+    await this.guarded(async () => {
+      let finished = false;
+      for (const task of tasks) {
+        const state = task.status?.state;
+        finished ||= state !== undefined && TERMINAL_STATES.has(state);
+        await db().execute(
+          `INSERT INTO "A2ATask" ("id", "contextId", "skill", "state", "task", "createdAt", "expiresAt") VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT ("id") DO UPDATE SET "state" = $4, "task" = $5`,
+          [task.id, task.contextId, skillOf(task), stateName(state), JSON.stringify(Task.toJSON(task)), now, new Date(now.getTime() + TASK_RETENTION_SECONDS * 1000)],
+        );
+      }
+      // The table stays about one day deep; a clock moved back (tests) prunes again at once.
+      const due = lastPruneAt === undefined || now.getTime() - lastPruneAt >= PRUNE_INTERVAL_MS || now.getTime() < lastPruneAt;
+      if (finished && due) {
+        lastPruneAt = now.getTime();
+        await db().execute(`DELETE FROM "A2ATask" WHERE "expiresAt" < $1`, [now]);
+      }
+    });
+  }
+
   async load(taskId: string): Promise<Task | undefined> {
-    try {
+    const unwritten = this.unwritten.get(taskId);
+    // A copy: the SDK changes the tasks it loads before saving them again.
+    if (unwritten) return Task.fromJSON(Task.toJSON(unwritten));
+    return this.guarded(async () => {
       const rows = await db().query<{ task: string; expiresAt: unknown }>(`SELECT "task", "expiresAt" FROM "A2ATask" WHERE "id" = $1`, [taskId]);
       const row = rows[0];
       if (!row || readDate(row.expiresAt).getTime() <= this.clock.now().getTime()) return undefined;
-      return JSON.parse(row.task) as Task;
-    } catch (error) {
-      this.storageError ??= error;
-      throw error;
+      return readStoredTask(row.task);
+    });
+  }
+
+  /**
+   * The tasks of one context (the scope of ListTasks for anonymous callers: jsonrpc.ts requires contextId), newest
+   * first. statusTimestampAfter compares with the task's creation: skills finish within the request that creates
+   * the task, so its creation and its last status change are the same moment.
+   */
+  async list(params: ListTasksRequest): Promise<ListTasksResponse> {
+    const pageSize = params.pageSize ?? 50;
+    if (!params.contextId) return { tasks: [], nextPageToken: "", pageSize, totalSize: 0 };
+    const conditions = [`"contextId" = $1`, `"expiresAt" > $2`];
+    const values: SqlValue[] = [params.contextId, this.clock.now()];
+    if (params.status !== undefined && params.status !== TaskState.TASK_STATE_UNSPECIFIED) {
+      values.push(stateName(params.status));
+      conditions.push(`"state" = $${values.length}`);
     }
+    if (params.statusTimestampAfter) {
+      values.push(new Date(params.statusTimestampAfter));
+      conditions.push(`"createdAt" > $${values.length}`);
+    }
+    const filter = conditions.join(" AND ");
+    const filterValues = [...values];
+    if (params.pageToken) {
+      const after = decodePageToken(params.pageToken);
+      values.push(after.createdAt, after.id);
+      conditions.push(`("createdAt" < $${values.length - 1} OR ("createdAt" = $${values.length - 1} AND "id" < $${values.length}))`);
+    }
+    return this.guarded(async () => {
+      const rows = await db().query<{ id: string; task: string; createdAt: unknown }>(
+        `SELECT "id", "task", "createdAt" FROM "A2ATask" WHERE ${conditions.join(" AND ")} ORDER BY "createdAt" DESC, "id" DESC LIMIT ${pageSize + 1}`,
+        values,
+      );
+      const counted = await db().query<{ total: unknown }>(`SELECT COUNT(*) AS "total" FROM "A2ATask" WHERE ${filter}`, filterValues);
+      const page = rows.slice(0, pageSize);
+      const last = page[page.length - 1];
+      return {
+        // Artifacts only when asked for (A2A 1.0: includeArtifacts defaults to false); the SDK leaves that to the store.
+        tasks: page.map((row) => {
+          const task = readStoredTask(row.task);
+          return params.includeArtifacts ? task : { ...task, artifacts: [] };
+        }),
+        nextPageToken: rows.length > pageSize && last ? encodePageToken(readDate(last.createdAt), last.id) : "",
+        pageSize,
+        totalSize: Number(counted[0]?.total ?? 0),
+      };
+    });
   }
 }
 

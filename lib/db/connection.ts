@@ -7,6 +7,7 @@ import { getConfig } from "@/lib/config";
 import { operationsConfig } from "@/lib/operations/config";
 import { BACKSTOP_PAGES, checkpointerRunsFor } from "./sqlite-checkpoint-state";
 import { ConnectionGate } from "./sql/gate";
+import { perUrl, takePerUrl } from "./per-url";
 import { sqliteFilePath } from "./sqlite-path";
 
 export type SqliteConnection = { provider: "sqlite"; gate: ConnectionGate; database: BetterSqlite3.Database };
@@ -44,14 +45,6 @@ export function openPostgresPool(url: string): Pool {
   return new Pool({ connectionString: url, allowExitOnIdle: true, max: DATABASE_POOL_MAX, statement_timeout: DATABASE_STATEMENT_TIMEOUT_MS });
 }
 
-interface OpenDb {
-  url: string;
-  connection: SharedConnection;
-}
-
-// On globalThis: Next bundles route modules (and the server entry) separately; all share one connection.
-const globalForDb = globalThis as unknown as { agentGateDb?: OpenDb };
-
 function open(url: string): SharedConnection {
   if (url.startsWith("file:")) return { provider: "sqlite", gate: new ConnectionGate(), database: openSqliteDatabase(url) };
   return { provider: "postgres", pool: openPostgresPool(url) };
@@ -59,19 +52,13 @@ function open(url: string): SharedConnection {
 
 /** The connection of this process (opened on first use, one per DATABASE_URL). */
 export function sharedConnection(): SharedConnection {
-  const url = getConfig().databaseUrl;
-  const current = globalForDb.agentGateDb;
-  if (current && current.url === url) return current.connection;
-  const connection = open(url);
-  globalForDb.agentGateDb = { url, connection };
-  return connection;
+  return perUrl("agentGateDb", getConfig().databaseUrl, open);
 }
 
 /** Closes the connection (scripts and a server shutting down); the next use opens a new one. */
 export async function closeConnection(): Promise<void> {
-  const current = globalForDb.agentGateDb;
-  globalForDb.agentGateDb = undefined;
-  if (!current) return;
-  if (current.connection.provider === "sqlite") current.connection.database.close();
-  else await current.connection.pool.end();
+  const connection = takePerUrl<SharedConnection>("agentGateDb");
+  if (!connection) return;
+  if (connection.provider === "sqlite") connection.database.close();
+  else await connection.pool.end();
 }

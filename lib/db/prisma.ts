@@ -7,6 +7,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { getConfig } from "@/lib/config";
 import { PrismaClient as PostgresClient } from "@/lib/generated/postgres/client";
 import { PrismaClient as SqliteClient } from "@/lib/generated/sqlite/client";
+import { perUrl } from "./per-url";
 import { assertOutsideTransaction } from "./sql";
 import { sqliteFilePath } from "./sqlite-path";
 
@@ -31,14 +32,7 @@ export function createDb(url: string): Db {
   return guarded(new PostgresClient({ adapter: new PrismaPg({ connectionString: url }) }) as unknown as Db);
 }
 
-const globalForPrisma = globalThis as unknown as { agentGatePrisma?: { url: string; client: Db } };
-
 /** The inspection client of this process (one per DATABASE_URL). */
 export function getDb(): Db {
-  const url = getConfig().databaseUrl;
-  const current = globalForPrisma.agentGatePrisma;
-  if (current && current.url === url) return current.client;
-  const client = createDb(url);
-  globalForPrisma.agentGatePrisma = { url, client };
-  return client;
+  return perUrl("agentGatePrisma", getConfig().databaseUrl, createDb);
 }

@@ -1,7 +1,7 @@
 // SQLite checkpoints off the event loop (issue 7, bench/README.md "What changed"). In WAL mode with
 // synchronous = NORMAL a commit only appends to the log. SQLite's automatic checkpoint (every 1,000 pages)
-// then copies the log into the database and fsyncs it inside whichever commit crosses the mark: 15–20 ms on
-// this machine's disk, with the one Node thread blocked — it set the p99 of every write path. Under npm start
+// then copies the log into the database and fsyncs it inside whichever commit crosses the mark, with the one
+// Node thread blocked for the copy and the fsyncs (figures: bench/README.md) — it set the p99 of every write path. Under npm start
 // (server.ts) a worker thread with its own connection checkpoints passively every 50 ms instead (it never
 // blocks the app's writers).
 //
@@ -10,7 +10,7 @@
 // asks the app to hold its connection: the app takes the connection gate (lib/db/sql/gate.ts) between two
 // of its transactions, without blocking the event loop, the worker copies the few pages written since its
 // last pass, and the gate is released; the app's next write restarts the log. The hold lasts one short
-// checkpoint (6–18 ms on this machine's disk, mostly its two fsyncs); the app connection's own automatic
+// checkpoint (mostly its two fsyncs); the app connection's own automatic
 // checkpoint, raised to BACKSTOP_PAGES, only steps in if that ever fails (it blocks the event loop for the
 // whole copy and both fsyncs). With no worker
 // running (CLI, tests, other hosts) nothing changes.

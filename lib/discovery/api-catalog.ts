@@ -41,8 +41,8 @@ export function apiCatalog(): { linkset: LinkContext[] } {
     },
     {
       anchor: `${base}/a2a`,
-      "service-desc": [{ href: `${base}/.well-known/agent-card.json`, type: "application/json", title: "A2A 0.3.0 agent card" }],
-      "service-doc": [html("/docs/a2a", "A2A endpoint")],
+      "service-desc": [{ href: `${base}/.well-known/agent-card.json`, type: "application/json", title: "A2A agent card (A2A 1.0 and 0.3.0 JSON-RPC interfaces, signed)" }],
+      "service-doc": [html("/docs/a2a", "A2A endpoint (1.0 and 0.3.0)")],
     },
   ];
   const catalog: LinkContext = {

@@ -264,7 +264,10 @@ export function openApiDocument(): Record<string, unknown> {
     externalDocs: { description: "Documentation", url: `${base}/docs` },
     tags: [
       { name: "own account", description: "Read-only routes of the protected resource {base}/api, for the member who approved the agent." },
-      { name: "public read", description: "Anonymous reads; no credential." },
+      {
+        name: "public read",
+        description: `Anonymous reads; no credential. The agent-to-agent endpoint ${base}/a2a (JSON-RPC, A2A 1.0 and 0.3.0, chosen by the A2A-Version header) is not listed here: its signed agent card ${base}/.well-known/agent-card.json describes it.`,
+      },
       { name: "operations", description: "Operator endpoints (health probes, metrics); not for agents." },
     ],
     paths,

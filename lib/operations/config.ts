@@ -1,5 +1,5 @@
 // The operator settings of issue #17 (janitor, pool, logs, metrics), read from the environment on each call
-// so tests can stub them. Kept here, not in lib/config/schema.ts, until the lead folds them in.
+// so tests can stub them. A start refuses malformed ones (lib/startup/preflight.ts, via operationsProblems).
 import { z } from "zod";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -20,13 +20,25 @@ const operationsSchema = z.object({
 export type OperationsConfig = z.infer<typeof operationsSchema>;
 
 /** Empty strings count as unset (a blank line in .env). */
-function presentEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+function presentEnv(env: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const key of Object.keys(operationsSchema.shape)) {
     const value = env[key];
     if (value !== undefined && value.trim() !== "") out[key] = value.trim();
   }
   return out;
+}
+
+/** One problem per malformed operator setting (for the start checks): the variable and what it must be. */
+export function operationsProblems(env: Record<string, string | undefined> = process.env): { variable: string; detail: string }[] {
+  const parsed = operationsSchema.safeParse(presentEnv(env));
+  if (parsed.success) return [];
+  const problems = new Map<string, string>();
+  for (const issue of parsed.error.issues) {
+    const variable = String(issue.path[0] ?? "environment");
+    if (!problems.has(variable)) problems.set(variable, issue.message);
+  }
+  return [...problems].map(([variable, message]) => ({ variable, detail: `is malformed: ${message}` }));
 }
 
 /** The operator settings; throws with the variable's name when one is malformed. */

@@ -42,7 +42,7 @@ export const BUDGETS = {
     windowSeconds: 60,
     env: "RATE_LIMIT_LOOKUPS_PER_MINUTE",
     store: "memory",
-    counts: "lookup_member or verify_certificate call (MCP tools/call or A2A message/send), on top of the surface's budget",
+    counts: "lookup_member or verify_certificate call (MCP tools/call or A2A SendMessage/message/send), on top of the surface's budget",
   },
   tokenExchange: {
     name: "token-exchange",
@@ -60,7 +60,7 @@ export const BUDGETS = {
     windowSeconds: 600,
     env: "RATE_LIMIT_A2A_MESSAGE_SEND_PER_10_MINUTES",
     store: "database",
-    counts: "A2A message/send (each stores a task for 24 hours; tasks/get and tasks/cancel are not counted)",
+    counts: "A2A SendMessage or message/send (each stores a task for 24 hours; GetTask, ListTasks, CancelTask, tasks/get and tasks/cancel are not counted)",
   },
   batch: { name: "batch:ip", key: "caller", limit: 10, windowSeconds: 60, env: "RATE_LIMIT_BATCH_PER_MINUTE", store: "database", counts: "POST /api/v1/batch (up to 10 items)" },
   identity: {
@@ -137,12 +137,12 @@ function parseAllowance(value: string | undefined): number | undefined | "invali
   return Number(trimmed);
 }
 
-/** One line per variable of the table that is set to something other than a whole number from 1 (for the start checks). */
-export function budgetEnvironmentProblems(env: Record<string, string | undefined> = process.env): string[] {
-  const problems: string[] = [];
+/** One problem per variable of the table that is set to something other than a whole number from 1 (for the start checks). */
+export function budgetEnvironmentProblems(env: Record<string, string | undefined> = process.env): { variable: string; detail: string }[] {
+  const problems: { variable: string; detail: string }[] = [];
   for (const budget of Object.values(BUDGETS)) {
     if (parseAllowance(env[budget.env]) === "invalid")
-      problems.push(`${budget.env} must be a whole number from 1 (the ${budget.name} allowance per ${budget.windowSeconds} seconds)`);
+      problems.push({ variable: budget.env, detail: `must be a whole number from 1 (the ${budget.name} allowance per ${budget.windowSeconds} seconds)` });
   }
   return problems;
 }

@@ -3,6 +3,8 @@
 // itself; any other database must be migrated by its operator (`npm run db:migrate`), so a start never
 // changes a shared database behind the back of whoever deploys it.
 import { checkConfig, configProblemLine, DEFAULT_DATABASE_URL, rawEnvSchema, type AppConfig, type ConfigProblem } from "@/lib/config/schema";
+import { operationsProblems } from "@/lib/operations/config";
+import { budgetEnvironmentProblems } from "@/lib/rate-limit";
 import { applyMigrations, migrationState, type MigrationState } from "./migrations";
 
 export interface StartProblem extends ConfigProblem {
@@ -53,6 +55,9 @@ export async function preflight(options: PreflightOptions = {}): Promise<Preflig
   const log = options.log ?? ((line: string) => console.error(line));
   const checked = checkConfig(env);
   const problems: StartProblem[] = checked.ok ? [] : checked.problems.map((p) => ({ ...p, kind: "configuration" as const }));
+  // The operator settings and the budgets' allowances: a malformed one is refused, not silently replaced by its default.
+  for (const problem of operationsProblems(env)) problems.push({ ...problem, kind: "configuration" });
+  for (const problem of budgetEnvironmentProblems(env)) problems.push({ ...problem, kind: "configuration" });
 
   // The database is checked even when the configuration has problems (all of them at once), unless its URL
   // is itself refused; nothing is migrated on a start that is refused anyway.

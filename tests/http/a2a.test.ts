@@ -1,8 +1,8 @@
 // /a2a against `next start`: the A2A 0.3.x SDK client sends each skill and reads the task back; raw
 // JSON-RPC covers every error path; the agent card is served at both well-known paths.
 import { randomUUID } from "node:crypto";
-import type { AgentCard, Message, Task } from "@a2a-js/sdk";
-import { A2AClient } from "@a2a-js/sdk/client";
+import type { AgentCard, Message, Task } from "a2a-js-sdk-v0-3";
+import { A2AClient } from "a2a-js-sdk-v0-3/client";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 
 const base = inject("baseUrl");

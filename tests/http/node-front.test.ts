@@ -339,6 +339,33 @@ describe("GET /ask and POST /mcp", () => {
   }
 });
 
+describe("POST /a2a", () => {
+  const json = { "Content-Type": "application/json" };
+  const v1 = { ...json, "A2A-Version": "1.0" };
+  const rpc = (method: string, params: unknown, id: number | string = 1) => JSON.stringify({ jsonrpc: "2.0", id, method, params });
+  const legacyMessage = (text: string) => ({ message: { kind: "message", role: "user", messageId: "m-1", parts: [{ kind: "text", text }] } });
+  const v1Message = (text: string) => ({ message: { messageId: "m-1", role: "ROLE_USER", parts: [{ text }] } });
+  const cases: Case[] = [
+    { name: "0.3 message/send", method: "POST", path: "/a2a", headers: json, body: rpc("message/send", legacyMessage("get_community_stats")) },
+    { name: "0.3 message/send of a lookup", method: "POST", path: "/a2a", headers: json, body: rpc("message/send", legacyMessage("lookup_member ada-lovelace")) },
+    { name: "0.3 tasks/get of an unknown task", method: "POST", path: "/a2a", headers: json, body: rpc("tasks/get", { id: "no-such-task" }) },
+    { name: "1.0 SendMessage", method: "POST", path: "/a2a", headers: v1, body: rpc("SendMessage", v1Message("get_community_stats")) },
+    { name: "1.0 GetTask of an unknown task", method: "POST", path: "/a2a", headers: v1, body: rpc("GetTask", { id: "no-such-task" }) },
+    { name: "1.0 ListTasks of an unknown context", method: "POST", path: "/a2a", headers: v1, body: rpc("ListTasks", { contextId: "no-such-context" }) },
+    { name: "an unsupported A2A-Version", method: "POST", path: "/a2a", headers: { ...json, "A2A-Version": "2.0" }, body: rpc("SendMessage", v1Message("x")) },
+    { name: "a 1.0 method without A2A-Version", method: "POST", path: "/a2a", headers: json, body: rpc("SendMessage", v1Message("x")) },
+    { name: "not JSON", method: "POST", path: "/a2a", headers: json, body: "{" },
+    { name: "an array", method: "POST", path: "/a2a", headers: v1, body: `[${rpc("GetTask", { id: "t" })}]` },
+    { name: "NUL in a part", method: "POST", path: "/a2a", headers: v1, body: rpc("SendMessage", v1Message("lookup_member a\u0000b")) },
+    { name: "a body over 64 KiB", method: "POST", path: "/a2a", headers: json, body: JSON.stringify({ pad: "x".repeat(70_000) }) },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      await expectSameAnswer(c);
+    });
+  }
+});
+
 describe("operator probes", () => {
   const cases: Case[] = [
     { name: "GET /healthz", method: "GET", path: "/healthz" },

@@ -161,6 +161,14 @@ describe("npm start refuses an unsafe configuration (exit code 1, nothing answer
     }
   }, 120_000);
 
+  it("a malformed operator setting or budget allowance, instead of silently keeping its default", async () => {
+    const databaseUrl = await freshDatabase("settings");
+    await expectRefused({ ...production, DATABASE_URL: databaseUrl, LOG_LEVEL: "loud", RATE_LIMIT_ASK_PER_MINUTE: "lots" }, [
+      /^Invalid configuration: LOG_LEVEL is malformed: /,
+      /^Invalid configuration: RATE_LIMIT_ASK_PER_MINUTE must be a whole number from 1 \(the ask allowance per 60 seconds\)$/,
+    ]);
+  }, 120_000);
+
   it("SIGNING_KEYS that are not private Ed25519 JWKs, or share a kid", async () => {
     const databaseUrl = await freshDatabase("keys");
     await expectRefused({ ...production, DATABASE_URL: databaseUrl, SIGNING_KEYS: JSON.stringify([{ kty: "OKP", crv: "Ed25519", x: KEY.x }]) }, [

@@ -1,7 +1,7 @@
 // Property tests over the outside-input parsers of /a2a and the community tools: no input makes them throw.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Message } from "@a2a-js/sdk";
+import type { Message } from "a2a-js-sdk-v0-3";
 import { JSONRPC_ERRORS, parseA2aRequest } from "@/lib/a2a/jsonrpc";
 import { readInvocation } from "@/lib/a2a/invocation";
 import { COMMUNITY_TOOLS } from "@/lib/tools";

@@ -109,6 +109,26 @@ describe("preflight", () => {
     expect(fs.existsSync(path.join(t.dir, "data", "app.db"))).toBe(false);
   });
 
+  it("refuses malformed operator settings and budget allowances with the rest, one line each, instead of their defaults", async () => {
+    const t = setup();
+    const env = { LOG_LEVEL: "loud", DATABASE_POOL_MAX: "0", METRICS_TOKEN: "short", RATE_LIMIT_ASK_PER_MINUTE: "lots", RATE_LIMIT_MCP_PER_MINUTE: "-1", RELEASE_MODE: "staging" };
+    const result = await preflight({ env, projectDir: t.dir, migrate: t.migrate, log: t.log });
+    expect(result.config).toBeUndefined();
+    expect(result.problems.map((p) => p.variable).sort()).toEqual(
+      ["DATABASE_POOL_MAX", "LOG_LEVEL", "METRICS_TOKEN", "RATE_LIMIT_ASK_PER_MINUTE", "RATE_LIMIT_MCP_PER_MINUTE", "RELEASE_MODE"].sort(),
+    );
+    expect(result.problems.every((p) => p.kind === "configuration")).toBe(true);
+    expect(t.calls).toEqual([]);
+  });
+
+  it("accepts well-formed operator settings and allowances", async () => {
+    const t = setup();
+    const env = { LOG_LEVEL: "warn", DATABASE_POOL_MAX: "4", METRICS_TOKEN: "a-metrics-token-of-32-characters", RATE_LIMIT_ASK_PER_MINUTE: "120" };
+    const result = await preflight({ env, projectDir: t.dir, migrate: t.migrate, log: t.log });
+    expect(result.problems).toEqual([]);
+    expect(result.config).toBeDefined();
+  });
+
   it("reports a failed migration of the default database as a problem", async () => {
     const t = setup();
     const failing = async (): Promise<void> => {

@@ -43,7 +43,7 @@ describe("the budget table", () => {
     expect(budgetEnvironmentProblems({ RATE_LIMIT_MCP_PER_MINUTE: "5" })).toEqual([]);
     const problems = budgetEnvironmentProblems({ RATE_LIMIT_MCP_PER_MINUTE: "0", RATE_LIMIT_ASK_PER_MINUTE: "lots", RATE_LIMIT_LOOKUPS_PER_MINUTE: "-1" });
     expect(problems).toHaveLength(3);
-    expect(problems[0]).toContain("RATE_LIMIT_MCP_PER_MINUTE");
+    expect(problems[0]).toEqual({ variable: "RATE_LIMIT_MCP_PER_MINUTE", detail: "must be a whole number from 1 (the mcp allowance per 60 seconds)" });
   });
 });
 

@@ -1,4 +1,4 @@
-// The A2A 0.3.0 agent card (also served at /.well-known/agent).
+// The A2A agent card, for A2A 1.0 and 0.3.0 (also served at /.well-known/agent); signed in public release mode.
 import { agentCardReply } from "@/lib/a2a/card";
 import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
 

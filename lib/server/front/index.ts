@@ -1,11 +1,12 @@
-// The node:http front (issue 7, bench/README.md). Next's request pipeline costs 2–3 ms of
-// CPU per request before a route handler runs (web-stream conversion, router server, tracing, module
+// The node:http front (issue 7, bench/README.md). Next's request pipeline costs several times
+// a hot route's own CPU per request before a route handler runs (figures: bench/README.md) (web-stream conversion, router server, tracing, module
 // template): that alone caps a route at a few hundred requests per second on two cores. The hottest API
 // paths are therefore answered straight from node:http, by the very handlers their route files use
 // (lib/http/api.ts), with the same security headers. Every other path, and every other method of these
 // paths (405s, CORS preflights…), goes to Next unchanged. Only server.ts mounts the front: under a bare
 // `next start` or on Vercel the route files answer these paths themselves.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { handleA2aRequest } from "@/lib/a2a/jsonrpc";
 import { serveOwnAccountRoute } from "@/lib/agent-api";
 import { askReply } from "@/lib/docs/responses";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
@@ -29,6 +30,7 @@ export const FRONT_ROUTES: Readonly<Record<string, Readonly<Partial<Record<strin
   "/api/v1/agent/registrations": { GET: ownAccount("registrations"), HEAD: ownAccount("registrations") },
   "/ask": { GET: askReply, HEAD: askReply },
   "/mcp": { POST: (request) => serveCommunityMcp(request) },
+  "/a2a": { POST: (request) => handleA2aRequest(request) },
   "/healthz": { GET: aliveReply, HEAD: aliveReply },
   "/readyz": { GET: readyReply, HEAD: readyReply },
 };

@@ -3,7 +3,7 @@
 // as before for what was removed.
 import { Client } from "pg";
 import { describe, expect, it, vi } from "vitest";
-import type { Task } from "@a2a-js/sdk";
+import { TaskState, type Task } from "@a2a-js/sdk";
 import { DbTaskStore } from "@/lib/a2a/task-store";
 import { exchangeIdentityAssertion } from "@/lib/assertions";
 import { recordAudit } from "@/lib/audit";
@@ -42,7 +42,14 @@ async function pollToken(reg: NewRegistration, clock: ManualClock) {
 }
 
 function task(id: string): Task {
-  return { kind: "task", id, contextId: `ctx-${id}`, status: { state: "working" }, metadata: { skill: "get_community_stats" } };
+  return {
+    id,
+    contextId: `ctx-${id}`,
+    status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: undefined },
+    artifacts: [],
+    history: [],
+    metadata: { skill: "get_community_stats" },
+  };
 }
 
 async function counts() {
