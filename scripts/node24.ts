@@ -46,8 +46,19 @@ const BETTER_SQLITE3 = path.join(ROOT, "node_modules/better-sqlite3");
 
 /** node-gyp as npm ships it (the one npm itself runs for install scripts). */
 function nodeGyp(): string {
+  const npmCli = (): string | undefined => {
+    const found = spawnSync("sh", ["-c", "command -v npm"], { encoding: "utf8" }).stdout.trim();
+    return found ? fs.realpathSync(found) : undefined; // …/npm/bin/npm-cli.js
+  };
+  const fromNpm = (cli: string | undefined): string | undefined => cli && path.join(path.dirname(path.dirname(cli)), "node_modules/node-gyp/bin/node-gyp.js");
   const npmRoot = spawnSync("npm", ["root", "-g"], { encoding: "utf8" }).stdout.trim();
-  const candidates = [path.join(npmRoot, "npm/node_modules/node-gyp/bin/node-gyp.js"), path.join(ROOT, "node_modules/node-gyp/bin/node-gyp.js")];
+  const candidates = [
+    process.env.npm_config_node_gyp, // set by npm for install scripts
+    fromNpm(process.env.npm_execpath),
+    fromNpm(npmCli()),
+    path.join(npmRoot, "npm/node_modules/node-gyp/bin/node-gyp.js"),
+    path.join(ROOT, "node_modules/node-gyp/bin/node-gyp.js"),
+  ].filter((file): file is string => Boolean(file));
   const found = candidates.find((file) => fs.existsSync(file));
   if (!found) throw new Error(`node-gyp not found (looked in ${candidates.join(", ")})`);
   return found;
