@@ -42,6 +42,14 @@ interface Options {
   serverNodeOptions: string[];
   /** A file that receives the server's stdout and stderr (e.g. with --server-node-options "… --trace-gc"). */
   serverLog: string | null;
+  /** Seconds of the mixed-load scenario (issue 17 item 9 describes three minutes). */
+  mixedSeconds: number;
+}
+
+/** The V8 heap flags `npm start` puts in NODE_OPTIONS (package.json "start"): the bench measures the server as deployed. */
+function startHeapFlags(): string[] {
+  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
+  return manifest.scripts.start!.match(/--max-[a-z-]+-size=\d+/g) ?? [];
 }
 
 function parseOptions(argv: string[]): Options {
@@ -61,10 +69,11 @@ function parseOptions(argv: string[]): Options {
     connections,
     only: value("--only")?.split(",") ?? null,
     keep: argv.includes("--keep"),
-    // The recommended production setting (bench/README.md "Memory"): the live heap is 60–75 MB, but without
-    // a cap V8 lets garbage grow the heap under load until the process passes 300 MB of RSS.
-    serverNodeOptions: (value("--server-node-options") ?? "--max-old-space-size=128").split(" ").filter(Boolean),
+    // What `npm start` runs with (its heap flags, bench/README.md "Sixth pass: memory"): the live heap is 60–75 MB,
+    // but without a cap V8 lets garbage grow the heap under load until the process passes 300 MB of RSS.
+    serverNodeOptions: (value("--server-node-options") ?? startHeapFlags().join(" ")).split(" ").filter(Boolean),
     serverLog: value("--server-log") ? path.resolve(value("--server-log")!) : null,
+    mixedSeconds: Number(value("--mixed-duration") ?? (smoke ? duration : 180)),
     cpuProfDir: argv.includes("--cpu-prof") ? path.resolve(value("--cpu-prof-dir") ?? path.join(ROOT, "bench", "results", "profiles")) : null,
   };
 }
@@ -428,12 +437,13 @@ function budgetChecks(rows: Row[], servicePeak: number, connections: number): { 
   const askAlone = find("GET /ask, 1 connection");
   if (askAlone) checks.push({ check: `/ask p50 ≤ 5 ms at 1 connection (${askAlone.result.p50} ms)`, ok: askAlone.result.p50 <= 5 });
   checks.push({ check: `service peak RSS ≤ 300 MB (${mb(servicePeak)})`, ok: servicePeak <= 300 * 1024 * 1024 });
-  const errors = rows.reduce((n, r) => n + r.result.errors, 0);
+  const errors = rows.reduce((n, r) => n + (r.name === MIXED_NAME ? 0 : r.result.errors), 0);
   checks.push({ check: `no errors (${errors})`, ok: errors === 0 });
   return checks;
 }
 
 const mb = (bytes: number): string => `${Math.round(bytes / 1024 / 1024)} MB`;
+const mib = (bytes: number): string => `${Math.round(bytes / 1024 / 1024)} MiB`;
 const pct = (ratio: number | null): string => (ratio === null ? "—" : `${Math.round(ratio * 100)}%`);
 
 function table(rows: Row[]): string {
@@ -445,13 +455,83 @@ function table(rows: Row[]): string {
     String(r.result.p99),
     `${r.result.errors}/${r.result.requests}`,
     pct(r.ratio),
-    r.cpuMsPerRequest.toFixed(2),
+    Number.isFinite(r.cpuMsPerRequest) ? r.cpuMsPerRequest.toFixed(2) : "—",
     mb(r.peakRss),
     r.load,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`;
   return [line(header), `|${widths.map((w, i) => (i === 0 ? `:${"-".repeat(w + 1)}` : `${"-".repeat(w + 1)}:`)).join("|")}|`, ...body.map(line)].join("\n");
+}
+
+// ---------------------------------------------------------------- mixed load (issue 17 item 9)
+
+/** The four request kinds of the operator's mixed load, each from one of the scenarios above, all at once. */
+const MIXED_PARTS = ["own-account read", "GET /ask, all questions new", "MCP lookup_member", "A2A get_community_stats"] as const;
+const MIXED_CONNECTIONS_EACH = 8;
+const MIXED_NAME = `mixed load (${MIXED_PARTS.length} × ${MIXED_CONNECTIONS_EACH} connections)`;
+/** Issue 17 item 9: the server's process tree stays under this under the mixed load, with `npm start`'s heap flags. */
+const MIXED_RSS_LIMIT = 250 * 1024 * 1024;
+
+interface MixedOutcome {
+  rows: Row[];
+  peakRss: number;
+  /** RSS once the load has stopped and the server sat idle a while: a plateau, or memory given back. */
+  restRss: number;
+  seconds: number;
+}
+
+/** Runs the four parts concurrently (one load generator each) against the app; one row per part, one for them all. */
+async function runMixed(all: Scenario[], target: { origin: string; pid: number }, dir: string, seconds: number, restSeconds: number): Promise<MixedOutcome> {
+  const parts = MIXED_PARTS.map((name) => {
+    const scenario = all.find((s) => s.name === name);
+    if (!scenario) throw new Error(`mixed load: no scenario named "${name}"`);
+    return scenario;
+  });
+  const sampler = sampleRss(target.pid);
+  const cpuBefore = treeCpuMs(target.pid);
+  const results = await Promise.all(
+    parts.map((part, i) =>
+      runLoad(
+        {
+          origin: target.origin,
+          connections: MIXED_CONNECTIONS_EACH,
+          durationSeconds: seconds,
+          warmupSeconds: options.warmupSeconds,
+          timeoutSeconds: options.smoke ? 60 : 10,
+          variants: part.variants,
+          distinctForwardedFor: part.distinctForwardedFor,
+          expect: part.expect,
+        },
+        path.join(dir, `mixed-job-${i}.json`),
+      ),
+    ),
+  );
+  const peakRss = sampler.stop();
+  const answered = results.reduce((n, r) => n + r.requests + r.warmupRequests, 0);
+  const cpuMsPerRequest = (treeCpuMs(target.pid) - cpuBefore) / Math.max(1, answered);
+  await new Promise((r) => setTimeout(r, restSeconds * 1000));
+  const restRss = treeRss(target.pid);
+  const rows: Row[] = parts.map((part, i) => ({
+    name: `  mixed: ${part.name}`,
+    result: results[i]!,
+    peakRss,
+    load: loadavg(),
+    ratio: null,
+    // The server's CPU is shared by the four parts: only the total per request is known.
+    cpuMsPerRequest: Number.NaN,
+  }));
+  const total: LoadResult = {
+    requests: results.reduce((n, r) => n + r.requests, 0),
+    warmupRequests: results.reduce((n, r) => n + r.warmupRequests, 0),
+    requestsPerSecond: results.reduce((n, r) => n + r.requestsPerSecond, 0),
+    p50: Math.max(...results.map((r) => r.p50)),
+    p99: Math.max(...results.map((r) => r.p99)),
+    errors: results.reduce((n, r) => n + r.errors, 0),
+    errorSamples: results.flatMap((r) => r.errorSamples),
+  };
+  rows.unshift({ name: MIXED_NAME, result: total, peakRss, load: loadavg(), ratio: null, cpuMsPerRequest });
+  return { rows, peakRss, restRss, seconds };
 }
 
 // ---------------------------------------------------------------- main
@@ -616,6 +696,14 @@ async function main(): Promise<number> {
       rows.push({ name: scenario.name, result, peakRss, load: loadavg(), ratio, cpuMsPerRequest });
       for (const sample of result.errorSamples) log(`  unexpected: ${sample}`);
     }
+    let mixed: MixedOutcome | null = null;
+    if (selected(MIXED_NAME)) {
+      log(`${MIXED_NAME}, ${options.mixedSeconds} s…`);
+      mixed = await runMixed(all, targets.app, dir, options.mixedSeconds, options.smoke ? 1 : 10);
+      rows.push(...mixed.rows);
+      servicePeak = Math.max(servicePeak, mixed.peakRss);
+      for (const sample of mixed.rows[0]!.result.errorSamples) log(`  unexpected: ${sample}`);
+    }
 
     console.log(
       `\nAgent Gate bench — ${new Date().toISOString()}, ${os.cpus().length} CPUs, ${options.connections} connections, ${options.durationSeconds} s per scenario${options.smoke ? " (smoke)" : ""}`,
@@ -628,7 +716,13 @@ async function main(): Promise<number> {
     console.log(
       `\nservice peak RSS (server process tree): ${mb(servicePeak)}; "CPU ms/req" = server CPU time (user + system) per answered request, warm-up included; "load" = 1-minute load average when the scenario ended`,
     );
+    if (mixed) {
+      console.log(
+        `${MIXED_NAME}, ${mixed.seconds} s: peak RSS ${mib(mixed.peakRss)} (server process tree), ${mib(mixed.restRss)} after ${options.smoke ? 1 : 10} s idle; "CPU ms/req" of its first row = all four parts`,
+      );
+    }
     const checks = budgetChecks(rows, servicePeak, options.connections);
+    if (mixed) checks.push({ check: `mixed load peak RSS < 250 MiB (${mib(mixed.peakRss)})`, ok: mixed.peakRss < MIXED_RSS_LIMIT });
     if (!options.smoke) {
       console.log("\nbudget (2 cores, 64 connections):");
       for (const c of checks) console.log(`  ${c.ok ? "ok  " : "MISS"} ${c.check}`);
@@ -637,12 +731,12 @@ async function main(): Promise<number> {
     fs.mkdirSync(resultsDir, { recursive: true });
     fs.writeFileSync(
       path.join(resultsDir, options.smoke ? "last-smoke.json" : "last.json"),
-      JSON.stringify({ at: new Date().toISOString(), options, loadavg: os.loadavg(), servicePeak, rows, checks }, null, 2),
+      JSON.stringify({ at: new Date().toISOString(), options, loadavg: os.loadavg(), servicePeak, mixed, rows, checks }, null, 2),
     );
     log(`done in ${Math.round((Date.now() - started) / 1000)} s`);
     const problems = harnessProblems(rows, all, fixtures.counts);
     for (const problem of problems) console.error(`harness: ${problem}`);
-    const errors = rows.reduce((n, r) => n + r.result.errors, 0);
+    const errors = rows.reduce((n, r) => n + (r.name === MIXED_NAME ? 0 : r.result.errors), 0);
     return errors > 0 || problems.length > 0 ? 1 : 0;
   } finally {
     await stopAndWait();
