@@ -228,9 +228,34 @@ function sampleRss(root: number): { stop(): number } {
   };
 }
 
+/** Scrapes /metrics with BENCH_METRICS_TOKEN once a second (Prometheus scrapes every 15–60 s: a pessimistic rate). */
+function scrapeEverySecond(origin: string): { stop(): { answered: number; failed: number } } {
+  let answered = 0;
+  let failed = 0;
+  const timer = setInterval(() => {
+    fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${BENCH_METRICS_TOKEN}` }, signal: AbortSignal.timeout(5000) })
+      .then(async (res) => {
+        await res.arrayBuffer();
+        if (res.status === 200) answered += 1;
+        else failed += 1;
+      })
+      .catch(() => (failed += 1));
+  }, 1000);
+  return {
+    stop() {
+      clearInterval(timer);
+      return { answered, failed };
+    },
+  };
+}
+
 // ---------------------------------------------------------------- scenarios
 
-type Target = "app" | "own-account-baseline" | "mcp-baseline" | "a2a-baseline";
+/** "app-metrics": a second server, the same but with METRICS_TOKEN set and scraped every second (issue 17 item 3). */
+type Target = "app" | "app-metrics" | "own-account-baseline" | "mcp-baseline" | "a2a-baseline";
+
+/** The token of the "app-metrics" server; /metrics is scraped with it once a second while its scenarios run. */
+const BENCH_METRICS_TOKEN = "bench-metrics-token-0123456789";
 
 interface Scenario {
   name: string;
@@ -242,6 +267,8 @@ interface Scenario {
   baseline?: string;
   /** Connections for this scenario instead of --connections (latency without queueing). */
   connections?: number;
+  /** Name of the scenario this one repeats on another server (its CPU per request is compared with it). */
+  pairedWith?: string;
 }
 
 const ASK_QUESTIONS = [
@@ -347,9 +374,18 @@ function scenarios(fixtures: BenchFixtures, base: string): Scenario[] {
     { name: "Next.js floor (constant JSON 404)", target: "app", variants: [{ method: "GET", path: "/.well-known/openid-configuration" }], expect: { status: 404 } },
     { name: "own-account read", target: "app", variants: valid, expect: { status: 200, bodyIncludes: '"account_id"' }, baseline: "baseline: own-account (node:http)" },
     { name: "own-account 401", target: "app", variants: invalid, expect: { status: 401, bodyIncludes: "invalid_token" }, baseline: "baseline: own-account 401" },
+    // The metrics pair: the same requests on a server with METRICS_TOKEN set and scraped once a second.
+    {
+      name: "own-account read, METRICS_TOKEN set",
+      target: "app-metrics",
+      variants: valid,
+      expect: { status: 200, bodyIncludes: '"account_id"' },
+      pairedWith: "own-account read",
+    },
     { name: "claim poll (pending)", target: "app", variants: poll, expect: { status: 400, bodyIncludes: '"authorization_pending"' } },
     { name: "JWT-bearer exchange", target: "app", variants: exchange, expect: { status: 200, bodyIncludes: '"access_token"' } },
     { name: "GET /ask", target: "app", variants: ask, expect: { status: 200, bodyIncludes: '"answers"' } },
+    { name: "GET /ask, METRICS_TOKEN set", target: "app-metrics", variants: ask, expect: { status: 200, bodyIncludes: '"answers"' }, pairedWith: "GET /ask" },
     // One connection: the time /ask takes to answer, with no request queued behind another.
     { name: "GET /ask, 1 connection", target: "app", variants: ask, expect: { status: 200, bodyIncludes: '"answers"' }, connections: 1 },
     { name: "GET /ask, all questions new", target: "app", variants: askUncached, expect: { status: 200, bodyIncludes: '"answers"' } },
@@ -608,6 +644,11 @@ async function main(): Promise<number> {
     if (seed.status !== 0) throw new Error("seeding failed");
     const fixtures = JSON.parse(fs.readFileSync(fixturesFile, "utf8")) as BenchFixtures;
 
+    const all = scenarios(fixtures, base);
+    const selected = (name: string): boolean => !options.only || options.only.some((o) => name.toLowerCase().includes(o.toLowerCase()));
+    // The metrics pair is a measurement, not a harness check: smoke runs leave it (and its second server) out.
+    const wantsMetricsServer = !options.smoke && all.some((scenario) => scenario.target === "app-metrics" && selected(scenario.name));
+
     log(`server on ${base}…`);
     const profile = options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`] : [];
     const app = await startProcess(
@@ -643,18 +684,31 @@ async function main(): Promise<number> {
       { ...appEnv, PORT: String(a2aPort) },
       () => answers(`http://127.0.0.1:${a2aPort}/`),
     );
-    const targets: Record<Target, { origin: string; pid: number }> = {
+    const metricsPort = wantsMetricsServer ? await freePort() : 0;
+    // The same server on the same database, with METRICS_TOKEN set: the process collectors run and /metrics answers.
+    const metricsApp = wantsMetricsServer
+      ? await startProcess(
+          "server with METRICS_TOKEN",
+          process.execPath,
+          [...options.serverNodeOptions, SERVER_ENTRY],
+          { ...appEnv, METRICS_TOKEN: BENCH_METRICS_TOKEN, PORT: String(metricsPort), HOSTNAME: "127.0.0.1" },
+          () => answers(`http://127.0.0.1:${metricsPort}/ask?query=ready`),
+        )
+      : null;
+    const targets: Record<Target, { origin: string; pid: number } | undefined> = {
       app: { origin: `http://127.0.0.1:${port}`, pid: app.pid! },
+      "app-metrics": metricsApp ? { origin: `http://127.0.0.1:${metricsPort}`, pid: metricsApp.pid! } : undefined,
       "own-account-baseline": { origin: `http://127.0.0.1:${ownPort}`, pid: ownBaseline.pid! },
       "mcp-baseline": { origin: `http://127.0.0.1:${mcpPort}`, pid: mcpBaseline.pid! },
       "a2a-baseline": { origin: `http://127.0.0.1:${a2aPort}`, pid: a2aBaseline.pid! },
     };
 
     // Load every route once (route chunks, the Prisma client, the key import) so no scenario pays the cold start.
-    const all = scenarios(fixtures, base);
     for (const scenario of all) {
+      const origin = targets[scenario.target]?.origin;
+      if (origin === undefined) continue;
       const variant = scenario.variants[scenario.variants.length - 1]!;
-      const res = await fetch(`${targets[scenario.target].origin}${variant.path}`, {
+      const res = await fetch(`${origin}${variant.path}`, {
         method: variant.method,
         headers: variant.headers,
         body: variant.body,
@@ -665,13 +719,14 @@ async function main(): Promise<number> {
 
     const rows: Row[] = [];
     let servicePeak = treeRss(app.pid!);
-    const selected = (name: string): boolean => !options.only || options.only.some((o) => name.toLowerCase().includes(o.toLowerCase()));
     for (const scenario of all) {
       // A selected scenario brings its baseline along, so its ratio is always printed.
       if (!selected(scenario.name) && !all.some((other) => other.baseline === scenario.name && selected(other.name))) continue;
       const target = targets[scenario.target];
+      if (target === undefined) continue;
       log(`${scenario.name}…`);
       const sampler = sampleRss(target.pid);
+      const scraper = scenario.target === "app-metrics" ? scrapeEverySecond(target.origin) : null;
       const cpuBefore = treeCpuMs(target.pid);
       const result = await runLoad(
         {
@@ -688,6 +743,8 @@ async function main(): Promise<number> {
         path.join(dir, "job.json"),
       );
       const peakRss = sampler.stop();
+      const scrapes = scraper?.stop();
+      if (scrapes) log(`  /metrics scraped ${scrapes.answered} times (${scrapes.failed} failed)`);
       // Includes the warm-up: CPU per request is measured over every request the server answered.
       const cpuMsPerRequest = (treeCpuMs(target.pid) - cpuBefore) / Math.max(1, result.requests + result.warmupRequests);
       if (scenario.target === "app") servicePeak = Math.max(servicePeak, peakRss);
@@ -699,7 +756,7 @@ async function main(): Promise<number> {
     let mixed: MixedOutcome | null = null;
     if (selected(MIXED_NAME)) {
       log(`${MIXED_NAME}, ${options.mixedSeconds} s…`);
-      mixed = await runMixed(all, targets.app, dir, options.mixedSeconds, options.smoke ? 1 : 10);
+      mixed = await runMixed(all, targets.app!, dir, options.mixedSeconds, options.smoke ? 1 : 10);
       rows.push(...mixed.rows);
       servicePeak = Math.max(servicePeak, mixed.peakRss);
       for (const sample of mixed.rows[0]!.result.errorSamples) log(`  unexpected: ${sample}`);
@@ -713,6 +770,15 @@ async function main(): Promise<number> {
       `data: ${fixtures.counts.members} members, ${fixtures.counts.delegations} active delegations, ${fixtures.counts.pending} pending claims, ${fixtures.counts.documents} generated documents\n`,
     );
     console.log(table(rows));
+    for (const row of rows) {
+      const pairedWith = all.find((scenario) => scenario.name === row.name)?.pairedWith;
+      const other = pairedWith ? rows.find((r) => r.name === pairedWith) : undefined;
+      if (!other) continue;
+      const change = (100 * (row.cpuMsPerRequest - other.cpuMsPerRequest)) / other.cpuMsPerRequest;
+      console.log(
+        `metrics pair: ${other.name} ${other.cpuMsPerRequest.toFixed(3)} → ${row.cpuMsPerRequest.toFixed(3)} ms CPU/req with METRICS_TOKEN set (${change >= 0 ? "+" : ""}${change.toFixed(1)} %)`,
+      );
+    }
     console.log(
       `\nservice peak RSS (server process tree): ${mb(servicePeak)}; "CPU ms/req" = server CPU time (user + system) per answered request, warm-up included; "load" = 1-minute load average when the scenario ended`,
     );

@@ -23,8 +23,27 @@ function stripBrackets(text: string): string {
   return text.trim().replace(/^\[|\]$/g, "");
 }
 
+/**
+ * Keys of addresses seen lately: ipaddr.js's parsing costs microseconds (an IPv6 address tens of them), and the
+ * same few addresses ask again and again (the log line and the budgets of every request). Emptied when full, so
+ * a flood of new addresses costs what it did without it, and no more memory.
+ */
+const recentKeys = new Map<string, string | null>();
+const RECENT_KEYS_MAX = 4096;
+
 /** The key of one address: IPv4 as is, IPv4-mapped IPv6 as its IPv4, other IPv6 as its /64; null when not an address. */
 export function addressKey(text: string): string | null {
+  // Only address-sized texts are kept (an address is at most 64 characters, plus brackets and blanks).
+  if (text.length > 80) return parseAddressKey(text);
+  const known = recentKeys.get(text);
+  if (known !== undefined) return known;
+  const key = parseAddressKey(text);
+  if (recentKeys.size >= RECENT_KEYS_MAX) recentKeys.clear();
+  recentKeys.set(text, key);
+  return key;
+}
+
+function parseAddressKey(text: string): string | null {
   const raw = stripBrackets(text);
   if (raw.length === 0 || raw.length > 64) return null;
   // Dotted quads only: ipaddr.js would also read "127.1" or "0x7f.0.0.1", spellings no socket or proxy writes.

@@ -18,47 +18,100 @@ export const REDACTED_PATHS = [
   "request.headers.cookie",
 ];
 
-function loggerOptions(level: string) {
-  return { level, base: { service: "agent-gate" }, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label: string) => ({ level: label }) } };
-}
+const SERVICE = "agent-gate";
 
-/** A logger writing to `destination` (stdout by default). */
-export function createLogger(destination?: DestinationStream, level: string = operationsConfig().LOG_LEVEL): Logger {
-  return pino({ ...loggerOptions(level), redact: { paths: REDACTED_PATHS, censor: "[redacted]" } }, destination ?? sharedStdout());
+function loggerOptions(level: string) {
+  return { level, base: { service: SERVICE }, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label: string) => ({ level: label }) } };
 }
 
 /**
- * The logger of request lines: the same stream and level, without redaction — a request line is built here
- * from known fields only (never a header), and redaction on every request was a measurable share of a cheap one.
+ * The stream of each logger made here: their lines have the layout of loggerOptions, so a request line can be
+ * written to it directly, serialised by hand (requestLog), in the very bytes pino would write.
  */
+const streamsOfOurLoggers = new WeakMap<Logger, DestinationStream>();
+
+/** A logger writing to `destination` (stdout by default). */
+export function createLogger(destination?: DestinationStream, level: string = operationsConfig().LOG_LEVEL): Logger {
+  const stream = destination ?? sharedStdout();
+  const log = pino({ ...loggerOptions(level), redact: { paths: REDACTED_PATHS, censor: "[redacted]" } }, stream);
+  streamsOfOurLoggers.set(log, stream);
+  return log;
+}
+
+/** The logger of request lines: the same stream and level. Its lines are serialised by requestLog, not by pino. */
 function createRequestLogger(level: string = operationsConfig().LOG_LEVEL): Logger {
-  return pino(loggerOptions(level), sharedStdout());
+  const stream = sharedStdout();
+  const log = pino(loggerOptions(level), stream);
+  streamsOfOurLoggers.set(log, stream);
+  return log;
 }
 
 /** How long a buffered log line may wait before it is written, at most. */
 const FLUSH_INTERVAL_MS = 250;
+/** Lines are handed to the file descriptor in chunks of about this many characters. */
+const CHUNK_CHARS = 16 * 1024;
 
 /**
- * stdout through a buffer written at most every FLUSH_INTERVAL_MS or 4 KiB: one write per request line was a
- * system call on every request's path (bench/README.md). Flushed synchronously when the process exits.
+ * Whole lines collected in an array and handed to pino's destination (sonic-boom) joined, one chunk per 16 KiB
+ * or per FLUSH_INTERVAL_MS. Writing each line to sonic-boom itself cost a few microseconds per line: it
+ * measures the byte length of its whole pending buffer on every write, a string it grows by concatenation, so
+ * each line re-flattened up to 16 KiB (bench/README.md, sixth pass). One write per request line would be a
+ * system call on every request's path.
  */
+export class LineBatch implements DestinationStream {
+  private lines: string[] = [];
+  private chars = 0;
+
+  constructor(
+    private readonly target: { write(chunk: string): unknown; flush?(done: (error?: Error) => void): void; flushSync?(): void },
+    private readonly chunkChars = CHUNK_CHARS,
+  ) {}
+
+  write(line: string): void {
+    this.lines.push(line);
+    this.chars += line.length;
+    if (this.chars >= this.chunkChars) this.flush();
+  }
+
+  /** Hands the collected lines to the target as one chunk; `done` (pino's logger.flush) once the target has them. */
+  flush(done?: (error?: Error) => void): void {
+    if (this.lines.length > 0) {
+      const chunk = this.lines.length === 1 ? this.lines[0]! : this.lines.join("");
+      this.lines = [];
+      this.chars = 0;
+      this.target.write(chunk);
+    }
+    if (!done) return;
+    if (this.target.flush) this.target.flush(done);
+    else done();
+  }
+
+  /** Writes everything now (process exit). */
+  flushSync(): void {
+    this.flush();
+    this.target.flushSync?.();
+  }
+}
+
+/** stdout through a LineBatch, flushed every FLUSH_INTERVAL_MS and synchronously when the process exits. */
 function bufferedStdout(): DestinationStream {
-  const stream = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  const stream = pino.destination({ dest: 1, sync: false });
+  const batch = new LineBatch(stream);
   setInterval(() => {
     try {
-      stream.flush();
+      batch.flush();
     } catch {
       // Not open yet, or stdout closed: the next interval tries again.
     }
   }, FLUSH_INTERVAL_MS).unref();
   process.once("exit", () => {
     try {
-      stream.flushSync();
+      batch.flushSync();
     } catch {
       // Nothing more can be written.
     }
   });
-  return stream;
+  return batch;
 }
 
 // On globalThis: Next bundles route modules (and the server entry) separately; all write through one stream.
@@ -94,7 +147,9 @@ export function requestIdFrom(header: string | null | undefined): string {
 
 /** A route template never carries a query or fragment, whatever a caller passes. */
 export function routeTemplate(template: string): string {
-  const cut = template.search(/[?#]/);
+  const query = template.indexOf("?");
+  const fragment = template.indexOf("#");
+  const cut = query === -1 ? fragment : fragment === -1 ? query : Math.min(query, fragment);
   return cut === -1 ? template : template.slice(0, cut);
 }
 
@@ -108,9 +163,43 @@ export interface RequestLogEntry {
   clientIp: string;
 }
 
+let isoMillisecond = Number.NaN;
+let isoText = "";
+
+/** pino.stdTimeFunctions.isoTime's text, made once per millisecond rather than once per line. */
+function isoTimeNow(): string {
+  const now = Date.now();
+  if (now !== isoMillisecond) {
+    isoMillisecond = now;
+    isoText = new Date(now).toISOString();
+  }
+  return isoText;
+}
+
+/**
+ * The request line as pino writes it for loggerOptions (same keys, order and values; tested against pino's own
+ * output), built as one template string: pino's generic path (object walk, per-value stringify, level formatter,
+ * a new Date per line) was the largest share of a request's observation cost (bench/README.md, sixth pass).
+ */
+export function requestLine(level: "info" | "error", entry: RequestLogEntry, time: string = isoTimeNow()): string {
+  const duration = Math.round(entry.durationMs * 1000) / 1000;
+  return (
+    `{"level":"${level}","time":"${time}","service":"${SERVICE}","type":"request","request_id":${JSON.stringify(entry.requestId)},` +
+    `"method":${JSON.stringify(entry.method)},"route":${JSON.stringify(routeTemplate(entry.route))},"status":${entry.status},` +
+    `"duration_ms":${Number.isFinite(duration) ? duration : "null"},"client_ip":${JSON.stringify(entry.clientIp)},"msg":"request"}\n`
+  );
+}
+
 /** One JSON line per request. */
 export function requestLog(entry: RequestLogEntry, log: Logger = requestLogger()): void {
   const level = entry.status >= 500 ? "error" : "info";
+  if (!log.isLevelEnabled(level)) return;
+  const stream = streamsOfOurLoggers.get(log);
+  if (stream) {
+    stream.write(requestLine(level, entry));
+    return;
+  }
+  // Any other logger: its own layout, through pino.
   log[level](
     {
       type: "request",

@@ -20,10 +20,13 @@ interface RouteTable {
 let table: RouteTable | undefined;
 
 /** The build's routes (.next/routes-manifest.json): static pages by path, dynamic ones by Next's own regexes. */
-function routeTable(distDir = path.join(process.cwd(), ".next")): RouteTable {
+function routeTable(): RouteTable {
+  // Checked before anything else: this runs on every request (a default parameter built with path.join was a
+  // tenth of the observation's cost, evaluated on every call).
   if (table) return table;
   const loaded: RouteTable = { exact: new Map(), dynamic: [] };
   try {
+    const distDir = path.join(process.cwd(), ".next");
     const manifest = JSON.parse(fs.readFileSync(path.join(distDir, "routes-manifest.json"), "utf8")) as {
       staticRoutes?: { page: string }[];
       dynamicRoutes?: { page: string; regex: string }[];
@@ -39,8 +42,15 @@ function routeTable(distDir = path.join(process.cwd(), ".next")): RouteTable {
 
 /** The route template of a request path ("/members/[slug]"), never the raw path or its query. */
 export function routeTemplateOf(url: string | undefined): string {
-  const pathname = (url ?? "/").split(/[?#]/)[0] || "/";
-  const trimmed = pathname.length > 1 ? pathname.replace(/\/+$/, "") : pathname;
+  const raw = url ?? "/";
+  // The path ends at the first "?" or "#" (indexOf, not a regular expression: this runs on every request).
+  const query = raw.indexOf("?");
+  const fragment = raw.indexOf("#");
+  const end = query === -1 ? fragment : fragment === -1 ? query : Math.min(query, fragment);
+  const pathname = (end === -1 ? raw : raw.slice(0, end)) || "/";
+  let cut = pathname.length;
+  while (cut > 1 && pathname.charCodeAt(cut - 1) === 0x2f) cut -= 1;
+  const trimmed = cut === pathname.length ? pathname : pathname.slice(0, cut);
   const routes = routeTable();
   const exact = routes.exact.get(trimmed);
   if (exact) return exact;
@@ -60,36 +70,57 @@ function headerReader(req: IncomingMessage): { get(name: string): string | null 
   };
 }
 
+/** What observeRequest keeps of a request until its answer is sent. */
+interface Observation {
+  /** performance.now() when observed: a double, where process.hrtime.bigint() allocates two BigInts per request. */
+  started: number;
+  requestId: string;
+  template: string | undefined;
+}
+
+/**
+ * The observation rides on the response under a symbol, read by one shared "close" listener: no closure, no
+ * once-wrapper and no WeakMap entry per request (bench/README.md, sixth pass).
+ */
+const OBSERVATION = Symbol("agent-gate.observation");
+type ObservedResponse = ServerResponse & { [OBSERVATION]?: Observation };
+
+/**
+ * A response's "close": node:http emits it once the answer is sent (after "finish") and also when the client
+ * leaves first, so it alone ends every observation.
+ */
+function finishObservation(this: ObservedResponse): void {
+  const observation = this[OBSERVATION];
+  if (observation === undefined) return;
+  this[OBSERVATION] = undefined;
+  const req = this.req;
+  const durationMs = performance.now() - observation.started;
+  const route = observation.template ?? routeTemplateOf(req.url);
+  const method = req.method ?? "GET";
+  // A client that left before the answer: 499, as proxies log it.
+  const status = this.writableFinished ? this.statusCode : 499;
+  let ip = "unknown";
+  try {
+    ip = clientIp(headerReader(req));
+  } catch {
+    // A configuration problem must not lose the line.
+  }
+  requestLog({ method, route, status, durationMs, requestId: observation.requestId, clientIp: ip });
+  recordRequest(method, route, status, durationMs / 1000);
+}
+
 /**
  * Observes one request: sets X-Request-Id on the response now, and when the response has been sent (or
  * the client left) writes the request's log line and metric sample. Returns the request id.
  */
 export function observeRequest(req: IncomingMessage, res: ServerResponse, template?: string, options: { setHeader?: boolean } = {}): string {
-  const started = process.hrtime.bigint();
+  const started = performance.now();
   const header = req.headers["x-request-id"];
   const requestId = requestIdFrom(Array.isArray(header) ? header[0] : header);
   // The server entry writes the header itself (the front puts it in its one header list: a setHeader before
   // writeHead sends node:http down its slower merging path on every request, bench/README.md).
   if (options.setHeader !== false && !res.headersSent) res.setHeader("X-Request-Id", requestId);
-  let done = false;
-  const finish = () => {
-    if (done) return;
-    done = true;
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const route = template ?? routeTemplateOf(req.url);
-    const method = req.method ?? "GET";
-    // A client that left before the answer: 499, as proxies log it.
-    const status = res.writableFinished ? res.statusCode : 499;
-    let ip = "unknown";
-    try {
-      ip = clientIp(headerReader(req));
-    } catch {
-      // A configuration problem must not lose the line.
-    }
-    requestLog({ method, route, status, durationMs: seconds * 1000, requestId, clientIp: ip });
-    recordRequest(method, route, status, seconds);
-  };
-  res.once("finish", finish);
-  res.once("close", finish);
+  (res as ObservedResponse)[OBSERVATION] = { started, requestId, template };
+  res.on("close", finishObservation);
   return requestId;
 }

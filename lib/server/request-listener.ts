@@ -15,8 +15,18 @@ export type FrontServer = (req: http.IncomingMessage, res: http.ServerResponse) 
 /** Next's request handler (app.getRequestHandler()), or any node:http listener. */
 export type NextHandler = (req: http.IncomingMessage, res: http.ServerResponse) => unknown;
 
-/** The X-Request-Id of each request being answered (set by `observe`; written by the front or before Next). */
-export const requestIds = new WeakMap<http.IncomingMessage, string>();
+/**
+ * The X-Request-Id of a request being answered (set by `observe`; written by the front or before Next). It rides
+ * on the request under a symbol: a WeakMap entry per request cost more than the rest of the bookkeeping
+ * (bench/README.md, sixth pass).
+ */
+const REQUEST_ID = Symbol("agent-gate.request-id");
+type IdentifiedRequest = http.IncomingMessage & { [REQUEST_ID]?: string };
+
+/** The request id `observe` gave this request, if any. */
+export function requestIdOf(req: http.IncomingMessage): string | undefined {
+  return (req as IdentifiedRequest)[REQUEST_ID];
+}
 
 export interface RequestListenerOptions {
   /** Headers every answer Next gives carries too (the front has them in its own list: lib/server/front/node.ts). */
@@ -39,7 +49,7 @@ function abandoned(req: http.IncomingMessage): boolean {
 
 /** Runs `next`; a failure it does not answer itself ends the connection (never an internal message to the client). */
 function handOver(next: NextHandler, req: http.IncomingMessage, res: http.ServerResponse, responseHeaders: RequestListenerOptions["responseHeaders"]): void {
-  const requestId = requestIds.get(req);
+  const requestId = requestIdOf(req);
   if (requestId !== undefined) res.setHeader("X-Request-Id", requestId);
   if (responseHeaders) for (const [name, value] of responseHeaders) res.setHeader(name, value);
   const dropOnFailure = (error: unknown): void => {
@@ -61,7 +71,7 @@ export function requestListener(next: NextHandler, options: RequestListenerOptio
   return (req, res) => {
     req.headers[PEER_HEADER] = req.socket?.remoteAddress ?? "unknown";
     const requestId = observe?.(req, res);
-    if (requestId) requestIds.set(req, requestId);
+    if (requestId) (req as IdentifiedRequest)[REQUEST_ID] = requestId;
     if (front?.(req, res)) return;
     if (!turns) return handOver(next, req, res, responseHeaders);
     turns.run(() => {

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApiReply, ApiRequest, HeaderReader } from "@/lib/http/api";
 import { bodyTooLarge, decodeUtf8, type BodyResult } from "@/lib/http/body";
 import { SECURITY_HEADERS } from "@/lib/http/security-headers";
-import { requestIds } from "@/lib/server/request-listener";
+import { requestIdOf } from "@/lib/server/request-listener";
 
 const SECURITY_NAMES = new Set(SECURITY_HEADERS.map(([name]) => name.toLowerCase()));
 /** The security headers as a flat [name, value, …] list, built once: writeHead takes it without copying. */
@@ -99,7 +99,7 @@ export function writeReply(req: IncomingMessage, res: ServerResponse, reply: Api
     if (name === "content-length") hasLength = true;
   }
   if (!hasLength) headers.push("content-length", String(body === undefined ? 0 : Buffer.byteLength(body)));
-  const requestId = requestIds.get(req);
+  const requestId = requestIdOf(req);
   if (requestId !== undefined) headers.push("x-request-id", requestId);
   // An unread request body (too large, or a refused request) must not be taken for the next request.
   if (!req.complete) headers.push("connection", "close");
