@@ -118,6 +118,15 @@ export function webhookBacklog(env: NodeJS.ProcessEnv, events: number, drainTime
       await new Promise<void>((resolve) => server.close(() => resolve()));
       const inWindow = deliveredAtEnd - deliveredAtMeasure;
       const lastAt = Math.max(0, ...receivedAt.values());
+      const firstAt = Math.min(...receivedAt.values());
+      // When the server's loop fanned the events out (one delivery row each), from the events' own rows.
+      const reader = new Database(sqliteFilePath(String(env.DATABASE_URL)), { readonly: true, fileMustExist: true });
+      const fanOut = reader.prepare(`SELECT MIN("fannedOutAt") AS "first", MAX("fannedOutAt") AS "last" FROM "WebhookEvent"`).get() as {
+        first: string | null;
+        last: string | null;
+      };
+      reader.close();
+      const since = (iso: string | null): string => (iso ? seconds(Date.parse(iso) - committedAt) : "never");
       if (inWindow === 0) problems.push("webhook backlog: nothing delivered during the measured seconds");
       if (!drained) problems.push(`webhook backlog: ${receivedAt.size} of ${events} delivered ${seconds(drainTimeoutMs)} after the load`);
       if (badSignatures > 0) problems.push(`webhook backlog: ${badSignatures} deliveries failed signature verification`);
@@ -129,7 +138,8 @@ export function webhookBacklog(env: NodeJS.ProcessEnv, events: number, drainTime
             ? `all ${count(events)} ${seconds(lastAt - committedAt)} after the events were committed` +
               (after > 0 ? ` (the last ${count(after)} alone after the load, ${rate(after, lastAt - loadEndedAt)})` : "")
             : `not drained ${seconds(drainTimeoutMs)} after the load`) +
-          `; ${duplicates} delivered twice, ${badSignatures} bad signatures`,
+          `; fan-out ${since(fanOut.first)}–${since(fanOut.last)} and first delivery ${receivedAt.size ? seconds(firstAt - committedAt) : "never"} after the commit, ` +
+          `load ended ${seconds(loadEndedAt - committedAt)} after it; ${duplicates} delivered twice, ${badSignatures} bad signatures`,
       ];
       return { notes, problems };
     },
