@@ -85,28 +85,31 @@ export async function sweepLapsedClaims(clock: Clock = systemClock): Promise<num
   }
 }
 
+/** Fans out at most FAN_OUT_BATCH events in one short transaction; returns how many. */
+async function fanOutOnce(clock: Clock): Promise<number> {
+  return transaction(async () => {
+    const batch = await events.eventsToFanOut(FAN_OUT_BATCH);
+    if (batch.length === 0) return 0;
+    const subscribed = await endpoints.listEndpoints();
+    const now = clock.now();
+    for (const event of batch) {
+      for (const endpoint of subscribed) {
+        if (endpoint.createdAt.getTime() > event.createdAt.getTime()) continue;
+        if (endpoint.events.length > 0 && !endpoint.events.includes(event.type)) continue;
+        await deliveries.insertDelivery({ id: webhookIdFor(event.id, endpoint.id), eventId: event.id, endpointId: endpoint.id, now });
+      }
+      await events.markFannedOut(event.id, now);
+    }
+    return batch.length;
+  });
+}
+
 /** One delivery row per new event and subscribed endpoint (endpoints added after the event get none). */
 export async function fanOutEvents(clock: Clock = systemClock, pacing?: PacingOptions): Promise<number> {
   const pacer = new Pacer(pacing);
   let total = 0;
   for (;;) {
-    const { result: count, workMs } = await pacer.measure(() =>
-      transaction(async () => {
-        const batch = await events.eventsToFanOut(FAN_OUT_BATCH);
-        if (batch.length === 0) return 0;
-        const subscribed = await endpoints.listEndpoints();
-        const now = clock.now();
-        for (const event of batch) {
-          for (const endpoint of subscribed) {
-            if (endpoint.createdAt.getTime() > event.createdAt.getTime()) continue;
-            if (endpoint.events.length > 0 && !endpoint.events.includes(event.type)) continue;
-            await deliveries.insertDelivery({ id: webhookIdFor(event.id, endpoint.id), eventId: event.id, endpointId: endpoint.id, now });
-          }
-          await events.markFannedOut(event.id, now);
-        }
-        return batch.length;
-      }),
-    );
+    const { result: count, workMs } = await pacer.measure(() => fanOutOnce(clock));
     total += count;
     if (count < FAN_OUT_BATCH) return total;
     await pacer.rest(workMs);
@@ -165,20 +168,30 @@ async function deliverOne(claimed: deliveries.ClaimedDelivery, options: PassOpti
 export async function runDeliveryPass(options: PassOptions = {}): Promise<PassSummary> {
   const clock = options.clock ?? systemClock;
   const started = Date.now();
-  const summary: PassSummary = { expired: await sweepLapsedClaims(clock), fannedOut: await fanOutEvents(clock, options.pacing), delivered: 0, retrying: 0, gaveUp: 0 };
-  const pacer = new Pacer({ dutyCycle: SEND_DUTY_CYCLE, ...options.pacing });
+  const summary: PassSummary = { expired: await sweepLapsedClaims(clock), fannedOut: 0, delivered: 0, retrying: 0, gaveUp: 0 };
+  const fanOutPacer = new Pacer(options.pacing);
+  const sendPacer = new Pacer({ dutyCycle: SEND_DUTY_CYCLE, ...options.pacing });
   const secretCache: SecretCache = new Map();
+  let fanningOut = true;
+  // A backlog of events is fanned out one transaction at a time between send batches: the first deliveries
+  // go out at once, not after the whole backlog has been fanned out.
   for (;;) {
-    const { result: claimed, workMs } = await pacer.measure(async () => {
+    if (fanningOut) {
+      const { result: count, workMs } = await fanOutPacer.measure(() => fanOutOnce(clock));
+      summary.fannedOut += count;
+      fanningOut = count === FAN_OUT_BATCH;
+      if (fanningOut) await fanOutPacer.rest(workMs);
+    }
+    const { result: claimed, workMs } = await sendPacer.measure(async () => {
       const now = clock.now();
       const batch = await deliveries.claimDue(now, new Date(now.getTime() + claimMs()), SEND_BATCH);
       const outcomes = await Promise.all(batch.map((row) => deliverOne(row, options, clock, secretCache)));
       for (const outcome of outcomes) if (outcome !== "skipped") summary[outcome]++;
       return batch.length;
     });
-    if (claimed < SEND_BATCH || (options.budgetMs !== undefined && Date.now() - started >= options.budgetMs)) break;
+    if ((claimed < SEND_BATCH && !fanningOut) || (options.budgetMs !== undefined && Date.now() - started >= options.budgetMs)) break;
     // A backlog: the next batch waits in proportion to this one.
-    await pacer.rest(workMs);
+    if (claimed === SEND_BATCH) await sendPacer.rest(workMs);
   }
   await pruneOld(clock);
   return summary;

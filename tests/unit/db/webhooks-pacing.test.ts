@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { addEndpoint, removeEndpoint, runDeliveryPass } from "@/lib/webhooks";
 import { insertEvent } from "@/lib/webhooks/stores/events";
-import type { sendWebhook } from "@/lib/webhooks/delivery";
+import type { sendWebhook } from "@/lib/webhooks/send";
 
 let endpointId = "";
 beforeAll(() => {
@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 describe("delivery pacing", () => {
-  it("45 events: fan-out in 20 + 20 + 5 with a pause after each full transaction, sends in 16 + 16 + 13 likewise, one decryption", async () => {
+  it("45 events: fan-out in 20 + 20 + 5 between sends of 16 + 16 + 13, a pause after each full transaction and batch, one decryption", async () => {
     const clock = new ManualClock();
     endpointId = (await addEndpoint({ url: "http://127.0.0.1:9/hook" }, clock)).id;
     clock.advance(1);
@@ -39,7 +39,8 @@ describe("delivery pacing", () => {
     const summary = await runDeliveryPass({ clock, send, pacing: { now, sleep } });
     expect(summary).toMatchObject({ fannedOut: 45, delivered: 45 });
     expect(sends).toBe(45);
-    expect(pauses).toEqual([20, 20, 5, 5]);
+    // Fan-out 20 (pause 20), send 16 (pause 5), fan-out 20 (pause 20), send 16 (pause 5), fan-out 5, send 13.
+    expect(pauses).toEqual([20, 5, 20, 5]);
     // Decrypted once in the pass: every send got the same secrets.
     expect(secretsSeen.size).toBe(1);
   });
