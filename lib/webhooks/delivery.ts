@@ -191,7 +191,8 @@ export async function runDeliveryPass(options: PassOptions = {}): Promise<PassSu
     });
     if ((claimed < SEND_BATCH && !fanningOut) || (options.budgetMs !== undefined && Date.now() - started >= options.budgetMs)) break;
     // A backlog: the next batch waits in proportion to this one.
-    if (claimed === SEND_BATCH) await sendPacer.rest(workMs);
+    // (>=: on PostgreSQL claimDue has been seen to return more rows than its limit.)
+    if (claimed >= SEND_BATCH) await sendPacer.rest(workMs);
   }
   await pruneOld(clock);
   return summary;
