@@ -74,8 +74,11 @@ async function drive(job: LoadJob, seconds: number, counter: { n: number }, tall
 async function main(): Promise<void> {
   const job = JSON.parse(fs.readFileSync(process.argv[2]!, "utf8")) as LoadJob;
   const counter = { n: 0 };
+  // Phase lines for bench/run.ts (work beside the load starts with it; only the last line is the result).
+  process.stdout.write(`${JSON.stringify({ phase: "warm-up" })}\n`);
   const warmup = job.warmupSeconds > 0 ? await drive(job, job.warmupSeconds, counter, null) : null;
   const tally = { errors: 0, samples: [] as string[] };
+  process.stdout.write(`${JSON.stringify({ phase: "measure" })}\n`);
   const result = await drive(job, job.durationSeconds, counter, tally);
   // Connection errors and timeouts never reach onResponse: they are errors too (autocannon's errors include its timeouts).
   const errors = tally.errors + result.errors;

@@ -5,8 +5,10 @@
 //   npm run bench [-- --no-build] [--duration 10] [--connections 64] [--only own-account,mcp] [--keep] [--server-log file]
 //   npx tsx bench/run.ts --smoke --no-build     (CI: 2 s per scenario, 8 connections, exit 1 on any error,
 //                                                on other data, on a scenario without answers or a missing ratio)
+//   npx tsx bench/run.ts --no-build --only janitor [--expired-tokens 1000000] [--backlog-events 10000]
+//                                               (the janitor scenario runs only when --only names it, or in the smoke run with 100,000 tokens)
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { generateKeyPairSync } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -14,6 +16,7 @@ import { migrate, ROOT } from "../scripts/lib";
 import { freePort, SERVER_ENTRY } from "../tests/support/server";
 import type { LoadJob, LoadResult, RequestVariant } from "./load";
 import type { BenchFixtures } from "./seed";
+import { janitorMillion, webhookBacklog, type SideWork } from "./side-work";
 
 /** Allowances of lib/rate-limit/budgets.ts's in-memory budgets for the bench server: on, but never reached. */
 export const BENCH_BUDGETS: Record<string, string> = {
@@ -42,6 +45,10 @@ interface Options {
   serverNodeOptions: string[];
   /** A file that receives the server's stdout and stderr (e.g. with --server-node-options "… --trace-gc"). */
   serverLog: string | null;
+  /** Outbox events of the webhook-backlog scenario (issue #16 item 7). */
+  backlogEvents: number;
+  /** Dead access tokens the janitor scenario seeds and removes (issue #17 item 4). */
+  expiredTokens: number;
   /** Seconds of the mixed-load scenario (issue 17 item 9 describes three minutes). */
   mixedSeconds: number;
 }
@@ -74,6 +81,8 @@ function parseOptions(argv: string[]): Options {
     serverNodeOptions: (value("--server-node-options") ?? startHeapFlags().join(" ")).split(" ").filter(Boolean),
     serverLog: value("--server-log") ? path.resolve(value("--server-log")!) : null,
     mixedSeconds: Number(value("--mixed-duration") ?? (smoke ? duration : 180)),
+    backlogEvents: Number(value("--backlog-events") ?? (smoke ? 2_000 : 10_000)),
+    expiredTokens: Number(value("--expired-tokens") ?? (smoke ? 100_000 : 1_000_000)),
     cpuProfDir: argv.includes("--cpu-prof") ? path.resolve(value("--cpu-prof-dir") ?? path.join(ROOT, "bench", "results", "profiles")) : null,
   };
 }
@@ -269,6 +278,21 @@ interface Scenario {
   connections?: number;
   /** Name of the scenario this one repeats on another server (its CPU per request is compared with it). */
   pairedWith?: string;
+  /** Work the server does beside the load (bench/side-work.ts), started right before it. */
+  sideWork?: () => SideWork;
+  /** Runs in full runs only when --only names it (slow to seed); always in the smoke run. */
+  optIn?: boolean;
+}
+
+/** The operator scenarios (bench/side-work.ts): the exchange's load while the server does other work. */
+export const BACKLOG_SCENARIO = "JWT-bearer exchange, webhook backlog draining";
+export const JANITOR_SCENARIO = "JWT-bearer exchange, janitor removing expired tokens";
+
+/** The extras the operator scenarios need: the server's environment (for seeding) and its cron secret. */
+interface OperatorContext {
+  env: NodeJS.ProcessEnv;
+  origin: string;
+  cronSecret: string;
 }
 
 const ASK_QUESTIONS = [
@@ -286,7 +310,7 @@ const ASK_QUESTIONS = [
   "markdown version of a page",
 ];
 
-function scenarios(fixtures: BenchFixtures, base: string): Scenario[] {
+function scenarios(fixtures: BenchFixtures, base: string, operator: OperatorContext): Scenario[] {
   const bearer = (token: string): RequestVariant => ({ method: "GET", path: "/api/v1/agent/account", headers: { authorization: `Bearer ${token}` } });
   const valid = fixtures.accessTokens.map(bearer);
   // Well-formed but unknown tokens: the 401 path does the full hash-and-look-up work.
@@ -415,6 +439,25 @@ function scenarios(fixtures: BenchFixtures, base: string): Scenario[] {
       distinctForwardedFor: true,
       expect: { status: 200, bodyIncludes: '"status":"ok"', bodyExcludes: ['"status":"error"', '"status":"skipped"'] },
     },
+    // Issue #16 item 7: the same exchange load while the server's loop drains a webhook backlog.
+    {
+      name: BACKLOG_SCENARIO,
+      target: "app",
+      variants: exchange,
+      expect: { status: 200, bodyIncludes: '"access_token"' },
+      baseline: "JWT-bearer exchange",
+      sideWork: () => webhookBacklog(operator.env, options.backlogEvents, options.smoke ? 60_000 : 300_000),
+    },
+    // Issue #17 item 4: the same exchange load while the janitor removes the seeded dead tokens.
+    {
+      name: JANITOR_SCENARIO,
+      target: "app",
+      variants: exchange,
+      expect: { status: 200, bodyIncludes: '"access_token"' },
+      baseline: "JWT-bearer exchange",
+      sideWork: () => janitorMillion(String(operator.env.DATABASE_URL), operator.origin, operator.cronSecret, options.expiredTokens, options.smoke ? 60_000 : 600_000),
+      optIn: true,
+    },
   ];
 }
 
@@ -446,6 +489,8 @@ interface Row {
   ratio: number | null;
   /** Server CPU time per answered request: unlike req/s, barely affected by other work on the machine. */
   cpuMsPerRequest: number;
+  /** What the scenario's side work got done (bench/side-work.ts). */
+  notes?: string[];
 }
 
 function budgetChecks(rows: Row[], servicePeak: number, connections: number): { check: string; ok: boolean }[] {
@@ -572,12 +617,23 @@ async function runMixed(all: Scenario[], target: { origin: string; pid: number }
 
 // ---------------------------------------------------------------- main
 
-async function runLoad(job: LoadJob, file: string): Promise<LoadResult> {
+/** Called when the load generator enters a phase (bench/load.ts prints a line for each). */
+type PhaseListener = (phase: "warm-up" | "measure") => void;
+
+async function runLoad(job: LoadJob, file: string, onPhase?: PhaseListener): Promise<LoadResult> {
   fs.writeFileSync(file, JSON.stringify(job));
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bench", "load.ts"), file], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    const seen = new Set<string>();
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      for (const phase of ["warm-up", "measure"] as const) {
+        if (seen.has(phase) || !out.includes(`{"phase":"${phase}"}\n`)) continue;
+        seen.add(phase);
+        onPhase?.(phase);
+      }
+    });
     child.on("error", reject);
     child.on("exit", (code) => {
       if (code !== 0) return reject(new Error(`load generator exited with ${code}`));
@@ -617,6 +673,7 @@ async function main(): Promise<number> {
     const base = `http://localhost:${port}`;
     // One fresh Ed25519 key for the run: the seed signs the assertions with it, the server verifies with it.
     const signingKeys = JSON.stringify([generateKeyPairSync("ed25519").privateKey.export({ format: "jwk" })]);
+    const cronSecret = randomBytes(24).toString("base64url");
     const appEnv: NodeJS.ProcessEnv = {
       ...process.env,
       NODE_ENV: "production",
@@ -631,6 +688,10 @@ async function main(): Promise<number> {
       // Every other scenario comes from one address (127.0.0.1): the in-memory budgets stay on, and are counted,
       // with allowances no run reaches (bench/README.md, "Budgets"), so their cost is in every figure.
       ...BENCH_BUDGETS,
+      // The webhook-backlog scenario's receiver listens on 127.0.0.1 (no endpoint exists before it).
+      WEBHOOK_ALLOW_PRIVATE: "1",
+      // The janitor scenario runs the janitor's passes through its cron route.
+      CRON_SECRET: cronSecret,
     };
 
     log("seeding 10,000 members, 1,000 delegations with tokens and assertions, pending claims, 500 documents…");
@@ -643,8 +704,20 @@ async function main(): Promise<number> {
     });
     if (seed.status !== 0) throw new Error("seeding failed");
     const fixtures = JSON.parse(fs.readFileSync(fixturesFile, "utf8")) as BenchFixtures;
+    const runsJanitor = options.smoke || (options.only?.some((o) => JANITOR_SCENARIO.toLowerCase().includes(o.toLowerCase())) ?? false);
+    if (runsJanitor) {
+      log(`seeding ${options.expiredTokens.toLocaleString("en-US")} expired access tokens for the janitor scenario…`);
+      const seededAt = Date.now();
+      const expired = spawnSync(TSX, [path.join("bench", "seed-ops.ts"), "expired-tokens", String(options.expiredTokens)], {
+        cwd: ROOT,
+        env: appEnv,
+        stdio: ["ignore", "inherit", "inherit"],
+      });
+      if (expired.status !== 0) throw new Error("seeding the expired tokens failed");
+      log(`  seeded in ${((Date.now() - seededAt) / 1000).toFixed(1)} s`);
+    }
 
-    const all = scenarios(fixtures, base);
+    const all = scenarios(fixtures, base, { env: appEnv, origin: `http://127.0.0.1:${port}`, cronSecret });
     const selected = (name: string): boolean => !options.only || options.only.some((o) => name.toLowerCase().includes(o.toLowerCase()));
     // The metrics pair is a measurement, not a harness check: smoke runs leave it (and its second server) out.
     const wantsMetricsServer = !options.smoke && all.some((scenario) => scenario.target === "app-metrics" && selected(scenario.name));
@@ -718,13 +791,17 @@ async function main(): Promise<number> {
     }
 
     const rows: Row[] = [];
+    const sideProblems: string[] = [];
     let servicePeak = treeRss(app.pid!);
     for (const scenario of all) {
       // A selected scenario brings its baseline along, so its ratio is always printed.
       if (!selected(scenario.name) && !all.some((other) => other.baseline === scenario.name && selected(other.name))) continue;
+      if (scenario.optIn && !runsJanitor) continue;
       const target = targets[scenario.target];
       if (target === undefined) continue;
       log(`${scenario.name}…`);
+      const sideWork = scenario.sideWork?.();
+      await sideWork?.prepare();
       const sampler = sampleRss(target.pid);
       const scraper = scenario.target === "app-metrics" ? scrapeEverySecond(target.origin) : null;
       const cpuBefore = treeCpuMs(target.pid);
@@ -741,16 +818,20 @@ async function main(): Promise<number> {
           expect: scenario.expect,
         },
         path.join(dir, "job.json"),
+        (phase) => (phase === "warm-up" ? sideWork?.start() : sideWork?.measure()),
       );
       const peakRss = sampler.stop();
       const scrapes = scraper?.stop();
       if (scrapes) log(`  /metrics scraped ${scrapes.answered} times (${scrapes.failed} failed)`);
       // Includes the warm-up: CPU per request is measured over every request the server answered.
       const cpuMsPerRequest = (treeCpuMs(target.pid) - cpuBefore) / Math.max(1, result.requests + result.warmupRequests);
+      const side = await sideWork?.finish();
+      for (const note of side?.notes ?? []) log(`  ${note}`);
+      sideProblems.push(...(side?.problems ?? []));
       if (scenario.target === "app") servicePeak = Math.max(servicePeak, peakRss);
       const base = scenario.baseline ? rows.find((r) => r.name === scenario.baseline) : undefined;
       const ratio = base && base.result.requestsPerSecond > 0 ? result.requestsPerSecond / base.result.requestsPerSecond : null;
-      rows.push({ name: scenario.name, result, peakRss, load: loadavg(), ratio, cpuMsPerRequest });
+      rows.push({ name: scenario.name, result, peakRss, load: loadavg(), ratio, cpuMsPerRequest, notes: side?.notes });
       for (const sample of result.errorSamples) log(`  unexpected: ${sample}`);
     }
     let mixed: MixedOutcome | null = null;
@@ -787,6 +868,7 @@ async function main(): Promise<number> {
         `${MIXED_NAME}, ${mixed.seconds} s: peak RSS ${mib(mixed.peakRss)} (server process tree), ${mib(mixed.restRss)} after ${options.smoke ? 1 : 10} s idle; "CPU ms/req" of its first row = all four parts`,
       );
     }
+    for (const row of rows) for (const note of row.notes ?? []) console.log(`${row.name}: ${note}`);
     const checks = budgetChecks(rows, servicePeak, options.connections);
     if (mixed) checks.push({ check: `mixed load peak RSS < 250 MiB (${mib(mixed.peakRss)})`, ok: mixed.peakRss < MIXED_RSS_LIMIT });
     if (!options.smoke) {
@@ -800,7 +882,7 @@ async function main(): Promise<number> {
       JSON.stringify({ at: new Date().toISOString(), options, loadavg: os.loadavg(), servicePeak, mixed, rows, checks }, null, 2),
     );
     log(`done in ${Math.round((Date.now() - started) / 1000)} s`);
-    const problems = harnessProblems(rows, all, fixtures.counts);
+    const problems = [...harnessProblems(rows, all, fixtures.counts), ...sideProblems];
     for (const problem of problems) console.error(`harness: ${problem}`);
     const errors = rows.reduce((n, r) => n + (r.name === MIXED_NAME ? 0 : r.result.errors), 0);
     return errors > 0 || problems.length > 0 ? 1 : 0;

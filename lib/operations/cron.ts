@@ -5,11 +5,13 @@ import { operationsConfig } from "./config";
 import { runJanitorPass } from "./janitor";
 import { bearerMatches, operatorUnauthorized } from "./operator-auth";
 
-/** A call removes at most this many batches per table (500 rows each): well within a function's time limit. */
-const CRON_MAX_BATCHES_PER_TABLE = 100;
+/** A call removes at most this many batches per table (100 rows each on SQLite, 500 on PostgreSQL)… */
+const CRON_MAX_BATCHES_PER_TABLE = 500;
+/** …and starts no batch after this long (paced batches; a function's time limit is longer). */
+const CRON_BUDGET_MS = 20_000;
 
 export async function handleJanitorCron(request: ApiRequest): Promise<ApiReply> {
   if (!bearerMatches(request.headers.get("authorization"), operationsConfig().CRON_SECRET)) return operatorUnauthorized();
-  const report = await runJanitorPass({ maxBatchesPerTable: CRON_MAX_BATCHES_PER_TABLE });
+  const report = await runJanitorPass({ maxBatchesPerTable: CRON_MAX_BATCHES_PER_TABLE, budgetMs: CRON_BUDGET_MS });
   return jsonReply(report, { "cache-control": "no-store" });
 }

@@ -1,10 +1,10 @@
 // The janitor (issue #17 item 4): keeps the growing tables at their live rows. Each table's store owns its
 // delete (one writer per table); this module only decides the cutoffs and runs the deletes in short batches:
 // each batch is one statement of at most `batchSize` rows (its own short transaction on SQLite, a LIMITed
-// delete on PostgreSQL), and the event loop gets a turn between batches, so requests never wait long.
+// delete on PostgreSQL), and after each batch the pass pauses in proportion to the batch's time (./pacing:
+// work ≤ 20 % of wall time by default), so a large backlog never holds the event loop for long.
 // On PostgreSQL one instance at a time runs a pass: a session advisory lock held on one pooled client for
 // the pass (released by PostgreSQL itself if that connection dies, so a crashed instance never blocks it).
-import { setImmediate as nextTurn } from "node:timers/promises";
 import type { PoolClient } from "pg";
 import { deleteExpiredTasks } from "@/lib/a2a/task-store";
 import { deleteAuditEventsBefore } from "@/lib/audit";
@@ -16,6 +16,7 @@ import { deleteDeadTokensBefore } from "@/lib/service-auth/stores/access-tokens"
 import { deleteEndedAttemptsBefore } from "@/lib/service-auth/stores/claim-attempts";
 import { deleteUnapprovedBefore } from "@/lib/service-auth/stores/registrations";
 import { operationsConfig } from "./config";
+import { Pacer, type PacingOptions } from "./pacing";
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Tokens stay a day after they expire or are revoked (an operator can still trace a late call). */
@@ -24,7 +25,10 @@ export const DEAD_TOKEN_GRACE_MS = DAY_MS;
 export const ENDED_ATTEMPT_GRACE_MS = DAY_MS;
 /** Registrations never approved are kept 7 days after their outer claim ended. */
 export const UNAPPROVED_REGISTRATION_GRACE_MS = 7 * DAY_MS;
+/** PostgreSQL deletes run off the event loop (LIMITed deletes of this many rows). */
 export const DEFAULT_BATCH_SIZE = 500;
+/** SQLite deletes run on the event loop, synchronously: ~100 rows keep one batch to a few milliseconds. */
+export const SQLITE_BATCH_SIZE = 100;
 /** Any number that fits a bigint; names this service's lock among others on the same server. */
 export const JANITOR_LOCK_KEY = "4711001717";
 
@@ -39,26 +43,43 @@ export interface JanitorPassOptions {
   /** Stops a table after this many batches in one pass (the next pass goes on); unlimited by default. */
   maxBatchesPerTable?: number;
   auditRetentionDays?: number;
+  /** Stops starting batches once the pass has run this long (ms; a cron function's time limit); unlimited by default. */
+  budgetMs?: number;
+  /** The pause after each batch (duty cycle; injectable clock and sleep for tests). */
+  pacing?: PacingOptions;
 }
 
-type BatchDelete = (limit: number) => Promise<number>;
+export type BatchDelete = (limit: number) => Promise<number>;
 
-async function deleteInBatches(remove: BatchDelete, batchSize: number, maxBatches: number): Promise<number> {
+export interface BatchRun {
+  batchSize: number;
+  maxBatches: number;
+  pacer: Pacer;
+  /** The pacer's time at which the pass must stop starting batches. */
+  stopAt: number;
+}
+
+/** Deletes in batches until one comes back short, pausing after each full batch in proportion to its time. */
+export async function deleteInBatches(remove: BatchDelete, run: BatchRun): Promise<number> {
   let total = 0;
-  for (let batch = 0; batch < maxBatches; batch++) {
-    const removed = await remove(batchSize);
+  for (let batch = 0; batch < run.maxBatches && run.pacer.now() < run.stopAt; batch++) {
+    const { result: removed, workMs } = await run.pacer.measure(() => remove(run.batchSize));
     total += removed;
-    if (removed < batchSize) break;
-    // Let waiting requests run between batches.
-    await nextTurn();
+    if (removed < run.batchSize) break;
+    await run.pacer.rest(workMs);
   }
   return total;
 }
 
-async function sweep(options: JanitorPassOptions): Promise<Record<JanitorTable, number>> {
+async function sweep(options: JanitorPassOptions, provider: "sqlite" | "postgresql"): Promise<Record<JanitorTable, number>> {
   const now = (options.clock ?? systemClock).now().getTime();
-  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  const maxBatches = options.maxBatchesPerTable ?? Number.POSITIVE_INFINITY;
+  const pacer = new Pacer(options.pacing);
+  const run: BatchRun = {
+    batchSize: options.batchSize ?? (provider === "sqlite" ? SQLITE_BATCH_SIZE : DEFAULT_BATCH_SIZE),
+    maxBatches: options.maxBatchesPerTable ?? Number.POSITIVE_INFINITY,
+    pacer,
+    stopAt: options.budgetMs === undefined ? Number.POSITIVE_INFINITY : pacer.now() + options.budgetMs,
+  };
   const retentionDays = options.auditRetentionDays ?? operationsConfig().AUDIT_RETENTION_DAYS;
   const at = (msAgo: number) => new Date(now - msAgo);
   const plan: [JanitorTable, BatchDelete][] = [
@@ -70,7 +91,7 @@ async function sweep(options: JanitorPassOptions): Promise<Record<JanitorTable, 
     ["AuditEvent", (limit) => deleteAuditEventsBefore(at(retentionDays * DAY_MS), limit)],
   ];
   const removed = {} as Record<JanitorTable, number>;
-  for (const [table, remove] of plan) removed[table] = await deleteInBatches(remove, batchSize, maxBatches);
+  for (const [table, remove] of plan) removed[table] = await deleteInBatches(remove, run);
   return removed;
 }
 
@@ -85,13 +106,13 @@ export async function runJanitorPass(options: JanitorPassOptions = {}): Promise<
   assertOutsideTransaction("a janitor pass");
   const connection = sharedConnection();
   // SQLite: one process owns the file's one connection; its passes never overlap (startJanitor chains them).
-  if (connection.provider === "sqlite") return { ran: true, removed: await sweep(options) };
+  if (connection.provider === "sqlite") return { ran: true, removed: await sweep(options, "sqlite") };
   const client = await connection.pool.connect();
   let broken: Error | undefined;
   try {
     if (!(await takeLock(client))) return { ran: false, reason: "another instance holds the janitor lock" };
     try {
-      return { ran: true, removed: await sweep(options) };
+      return { ran: true, removed: await sweep(options, "postgresql") };
     } finally {
       await client.query(`SELECT pg_advisory_unlock($1::bigint)`, [JANITOR_LOCK_KEY]).catch((error: unknown) => {
         // A client that cannot unlock is dropped: closing its session releases the lock.
@@ -122,8 +143,9 @@ export interface StartJanitorOptions extends JanitorPassOptions {
  */
 export function startJanitor(options: StartJanitorOptions = {}): () => Promise<void> {
   const intervalMs = (options.intervalSeconds ?? operationsConfig().JANITOR_INTERVAL_SECONDS) * 1000;
-  // Bounded passes in the process: a backlog (a first run on a large table) is worked off over several passes.
-  const passOptions: JanitorPassOptions = { maxBatchesPerTable: 200, ...options };
+  // Bounded passes in the process: a backlog (a first run on a large table) is worked off over several passes
+  // (100,000 rows per table and pass on SQLite, at most ~60 s of paced work every interval).
+  const passOptions: JanitorPassOptions = { maxBatchesPerTable: 1000, budgetMs: 60_000, ...options };
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();

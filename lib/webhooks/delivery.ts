@@ -2,10 +2,14 @@
 // then claim due deliveries, send them outside any transaction, and record each outcome. Run by the
 // in-process loop under the Node server (startWebhookDelivery), by the cron route and after() on Vercel, and
 // by `npm run webhook:deliver`. Several instances may run passes at once: claims keep them apart.
+// Background work yields to requests: fan-out runs in small transactions and, like the send batches, pauses
+// after each full one in proportion to its time (lib/operations/pacing); an endpoint's secrets are decrypted
+// once per pass (kept in memory for that pass only, never logged).
 import { createHash } from "node:crypto";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { isDatabaseUnavailable, transaction } from "@/lib/db";
+import { Pacer, type PacingOptions } from "@/lib/operations/pacing";
 import { expireLapsedPending } from "@/lib/service-auth/stores/registrations";
 import { webhookDelegationExpired } from "./emit";
 import { nextAttemptAt } from "./schedule";
@@ -16,7 +20,10 @@ import * as endpoints from "./stores/endpoints";
 import * as events from "./stores/events";
 
 const SWEEP_BATCH = 100;
-const FAN_OUT_BATCH = 100;
+/** Events per fan-out transaction: ~2 statements per event and endpoint, so one transaction stays short. */
+export const FAN_OUT_BATCH = 20;
+/** Send batches wait mostly on the network, not the loop: they may take half the wall time. */
+const SEND_DUTY_CYCLE = 0.5;
 /** Finished deliveries and their events are kept this long (well past the three days of retries), then forgotten. */
 export const RETENTION_SECONDS = 14 * 24 * 3600;
 const PRUNE_EVERY_MS = 3600 * 1000;
@@ -52,6 +59,8 @@ export interface PassOptions {
   random?: () => number;
   /** For tests: replaces the HTTP attempt. */
   send?: typeof sendWebhook;
+  /** The pause after each full fan-out transaction and send batch (injectable clock and sleep for tests). */
+  pacing?: PacingOptions;
 }
 
 export interface PassSummary {
@@ -76,41 +85,60 @@ export async function sweepLapsedClaims(clock: Clock = systemClock): Promise<num
   }
 }
 
+/** Fans out at most FAN_OUT_BATCH events in one short transaction; returns how many. */
+async function fanOutOnce(clock: Clock): Promise<number> {
+  return transaction(async () => {
+    const batch = await events.eventsToFanOut(FAN_OUT_BATCH);
+    if (batch.length === 0) return 0;
+    const subscribed = await endpoints.listEndpoints();
+    const now = clock.now();
+    for (const event of batch) {
+      for (const endpoint of subscribed) {
+        if (endpoint.createdAt.getTime() > event.createdAt.getTime()) continue;
+        if (endpoint.events.length > 0 && !endpoint.events.includes(event.type)) continue;
+        await deliveries.insertDelivery({ id: webhookIdFor(event.id, endpoint.id), eventId: event.id, endpointId: endpoint.id, now });
+      }
+      await events.markFannedOut(event.id, now);
+    }
+    return batch.length;
+  });
+}
+
 /** One delivery row per new event and subscribed endpoint (endpoints added after the event get none). */
-export async function fanOutEvents(clock: Clock = systemClock): Promise<number> {
+export async function fanOutEvents(clock: Clock = systemClock, pacing?: PacingOptions): Promise<number> {
+  const pacer = new Pacer(pacing);
   let total = 0;
   for (;;) {
-    const count = await transaction(async () => {
-      const batch = await events.eventsToFanOut(FAN_OUT_BATCH);
-      if (batch.length === 0) return 0;
-      const subscribed = await endpoints.listEndpoints();
-      const now = clock.now();
-      for (const event of batch) {
-        for (const endpoint of subscribed) {
-          if (endpoint.createdAt.getTime() > event.createdAt.getTime()) continue;
-          if (endpoint.events.length > 0 && !endpoint.events.includes(event.type)) continue;
-          await deliveries.insertDelivery({ id: webhookIdFor(event.id, endpoint.id), eventId: event.id, endpointId: endpoint.id, now });
-        }
-        await events.markFannedOut(event.id, now);
-      }
-      return batch.length;
-    });
+    const { result: count, workMs } = await pacer.measure(() => fanOutOnce(clock));
     total += count;
     if (count < FAN_OUT_BATCH) return total;
+    await pacer.rest(workMs);
   }
 }
 
-async function secretsOf(endpoint: endpoints.WebhookEndpointRow, now: Date): Promise<string[]> {
+/** Decrypted secrets for one pass, keyed by the endpoint's ciphertexts (a rotation mid-pass gives a new key). */
+export type SecretCache = Map<string, Promise<string[]>>;
+
+async function decryptSecrets(endpoint: endpoints.WebhookEndpointRow, withPrevious: boolean): Promise<string[]> {
   const secrets = [await decryptSecret(endpoint.encryptedSecret)];
-  if (endpoint.encryptedPreviousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt.getTime() > now.getTime()) {
-    secrets.push(await decryptSecret(endpoint.encryptedPreviousSecret));
+  if (withPrevious && endpoint.encryptedPreviousSecret) secrets.push(await decryptSecret(endpoint.encryptedPreviousSecret));
+  return secrets;
+}
+
+export function secretsOf(endpoint: endpoints.WebhookEndpointRow, now: Date, cache: SecretCache = new Map()): Promise<string[]> {
+  const withPrevious = Boolean(endpoint.encryptedPreviousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt.getTime() > now.getTime());
+  const key = `${endpoint.id}\n${endpoint.encryptedSecret}\n${withPrevious ? endpoint.encryptedPreviousSecret : ""}`;
+  let secrets = cache.get(key);
+  if (!secrets) {
+    secrets = decryptSecrets(endpoint, withPrevious);
+    cache.set(key, secrets);
   }
   return secrets;
 }
 
 type Outcome = "delivered" | "retrying" | "gaveUp" | "skipped";
 
-async function deliverOne(claimed: deliveries.ClaimedDelivery, options: PassOptions, clock: Clock): Promise<Outcome> {
+async function deliverOne(claimed: deliveries.ClaimedDelivery, options: PassOptions, clock: Clock, secretCache: SecretCache): Promise<Outcome> {
   const [event, endpoint] = await Promise.all([events.findEvent(claimed.eventId), endpoints.findEndpoint(claimed.endpointId)]);
   // Removed meanwhile: webhook:remove deletes the endpoint's deliveries with it.
   if (!endpoint) return "skipped";
@@ -120,7 +148,7 @@ async function deliverOne(claimed: deliveries.ClaimedDelivery, options: PassOpti
   } else {
     try {
       // The header's timestamp is wall time: receivers compare it with theirs (Standard Webhooks allows 5 min).
-      const secrets = await secretsOf(endpoint, clock.now());
+      const secrets = await secretsOf(endpoint, clock.now(), secretCache);
       result = await (options.send ?? sendWebhook)({ url: endpoint.url, webhookId: claimed.id, payload: event.payload, secrets, timestamp: new Date() });
     } catch (error) {
       result = { status: null, ok: false, excerpt: error instanceof Error && error.name === "UnreadableSecretError" ? error.message : "not sent" };
@@ -140,14 +168,31 @@ async function deliverOne(claimed: deliveries.ClaimedDelivery, options: PassOpti
 export async function runDeliveryPass(options: PassOptions = {}): Promise<PassSummary> {
   const clock = options.clock ?? systemClock;
   const started = Date.now();
-  const summary: PassSummary = { expired: await sweepLapsedClaims(clock), fannedOut: await fanOutEvents(clock), delivered: 0, retrying: 0, gaveUp: 0 };
+  const summary: PassSummary = { expired: await sweepLapsedClaims(clock), fannedOut: 0, delivered: 0, retrying: 0, gaveUp: 0 };
+  const fanOutPacer = new Pacer(options.pacing);
+  const sendPacer = new Pacer({ dutyCycle: SEND_DUTY_CYCLE, ...options.pacing });
+  const secretCache: SecretCache = new Map();
+  let fanningOut = true;
+  // A backlog of events is fanned out one transaction at a time between send batches: the first deliveries
+  // go out at once, not after the whole backlog has been fanned out.
   for (;;) {
-    const now = clock.now();
-    const claimed = await deliveries.claimDue(now, new Date(now.getTime() + claimMs()), SEND_BATCH);
-    if (claimed.length === 0) break;
-    const outcomes = await Promise.all(claimed.map((row) => deliverOne(row, options, clock)));
-    for (const outcome of outcomes) if (outcome !== "skipped") summary[outcome]++;
-    if (claimed.length < SEND_BATCH || (options.budgetMs !== undefined && Date.now() - started >= options.budgetMs)) break;
+    if (fanningOut) {
+      const { result: count, workMs } = await fanOutPacer.measure(() => fanOutOnce(clock));
+      summary.fannedOut += count;
+      fanningOut = count === FAN_OUT_BATCH;
+      if (fanningOut) await fanOutPacer.rest(workMs);
+    }
+    const { result: claimed, workMs } = await sendPacer.measure(async () => {
+      const now = clock.now();
+      const batch = await deliveries.claimDue(now, new Date(now.getTime() + claimMs()), SEND_BATCH);
+      const outcomes = await Promise.all(batch.map((row) => deliverOne(row, options, clock, secretCache)));
+      for (const outcome of outcomes) if (outcome !== "skipped") summary[outcome]++;
+      return batch.length;
+    });
+    if ((claimed < SEND_BATCH && !fanningOut) || (options.budgetMs !== undefined && Date.now() - started >= options.budgetMs)) break;
+    // A backlog: the next batch waits in proportion to this one.
+    // (>=: on PostgreSQL claimDue has been seen to return more rows than its limit.)
+    if (claimed >= SEND_BATCH) await sendPacer.rest(workMs);
   }
   await pruneOld(clock);
   return summary;

@@ -18,13 +18,18 @@ export async function enqueueEvent<T extends WebhookEventType>(type: T, data: We
   deliverAfterResponse();
 }
 
+/** On Vercel (VERCEL=1), or wherever WEBHOOK_AFTER_RESPONSE=1 asks for it (tests of the Vercel path under `npm start`). */
+export function deliversAfterResponse(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.VERCEL === "1" || env.WEBHOOK_AFTER_RESPONSE === "1";
+}
+
 /**
  * On Vercel no loop runs between requests: ask Next to run a delivery pass once the response is sent
  * (after(), by then the transaction has committed); the cron route catches whatever this misses. Under the
  * Node server the in-process loop delivers instead.
  */
 function deliverAfterResponse(): void {
-  if (process.env.VERCEL !== "1") return;
+  if (!deliversAfterResponse()) return;
   void (async () => {
     try {
       const [{ after }, { runDeliveryPass }] = await Promise.all([import("next/server"), import("./delivery")]);
