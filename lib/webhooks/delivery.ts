@@ -191,8 +191,7 @@ export async function runDeliveryPass(options: PassOptions = {}): Promise<PassSu
     });
     if ((claimed < SEND_BATCH && !fanningOut) || (options.budgetMs !== undefined && Date.now() - started >= options.budgetMs)) break;
     // A backlog: the next batch waits in proportion to this one.
-    // (>=: on PostgreSQL claimDue has been seen to return more rows than its limit.)
-    if (claimed >= SEND_BATCH) await sendPacer.rest(workMs);
+    if (claimed === SEND_BATCH) await sendPacer.rest(workMs);
   }
   await pruneOld(clock);
   return summary;

@@ -27,17 +27,16 @@ export function insertDelivery(input: { id: string; eventId: string; endpointId:
  * SQLite the single writer makes the conditional UPDATE atomic.
  */
 export async function claimDue(now: Date, claimedUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
-  const lock = sqlProvider() === "postgres" ? " FOR UPDATE SKIP LOCKED" : "";
-  return db().query<ClaimedDelivery>(
-    `UPDATE "WebhookDelivery" SET "claimedUntil" = $1, "attempts" = "attempts" + 1, "lastAttemptAt" = $2
-     WHERE "id" IN (
-       SELECT "id" FROM "WebhookDelivery"
+  const due = `SELECT "id" FROM "WebhookDelivery"
        WHERE "status" = 'pending' AND "nextAttemptAt" <= $2 AND ("claimedUntil" IS NULL OR "claimedUntil" <= $2)
-       ORDER BY "nextAttemptAt" LIMIT $3${lock}
-     ) AND "status" = 'pending' AND ("claimedUntil" IS NULL OR "claimedUntil" <= $2)
-     RETURNING "id", "eventId", "endpointId", "attempts"`,
-    [claimedUntil, now, limit],
-  );
+       ORDER BY "nextAttemptAt" LIMIT $3`;
+  const claim = `UPDATE "WebhookDelivery" SET "claimedUntil" = $1, "attempts" = "attempts" + 1, "lastAttemptAt" = $2
+     WHERE "id" IN (${sqlProvider() === "postgres" ? `SELECT "id" FROM "due"` : due}) AND "status" = 'pending' AND ("claimedUntil" IS NULL OR "claimedUntil" <= $2)
+     RETURNING "id", "eventId", "endpointId", "attempts"`;
+  // PostgreSQL: the locked selection is materialised once. As a plain IN subquery the planner may run it
+  // more than once (a semi-join), and the claim then takes more rows than its LIMIT.
+  const sql = sqlProvider() === "postgres" ? `WITH "due" AS MATERIALIZED (${due} FOR UPDATE SKIP LOCKED) ${claim}` : claim;
+  return db().query<ClaimedDelivery>(sql, [claimedUntil, now, limit]);
 }
 
 /** The receiver acknowledged (2xx). Only the claim's holder records it (the claim is still its own). */

@@ -255,6 +255,21 @@ describe("delivery to a real receiver (svix verifies every signature)", () => {
     await back.close();
   });
 
+  it("a claim takes at most its limit of due deliveries, oldest first; the next claim takes the rest", async () => {
+    const clock = new ManualClock();
+    await subscribe(clock, "delegation.requested");
+    for (let i = 0; i < 5; i++) await register(clock);
+    const { fanOutEvents } = await import("@/lib/webhooks");
+    await fanOutEvents(clock);
+    const until = new Date(clock.now().getTime() + claimMs());
+    const first = await claimDue(clock.now(), until, 2);
+    expect(first).toHaveLength(2);
+    const rest = await claimDue(clock.now(), until, 100);
+    expect(rest.length).toBeGreaterThanOrEqual(3);
+    expect(rest.map((r) => r.id)).not.toContain(first[0]!.id);
+    expect(rest.map((r) => r.id)).not.toContain(first[1]!.id);
+  });
+
   it("a claimed delivery whose sender died is sent again once the claim runs out, with the same webhook-id (never lost)", async () => {
     const clock = new ManualClock();
     await subscribe(clock, "delegation.requested");
