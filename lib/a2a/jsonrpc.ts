@@ -26,8 +26,9 @@ import { sdkAgentCard } from "./card";
 import { CommunityToolExecutor } from "./executor";
 import { readInvocation, readInvocationParts, v1WireParts, type Invocation } from "./invocation";
 import { DbTaskStore, terminalStateName } from "./task-store";
-import { envelopeId, idSchema, parseA2aV1Request, v1Error, versionNotSupported, type A2aRpcError, type JsonRpcId, type ParsedA2aV1Request } from "./v1";
+import { envelopeId, parseA2aV1Request, v1Error, versionNotSupported, type A2aRpcError, type JsonRpcId, type ParsedA2aV1Request } from "./v1";
 import { A2A_VERSION_HEADER, negotiateA2aVersion, type A2aVersion } from "./version";
+import { boundedString, envelopeSchema, JSONRPC_ERRORS, metadataSchema, sendConfigurationFields } from "./wire";
 
 export const A2A_BODY_LIMIT = 65_536;
 
@@ -39,31 +40,7 @@ export const A2A_BODY_LIMIT = 65_536;
  */
 export const A2A_MESSAGE_SEND_RATE_LIMIT: RateLimitRule = budgetRule("a2aMessageSend");
 
-export const JSONRPC_ERRORS = {
-  parseError: -32700,
-  invalidRequest: -32600,
-  methodNotFound: -32601,
-  invalidParams: -32602,
-  internalError: -32603,
-  taskNotFound: -32001,
-  taskNotCancelable: -32002,
-  pushNotificationNotSupported: -32003,
-  unsupportedOperation: -32004,
-  /** A2A 1.0: the A2A-Version header names a version this agent does not speak. */
-  versionNotSupported: -32009,
-} as const;
-
-// Every string of a request is well-formed Unicode without NUL (lib/schemas/text.ts): ids are database keys,
-// parts are stored with the task and echoed in its history.
-const envelopeSchema = z.object({
-  jsonrpc: z.literal("2.0"),
-  method: boundaryText().min(1).max(100),
-  id: idSchema.optional(),
-  params: z.unknown().optional(),
-});
-
-const boundedString = boundaryText().min(1).max(256);
-const metadataSchema = z.record(z.string(), z.unknown());
+export { JSONRPC_ERRORS };
 
 const partSchema = z.discriminatedUnion("kind", [
   z.looseObject({ kind: z.literal("text"), text: boundaryText().max(10_000), metadata: metadataSchema.optional() }),
@@ -87,8 +64,7 @@ const PARAMS: Record<string, z.ZodType> = {
     message: messageSchema,
     configuration: z
       .looseObject({
-        acceptedOutputModes: z.array(boundaryText().max(256)).max(20).optional(),
-        historyLength: z.number().int().min(0).optional(),
+        ...sendConfigurationFields,
         blocking: z.boolean().optional(),
       })
       .optional(),

@@ -5,6 +5,7 @@ import { PushNotificationNotSupportedError, RequestMalformedError, toJsonRpcErro
 import { isLegacyJsonRpcMethod } from "@a2a-js/sdk/compat/v0_3";
 import { z } from "zod";
 import { clip, describePath, findStringWhere, isAcceptableText, text as boundaryText } from "@/lib/schemas/text";
+import { boundedString, envelopeSchema, idSchema, JSONRPC_ERRORS, metadataSchema, sendConfigurationFields } from "./wire";
 
 export type JsonRpcId = string | number | null;
 
@@ -20,23 +21,8 @@ export type V1Method = (typeof V1_METHODS)[number];
 
 export type ParsedA2aV1Request = { ok: true; id: JsonRpcId; method: V1Method; params: Record<string, unknown> } | { ok: false; id: JsonRpcId; error: A2aRpcError };
 
-const PARSE_ERROR = -32700;
-const INVALID_REQUEST = -32600;
-const METHOD_NOT_FOUND = -32601;
-
-export const idSchema = z.union([boundaryText().max(256), z.number().int(), z.null()]);
-
-const envelopeSchema = z.object({
-  jsonrpc: z.literal("2.0"),
-  method: boundaryText().min(1).max(100),
-  id: idSchema.optional(),
-  params: z.unknown().optional(),
-});
-
-const boundedString = boundaryText().min(1).max(256);
 /** Proto3 JSON may carry a default (empty) value for an optional id: it means "none". */
 const optionalId = boundaryText().max(256).optional();
-const metadataSchema = z.record(z.string(), z.unknown());
 /** This agent has no tenants: a tenant, when sent, is empty. */
 const tenantSchema = z.literal("", { error: "this agent has no tenants; leave tenant out" }).optional();
 
@@ -86,8 +72,7 @@ const PARAMS: Record<V1Method, z.ZodType> = {
     message: messageSchema,
     configuration: z
       .looseObject({
-        acceptedOutputModes: z.array(boundaryText().max(256)).max(20).optional(),
-        historyLength: z.number().int().min(0).optional(),
+        ...sendConfigurationFields,
         returnImmediately: z.boolean().optional(),
       })
       .optional(),
@@ -155,14 +140,14 @@ export function parseA2aV1Request(text: string): ParsedA2aV1Request {
   try {
     body = JSON.parse(text);
   } catch {
-    return { ok: false, id: null, error: { code: PARSE_ERROR, message: "Parse error: the body is not valid JSON." } };
+    return { ok: false, id: null, error: { code: JSONRPC_ERRORS.parseError, message: "Parse error: the body is not valid JSON." } };
   }
   const envelope = envelopeSchema.safeParse(body);
   if (!envelope.success) {
     return {
       ok: false,
       id: envelopeId(body),
-      error: { code: INVALID_REQUEST, message: 'Invalid Request: send one JSON-RPC 2.0 object {"jsonrpc": "2.0", "id", "method", "params"}.' },
+      error: { code: JSONRPC_ERRORS.invalidRequest, message: 'Invalid Request: send one JSON-RPC 2.0 object {"jsonrpc": "2.0", "id", "method", "params"}.' },
     };
   }
   const { method, params } = envelope.data;
@@ -172,7 +157,7 @@ export function parseA2aV1Request(text: string): ParsedA2aV1Request {
   if (unsupported) return { ok: false, id, error: v1Error(unsupported()) };
   if (!(V1_METHODS as readonly string[]).includes(method)) {
     const hint = isLegacyJsonRpcMethod(method) ? ` (${method} is an A2A 0.3 method: send it without the A2A-Version header, or use its 1.0 name)` : "";
-    return { ok: false, id, error: { code: METHOD_NOT_FOUND, message: `Method not found: ${clip(method, 100)}${hint}` } };
+    return { ok: false, id, error: { code: JSONRPC_ERRORS.methodNotFound, message: `Method not found: ${clip(method, 100)}${hint}` } };
   }
   const v1Method = method as V1Method;
   if (v1Method === "ListTasks" && (typeof params !== "object" || params === null || !Object.hasOwn(params, "contextId"))) {
