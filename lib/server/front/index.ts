@@ -1,7 +1,7 @@
-// The node:http front (issue 7, bench/README.md). Next's request pipeline costs several times
-// a hot route's own CPU per request before a route handler runs (figures: bench/README.md) (web-stream conversion, router server, tracing, module
-// template): that alone caps a route at a few hundred requests per second on two cores. The hottest API
-// paths are therefore answered straight from node:http, by the very handlers their route files use
+// The node:http front (issue 7, bench/README.md). Next's request pipeline (web-stream conversion, router
+// server, tracing, module template) costs several times a hot route's own CPU before a route handler runs
+// (figures: bench/README.md): that alone caps a route at a few hundred requests per second on two cores. The
+// hottest API paths are therefore answered straight from node:http, by the very handlers their route files use
 // (lib/http/api.ts), with the same security headers. Every other path, and every other method of these
 // paths (405s, CORS preflights…), goes to Next unchanged. Only server.ts mounts the front: under a bare
 // `next start` or on Vercel the route files answer these paths themselves.
