@@ -85,6 +85,14 @@ describe("per-message budgets on MCP", () => {
     }
   });
 
+  it("answers the same refusal to a 2026-07-28 request (stateless: the _meta envelope and the SEP-2243 headers)", async () => {
+    const ip = freshIp();
+    const envelope = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+    const headers = { "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list" };
+    for (let i = 0; i < 5; i++) expect((await post("/mcp", rpc("tools/list", { _meta: envelope }, i), ip, headers)).status).toBe(200);
+    expectRpcRateLimited(await post("/mcp", rpc("tools/list", { _meta: envelope }, "last"), ip, headers), "last");
+  });
+
   it("/mcp/docs has its own budget", async () => {
     const ip = freshIp();
     for (let i = 0; i < 4; i++) expect((await post("/mcp/docs", rpc("tools/call", { name: "search_docs", arguments: { query: "token" } }, i), ip)).status).toBe(200);
@@ -127,6 +135,25 @@ describe("the a2a budget", () => {
     const ip = freshIp();
     for (const id of [1, 2, 3]) expect((await post("/a2a", rpc("tasks/get", { id: randomUUID() }, id), ip)).status).toBe(200);
     expectRpcRateLimited(await post("/a2a", rpc("tasks/get", { id: randomUUID() }, "four"), ip), "four");
+  });
+});
+
+describe("A2A 1.0 spends the same budgets as 0.3", () => {
+  const sendMessage = (skill: string, input: Record<string, unknown>, id: number | string) =>
+    rpc("SendMessage", { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ data: { skill, input }, mediaType: "application/json" }] } }, id);
+  const V1 = { "A2A-Version": "1.0" };
+
+  it("three SendMessage POSTs pass, the fourth is refused with -32010 under its id", async () => {
+    const ip = freshIp();
+    for (const id of [1, 2, 3]) expect((await post("/a2a", sendMessage("get_community_stats", {}, id), ip, V1)).status).toBe(200);
+    expectRpcRateLimited(await post("/a2a", sendMessage("get_community_stats", {}, "four"), ip, V1), "four");
+  });
+
+  it("lookup_member by SendMessage spends the lookups budget that MCP spends", async () => {
+    const ip = freshIp();
+    expect((await post("/mcp", lookup(1), ip)).status).toBe(200);
+    expect((await post("/a2a", sendMessage("lookup_member", { name_or_slug: "ada-lovelace" }, 2), ip, V1)).status).toBe(200);
+    expectRpcRateLimited(await post("/a2a", sendMessage("lookup_member", { name_or_slug: "ada-lovelace" }, 3), ip, V1), 3);
   });
 });
 
