@@ -5,7 +5,7 @@ import { operationsConfig } from "./config";
 import { runJanitorPass } from "./janitor";
 import { bearerMatches, operatorUnauthorized } from "./operator-auth";
 
-/** A call removes at most this many batches per table (100 rows each on SQLite, 500 on PostgreSQL)… */
+/** A call removes at most this many batches per table (100 rows each on SQLite, 500 on PostgreSQL; fewer while requests are served)… */
 const CRON_MAX_BATCHES_PER_TABLE = 500;
 /** …and starts no batch after this long (paced batches; a function's time limit is longer). */
 const CRON_BUDGET_MS = 20_000;

@@ -1,8 +1,10 @@
 // The janitor (issue #17 item 4): keeps the growing tables at their live rows. Each table's store owns its
 // delete (one writer per table); this module only decides the cutoffs and runs the deletes in short batches:
 // each batch is one statement of at most `batchSize` rows (its own short transaction on SQLite, a LIMITed
-// delete on PostgreSQL), and after each batch the pass pauses in proportion to the batch's time (./pacing:
-// work ≤ 20 % of wall time by default), so a large backlog never holds the event loop for long.
+// delete on PostgreSQL), and after each batch the pass pauses in proportion to the batch's time (./pacing).
+// It yields to requests: while they are being served, batches shrink (a SQLite batch runs on the loop) and
+// the work drops to the pacer's floor (3 % of wall time); on an idle server it runs flat out, a turn of the
+// loop between batches, so a backlog left by a busy hour is worked off as soon as the load stops.
 // On PostgreSQL one instance at a time runs a pass: a session advisory lock held on one pooled client for
 // the pass (released by PostgreSQL itself if that connection dies, so a crashed instance never blocks it).
 import type { PoolClient } from "pg";
@@ -29,6 +31,10 @@ export const UNAPPROVED_REGISTRATION_GRACE_MS = 7 * DAY_MS;
 export const DEFAULT_BATCH_SIZE = 500;
 /** SQLite deletes run on the event loop, synchronously: ~100 rows keep one batch to a few milliseconds. */
 export const SQLITE_BATCH_SIZE = 100;
+/** While requests are being served, batches this small (a quarter): a request waits on one at most. */
+export const BUSY_BATCH_SIZE = { sqlite: 25, postgresql: 125 } as const;
+/** Duty cycle on an idle server: nothing to yield to, only a loop turn between batches. */
+export const IDLE_DUTY_CYCLE = 1;
 /** Any number that fits a bigint; names this service's lock among others on the same server. */
 export const JANITOR_LOCK_KEY = "4711001717";
 
@@ -45,7 +51,9 @@ export interface JanitorPassOptions {
   auditRetentionDays?: number;
   /** Stops starting batches once the pass has run this long (ms; a cron function's time limit); unlimited by default. */
   budgetMs?: number;
-  /** The pause after each batch (duty cycle; injectable clock and sleep for tests). */
+  /** Batch size while requests are being served (default: BUSY_BATCH_SIZE, at most batchSize). */
+  busyBatchSize?: number;
+  /** The pause after each batch (duty cycles; injectable clock, sleep and load signal for tests). */
   pacing?: PacingOptions;
 }
 
@@ -53,19 +61,25 @@ export type BatchDelete = (limit: number) => Promise<number>;
 
 export interface BatchRun {
   batchSize: number;
+  /** The batch size while the pacer sees requests being served (default batchSize). */
+  busyBatchSize?: number;
   maxBatches: number;
   pacer: Pacer;
   /** The pacer's time at which the pass must stop starting batches. */
   stopAt: number;
 }
 
-/** Deletes in batches until one comes back short, pausing after each full batch in proportion to its time. */
+/**
+ * Deletes in batches until one comes back short, pausing after each full batch in proportion to its time;
+ * each batch is the smaller size while requests are being served.
+ */
 export async function deleteInBatches(remove: BatchDelete, run: BatchRun): Promise<number> {
   let total = 0;
   for (let batch = 0; batch < run.maxBatches && run.pacer.now() < run.stopAt; batch++) {
-    const { result: removed, workMs } = await run.pacer.measure(() => remove(run.batchSize));
+    const limit = run.busyBatchSize !== undefined && run.pacer.busy() ? Math.min(run.busyBatchSize, run.batchSize) : run.batchSize;
+    const { result: removed, workMs } = await run.pacer.measure(() => remove(limit));
     total += removed;
-    if (removed < run.batchSize) break;
+    if (removed < limit) break;
     await run.pacer.rest(workMs);
   }
   return total;
@@ -73,9 +87,11 @@ export async function deleteInBatches(remove: BatchDelete, run: BatchRun): Promi
 
 async function sweep(options: JanitorPassOptions, provider: "sqlite" | "postgresql"): Promise<Record<JanitorTable, number>> {
   const now = (options.clock ?? systemClock).now().getTime();
-  const pacer = new Pacer(options.pacing);
+  const pacer = new Pacer({ dutyCycle: IDLE_DUTY_CYCLE, ...options.pacing });
+  const batchSize = options.batchSize ?? (provider === "sqlite" ? SQLITE_BATCH_SIZE : DEFAULT_BATCH_SIZE);
   const run: BatchRun = {
-    batchSize: options.batchSize ?? (provider === "sqlite" ? SQLITE_BATCH_SIZE : DEFAULT_BATCH_SIZE),
+    batchSize,
+    busyBatchSize: Math.min(options.busyBatchSize ?? BUSY_BATCH_SIZE[provider], batchSize),
     maxBatches: options.maxBatchesPerTable ?? Number.POSITIVE_INFINITY,
     pacer,
     stopAt: options.budgetMs === undefined ? Number.POSITIVE_INFINITY : pacer.now() + options.budgetMs,

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { clientIp, PEER_HEADER } from "@/lib/http/client-ip";
+import { noteRequestActivity } from "./load";
 import { requestIdFrom, requestLog } from "./log";
 import { recordRequest } from "./metrics";
 
@@ -94,7 +95,9 @@ function finishObservation(this: ObservedResponse): void {
   if (observation === undefined) return;
   this[OBSERVATION] = undefined;
   const req = this.req;
-  const durationMs = performance.now() - observation.started;
+  const endedAt = performance.now();
+  noteRequestActivity(endedAt);
+  const durationMs = endedAt - observation.started;
   const route = observation.template ?? routeTemplateOf(req.url);
   const method = req.method ?? "GET";
   // A client that left before the answer: 499, as proxies log it.
@@ -115,6 +118,8 @@ function finishObservation(this: ObservedResponse): void {
  */
 export function observeRequest(req: IncomingMessage, res: ServerResponse, template?: string, options: { setHeader?: boolean } = {}): string {
   const started = performance.now();
+  // Background work yields while requests come (./load, ./pacing).
+  noteRequestActivity(started);
   const header = req.headers["x-request-id"];
   const requestId = requestIdFrom(Array.isArray(header) ? header[0] : header);
   // The server entry writes the header itself (the front puts it in its one header list: a setHeader before

@@ -1,42 +1,58 @@
 // Background work (the janitor's deletes, webhook fan-out and sends) shares the event loop with requests.
 // A Pacer keeps it to a duty cycle: after each unit of work it pauses in proportion to the time the unit
 // took (work ≤ dutyCycle of wall time), so a backlog is worked off steadily without holding the loop.
-// The clock and the sleep are injectable: unit tests run the pacing without waiting.
+// The duty cycle depends on the load, like PostgreSQL's cost-based vacuum delay: while requests are being
+// served (./load) the work drops to a small floor (busyDutyCycle, 3 % by default) and its callers shrink
+// their units (a unit runs on the loop: its length is the wait a request can see); when the server is idle
+// it runs at its own dutyCycle again. The floor is never zero: a backlog keeps draining under a sustained
+// load, only slower. The clock, the sleep and the load signal are injectable: unit tests run without waiting.
 import { setImmediate as nextTurn, setTimeout as sleepFor } from "node:timers/promises";
+import { requestsActive } from "./load";
 
 export interface PacingOptions {
-  /** Share of wall time the work may take, in (0, 1]; 1 means only a turn between units. Default 0.2. */
+  /** Share of wall time the work may take while the server is idle, in (0, 1]; 1 means only a turn between units. Default 0.2. */
   dutyCycle?: number;
+  /** Share of wall time while requests are being served, in (0, dutyCycle]: the floor that keeps work going. Default 0.03. */
+  busyDutyCycle?: number;
   /** Longest pause after one unit (a slow unit, e.g. a GC pause, must not stall the work). Default 2000 ms. */
   maxPauseMs?: number;
   /** Monotonic milliseconds (default performance.now). */
   now?: () => number;
   /** Waits that many milliseconds (default a timer; 0 means one event-loop turn). */
   sleep?: (ms: number) => Promise<void>;
+  /** True while requests are being served (default ./load's requestsActive). */
+  busy?: () => boolean;
 }
 
 export const DEFAULT_DUTY_CYCLE = 0.2;
+export const DEFAULT_BUSY_DUTY_CYCLE = 0.03;
 export const DEFAULT_MAX_PAUSE_MS = 2000;
 
 const defaultSleep = (ms: number): Promise<void> => (ms > 0 ? sleepFor(ms) : nextTurn());
+const share = (value: number | undefined, fallback: number): number => (value !== undefined && Number.isFinite(value) && value > 0 ? Math.min(value, 1) : fallback);
 
 export class Pacer {
   private readonly dutyCycle: number;
+  private readonly busyDutyCycle: number;
   private readonly maxPauseMs: number;
   readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
+  /** True while requests are being served: callers use it to pick a smaller unit. */
+  readonly busy: () => boolean;
 
   constructor(options: PacingOptions = {}) {
-    const duty = options.dutyCycle ?? DEFAULT_DUTY_CYCLE;
-    this.dutyCycle = Number.isFinite(duty) && duty > 0 ? Math.min(duty, 1) : DEFAULT_DUTY_CYCLE;
+    this.dutyCycle = share(options.dutyCycle, DEFAULT_DUTY_CYCLE);
+    this.busyDutyCycle = Math.min(share(options.busyDutyCycle, DEFAULT_BUSY_DUTY_CYCLE), this.dutyCycle);
     this.maxPauseMs = options.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS;
     this.now = options.now ?? (() => performance.now());
     this.sleep = options.sleep ?? defaultSleep;
+    this.busy = options.busy ?? (() => requestsActive());
   }
 
-  /** The pause owed after a unit of `workMs`: workMs × (1 − d) / d, at most maxPauseMs. */
-  pauseFor(workMs: number): number {
-    const pause = (Math.max(0, workMs) * (1 - this.dutyCycle)) / this.dutyCycle;
+  /** The pause owed after a unit of `workMs`: workMs × (1 − d) / d, at most maxPauseMs (d: the duty cycle for the load now). */
+  pauseFor(workMs: number, busy: boolean = this.busy()): number {
+    const duty = busy ? this.busyDutyCycle : this.dutyCycle;
+    const pause = (Math.max(0, workMs) * (1 - duty)) / duty;
     return Math.min(Math.round(pause), this.maxPauseMs);
   }
 

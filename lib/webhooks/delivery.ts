@@ -3,8 +3,10 @@
 // in-process loop under the Node server (startWebhookDelivery), by the cron route and after() on Vercel, and
 // by `npm run webhook:deliver`. Several instances may run passes at once: claims keep them apart.
 // Background work yields to requests: fan-out runs in small transactions and, like the send batches, pauses
-// after each full one in proportion to its time (lib/operations/pacing); an endpoint's secrets are decrypted
-// once per pass (kept in memory for that pass only, never logged).
+// after each full one in proportion to its time (lib/operations/pacing); while requests are being served both
+// shrink to a quarter and pause down to the pacer's floor (3 % of wall time: a backlog drains slower under a
+// sustained load, never stops). An endpoint's secrets are decrypted once per pass (kept in memory for that
+// pass only, never logged).
 import { createHash } from "node:crypto";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
@@ -22,6 +24,8 @@ import * as events from "./stores/events";
 const SWEEP_BATCH = 100;
 /** Events per fan-out transaction: ~2 statements per event and endpoint, so one transaction stays short. */
 export const FAN_OUT_BATCH = 20;
+/** Events per fan-out transaction while requests are being served (it runs on the loop on SQLite). */
+export const BUSY_FAN_OUT_BATCH = 5;
 /** Send batches wait mostly on the network, not the loop: they may take half the wall time. */
 const SEND_DUTY_CYCLE = 0.5;
 /** Finished deliveries and their events are kept this long (well past the three days of retries), then forgotten. */
@@ -40,6 +44,8 @@ export async function pruneOld(clock: Clock = systemClock, force = false): Promi
 
 /** Deliveries claimed and sent at once; all of a batch are in flight together, so a claim outlives its sends. */
 const SEND_BATCH = 16;
+/** Deliveries per batch while requests are being served (signing and parsing answers run on the loop). */
+const BUSY_SEND_BATCH = 4;
 
 /** The stable webhook-id of an event at an endpoint. */
 export function webhookIdFor(eventId: string, endpointId: string): string {
@@ -85,10 +91,10 @@ export async function sweepLapsedClaims(clock: Clock = systemClock): Promise<num
   }
 }
 
-/** Fans out at most FAN_OUT_BATCH events in one short transaction; returns how many. */
-async function fanOutOnce(clock: Clock): Promise<number> {
+/** Fans out at most `limit` events in one short transaction; returns how many. */
+async function fanOutOnce(clock: Clock, limit: number): Promise<number> {
   return transaction(async () => {
-    const batch = await events.eventsToFanOut(FAN_OUT_BATCH);
+    const batch = await events.eventsToFanOut(limit);
     if (batch.length === 0) return 0;
     const subscribed = await endpoints.listEndpoints();
     const now = clock.now();
@@ -109,9 +115,10 @@ export async function fanOutEvents(clock: Clock = systemClock, pacing?: PacingOp
   const pacer = new Pacer(pacing);
   let total = 0;
   for (;;) {
-    const { result: count, workMs } = await pacer.measure(() => fanOutOnce(clock));
+    const limit = pacer.busy() ? BUSY_FAN_OUT_BATCH : FAN_OUT_BATCH;
+    const { result: count, workMs } = await pacer.measure(() => fanOutOnce(clock, limit));
     total += count;
-    if (count < FAN_OUT_BATCH) return total;
+    if (count < limit) return total;
     await pacer.rest(workMs);
   }
 }
@@ -177,21 +184,23 @@ export async function runDeliveryPass(options: PassOptions = {}): Promise<PassSu
   // go out at once, not after the whole backlog has been fanned out.
   for (;;) {
     if (fanningOut) {
-      const { result: count, workMs } = await fanOutPacer.measure(() => fanOutOnce(clock));
+      const limit = fanOutPacer.busy() ? BUSY_FAN_OUT_BATCH : FAN_OUT_BATCH;
+      const { result: count, workMs } = await fanOutPacer.measure(() => fanOutOnce(clock, limit));
       summary.fannedOut += count;
-      fanningOut = count === FAN_OUT_BATCH;
+      fanningOut = count === limit;
       if (fanningOut) await fanOutPacer.rest(workMs);
     }
+    const sendLimit = sendPacer.busy() ? BUSY_SEND_BATCH : SEND_BATCH;
     const { result: claimed, workMs } = await sendPacer.measure(async () => {
       const now = clock.now();
-      const batch = await deliveries.claimDue(now, new Date(now.getTime() + claimMs()), SEND_BATCH);
+      const batch = await deliveries.claimDue(now, new Date(now.getTime() + claimMs()), sendLimit);
       const outcomes = await Promise.all(batch.map((row) => deliverOne(row, options, clock, secretCache)));
       for (const outcome of outcomes) if (outcome !== "skipped") summary[outcome]++;
       return batch.length;
     });
-    if ((claimed < SEND_BATCH && !fanningOut) || (options.budgetMs !== undefined && Date.now() - started >= options.budgetMs)) break;
+    if ((claimed < sendLimit && !fanningOut) || (options.budgetMs !== undefined && Date.now() - started >= options.budgetMs)) break;
     // A backlog: the next batch waits in proportion to this one.
-    if (claimed === SEND_BATCH) await sendPacer.rest(workMs);
+    if (claimed === sendLimit) await sendPacer.rest(workMs);
   }
   await pruneOld(clock);
   return summary;
