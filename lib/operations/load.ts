@@ -7,14 +7,17 @@
 /** A request started or ended this recently (ms): the server is serving requests. */
 export const BUSY_WINDOW_MS = 100;
 
-let lastActivity = Number.NEGATIVE_INFINITY;
+// On globalThis: Next bundles route modules (the cron routes' passes) apart from the server entry (which
+// observes the requests); all must read one stamp.
+const shared = globalThis as unknown as { agentGateLoad?: { lastActivity: number } };
+const load = (shared.agentGateLoad ??= { lastActivity: Number.NEGATIVE_INFINITY });
 
 /** A request started or ended at `at` (performance.now() time). */
 export function noteRequestActivity(at: number): void {
-  lastActivity = at;
+  load.lastActivity = at;
 }
 
 /** True while requests are being served (one started or ended in the last BUSY_WINDOW_MS). */
 export function requestsActive(now: number = performance.now()): boolean {
-  return now - lastActivity < BUSY_WINDOW_MS;
+  return now - load.lastActivity < BUSY_WINDOW_MS;
 }

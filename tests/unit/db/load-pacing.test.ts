@@ -5,7 +5,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { deleteInBatches, type BatchDelete } from "@/lib/operations/janitor";
 import { BUSY_WINDOW_MS, noteRequestActivity, requestsActive } from "@/lib/operations/load";
@@ -53,9 +53,22 @@ describe("the load signal", () => {
     expect(requestsActive()).toBe(false);
   });
 
-  it("observeRequest stamps it: a request served just now makes the server busy", async () => {
+  it("is one signal per process: a second copy of the module (Next bundles routes apart from the server entry) reads the same stamp", async () => {
+    vi.resetModules();
+    const otherCopy = await import("@/lib/operations/load");
+    noteRequestActivity(performance.now() - 1000);
+    expect(otherCopy.requestsActive()).toBe(false);
+    noteRequestActivity(performance.now());
+    expect(otherCopy.requestsActive()).toBe(true);
+  });
+
+  it("observeRequest stamps it: a request being served, and one just answered, make the server busy", async () => {
+    const seen: { atStart?: boolean; afterEnd?: boolean } = {};
     const server = http.createServer((req, res) => {
       observeRequest(req, res, "/probe");
+      seen.atStart = requestsActive();
+      // The observation's own "close" listener runs first (registered first): its end stamp is there.
+      res.on("close", () => (seen.afterEnd = requestsActive()));
       res.end("ok");
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -64,7 +77,7 @@ describe("the load signal", () => {
       expect(requestsActive()).toBe(false);
       const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/probe`);
       expect(await response.text()).toBe("ok");
-      expect(requestsActive()).toBe(true);
+      expect(seen).toEqual({ atStart: true, afterEnd: true });
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -73,16 +86,19 @@ describe("the load signal", () => {
 });
 
 describe("load-aware pacing", () => {
-  it("pauses 32× a unit while busy (3 % floor), 4× while idle (20 %), never more than the cap", () => {
+  it("pauses 32× a unit while busy (3 % floor), 4× while idle (20 %); at most 500 ms while busy, 2 s while idle", () => {
     let busy = false;
     const pacer = new Pacer({ dutyCycle: 0.2, busy: () => busy });
     expect(pacer.pauseFor(10)).toBe(40);
     busy = true;
     expect(pacer.pauseFor(10)).toBe(Math.round((10 * (1 - DEFAULT_BUSY_DUTY_CYCLE)) / DEFAULT_BUSY_DUTY_CYCLE));
     expect(pacer.pauseFor(10)).toBe(323);
+    // A unit slowed by the load's own wait for the loop: the work still goes on at least twice a second.
+    expect(pacer.pauseFor(1000)).toBe(500);
+    busy = false;
     expect(pacer.pauseFor(1000)).toBe(2000);
     // The floor never exceeds the idle duty cycle.
-    expect(new Pacer({ dutyCycle: 0.01, busy: () => true }).pauseFor(10)).toBe(990);
+    expect(new Pacer({ dutyCycle: 0.01, busy: () => true }).pauseFor(4)).toBe(396);
   });
 
   it("janitor: under a sustained load the batches shrink and the work keeps the floor; it still removes every row", async () => {
