@@ -274,6 +274,12 @@ interface Scenario {
   distinctForwardedFor?: boolean;
   /** Name of the scenario whose requests/s this one is compared with. */
   baseline?: string;
+  /**
+   * A plain scenario run right after this one: the ratio is to the mean of `baseline` (right before) and it.
+   * Every scenario adds rows the next one works on and the machine is shared, so one baseline measured before
+   * favours the baseline (bench/README.md, seventh pass).
+   */
+  baselineAfter?: string;
   /** Connections for this scenario instead of --connections (latency without queueing). */
   connections?: number;
   /** Name of the scenario this one repeats on another server (its CPU per request is compared with it). */
@@ -287,6 +293,9 @@ interface Scenario {
 /** The operator scenarios (bench/side-work.ts): the exchange's load while the server does other work. */
 export const BACKLOG_SCENARIO = "JWT-bearer exchange, webhook backlog draining";
 export const JANITOR_SCENARIO = "JWT-bearer exchange, janitor removing expired tokens";
+/** The plain exchange again right after each operator scenario: the other side of its bracket. */
+const AFTER_BACKLOG = "JWT-bearer exchange, after the backlog";
+const AFTER_JANITOR = "JWT-bearer exchange, after the janitor";
 
 /** The extras the operator scenarios need: the server's environment (for seeding) and its cron secret. */
 interface OperatorContext {
@@ -446,18 +455,22 @@ function scenarios(fixtures: BenchFixtures, base: string, operator: OperatorCont
       variants: exchange,
       expect: { status: 200, bodyIncludes: '"access_token"' },
       baseline: "JWT-bearer exchange",
+      baselineAfter: AFTER_BACKLOG,
       sideWork: () => webhookBacklog(operator.env, options.backlogEvents, options.smoke ? 60_000 : 300_000),
     },
+    { name: AFTER_BACKLOG, target: "app", variants: exchange, expect: { status: 200, bodyIncludes: '"access_token"' } },
     // Issue #17 item 4: the same exchange load while the janitor removes the seeded dead tokens.
     {
       name: JANITOR_SCENARIO,
       target: "app",
       variants: exchange,
       expect: { status: 200, bodyIncludes: '"access_token"' },
-      baseline: "JWT-bearer exchange",
+      baseline: AFTER_BACKLOG,
+      baselineAfter: AFTER_JANITOR,
       sideWork: () => janitorMillion(String(operator.env.DATABASE_URL), operator.origin, operator.cronSecret, options.expiredTokens, options.smoke ? 60_000 : 600_000),
       optIn: true,
     },
+    { name: AFTER_JANITOR, target: "app", variants: exchange, expect: { status: 200, bodyIncludes: '"access_token"' }, optIn: true },
   ];
 }
 
@@ -795,7 +808,7 @@ async function main(): Promise<number> {
     let servicePeak = treeRss(app.pid!);
     for (const scenario of all) {
       // A selected scenario brings its baseline along, so its ratio is always printed.
-      if (!selected(scenario.name) && !all.some((other) => other.baseline === scenario.name && selected(other.name))) continue;
+      if (!selected(scenario.name) && !all.some((other) => (other.baseline === scenario.name || other.baselineAfter === scenario.name) && selected(other.name))) continue;
       if (scenario.optIn && !runsJanitor) continue;
       const target = targets[scenario.target];
       if (target === undefined) continue;
@@ -833,6 +846,13 @@ async function main(): Promise<number> {
       const ratio = base && base.result.requestsPerSecond > 0 ? result.requestsPerSecond / base.result.requestsPerSecond : null;
       rows.push({ name: scenario.name, result, peakRss, load: loadavg(), ratio, cpuMsPerRequest, notes: side?.notes });
       for (const sample of result.errorSamples) log(`  unexpected: ${sample}`);
+    }
+    // The operator scenarios' brackets: now that the plain run after each exists, the ratio is to the mean.
+    for (const row of rows) {
+      const scenario = all.find((candidate) => candidate.name === row.name);
+      const before = rows.find((r) => r.name === scenario?.baseline)?.result.requestsPerSecond ?? 0;
+      const after = rows.find((r) => r.name === scenario?.baselineAfter)?.result.requestsPerSecond ?? 0;
+      if (before > 0 && after > 0) row.ratio = row.result.requestsPerSecond / ((before + after) / 2);
     }
     let mixed: MixedOutcome | null = null;
     if (selected(MIXED_NAME)) {
