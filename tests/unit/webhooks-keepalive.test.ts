@@ -105,6 +105,34 @@ describe("webhook connection reuse", () => {
     }
   });
 
+  it("the deadline still holds on a reused connection: a receiver that stops answering fails the attempt, the next one goes out", async () => {
+    let hang = false;
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        if (!hang) res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+    const timeout = process.env.WEBHOOK_TIMEOUT_SECONDS;
+    process.env.WEBHOOK_TIMEOUT_SECONDS = "0.3";
+    try {
+      expect((await send(url, 1)).ok).toBe(true);
+      hang = true;
+      const started = Date.now();
+      expect(await send(url, 2)).toEqual({ status: null, ok: false, excerpt: "no answer within 0.3 s" });
+      expect(Date.now() - started).toBeLessThan(2000);
+      hang = false;
+      expect((await send(url, 3)).ok).toBe(true);
+    } finally {
+      if (timeout === undefined) delete process.env.WEBHOOK_TIMEOUT_SECONDS;
+      else process.env.WEBHOOK_TIMEOUT_SECONDS = timeout;
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   it("a private address is refused without WEBHOOK_ALLOW_PRIVATE, also after a connection to it was pooled", async () => {
     const target = await receiver();
     try {
