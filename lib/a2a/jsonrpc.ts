@@ -14,6 +14,7 @@ import { DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext, Unau
 import { z } from "zod";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
+import { sqlProvider, transaction } from "@/lib/db";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { clientIp } from "@/lib/http/client-ip";
@@ -222,6 +223,16 @@ async function finishedTaskRefusal(parsed: ParsedCall & { ok: true }, store: DbT
   return v1Error(new UnsupportedOperationError({ message: `Task ${task.id} is in a terminal state (${taskStateToJSON(task.status.state)}) and cannot be modified.` }));
 }
 
+/**
+ * On SQLite the message's two writes (the per-address count, then the task) each join the group commit of the
+ * event-loop iteration: one COMMIT for all the requests that arrived together instead of one each, and the
+ * answer still waits for it. On PostgreSQL each statement commits alone as before (a transaction would only
+ * add round trips).
+ */
+function groupCommitted<T>(write: () => Promise<T>): Promise<T> {
+  return sqlProvider() === "sqlite" ? transaction(() => write()) : write();
+}
+
 async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: JsonRpcId) => void): Promise<ApiReply> {
   const text = await request.readBody(A2A_BODY_LIMIT);
   if (!text.ok) {
@@ -237,7 +248,7 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
   if (!parsed.ok) return rpcError(parsed.id, parsed.error);
   onId(parsed.id);
   if (invocation) {
-    const limit = await hitRateLimit(A2A_MESSAGE_SEND_RATE_LIMIT, ip, clock);
+    const limit = await groupCommitted(() => hitRateLimit(A2A_MESSAGE_SEND_RATE_LIMIT, ip, clock));
     if (!limit.allowed) return rpcServerError(parsed.id, rateLimitedRpcError(limit.resetSeconds));
   }
 
@@ -252,7 +263,7 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
   const result = version === "1.0" ? await new JsonRpcTransportHandler(handler).handle(call, context) : await new LegacyJsonRpcTransportHandler(handler).handle(call, context);
   const failure = store.storageError ?? executor.databaseError;
   if (failure) throw failure;
-  await store.flush();
+  await groupCommitted(() => store.flush());
   if (Symbol.asyncIterator in result) {
     // Unreachable: streaming methods were answered above.
     return rpcError(parsed.id, { code: JSONRPC_ERRORS.unsupportedOperation, message: "Unsupported operation: streaming." });
