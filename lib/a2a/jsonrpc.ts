@@ -233,6 +233,19 @@ function groupCommitted<T>(write: () => Promise<T>): Promise<T> {
   return sqlProvider() === "sqlite" ? transaction(() => write()) : write();
 }
 
+/**
+ * Whether a send's per-address count can be taken together with its task write, after the skill ran (one
+ * commit job per message instead of two): the message starts a new task (no taskId, so no answer depends on a
+ * stored task) and its skill only reads. The answers are the same either way (over the limit -32010 and
+ * nothing stored: the count and the write are one step, and a refused count skips the write); a skill that
+ * writes (register_agent) or a message to an existing task is still counted before anything runs.
+ */
+function countsWithTheTask(parsed: ParsedCall & { ok: true }, invocation: Invocation): boolean {
+  if (invocation.ok && !invocation.tool.annotations.readOnlyHint) return false;
+  const message = parsed.params["message"] as { taskId?: unknown };
+  return message.taskId === undefined || message.taskId === "";
+}
+
 async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: JsonRpcId) => void): Promise<ApiReply> {
   const text = await request.readBody(A2A_BODY_LIMIT);
   if (!text.ok) {
@@ -247,7 +260,8 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
   if (limited) return limited;
   if (!parsed.ok) return rpcError(parsed.id, parsed.error);
   onId(parsed.id);
-  if (invocation) {
+  const countedWithTheTask = invocation !== undefined && countsWithTheTask(parsed, invocation);
+  if (invocation && !countedWithTheTask) {
     const limit = await groupCommitted(() => hitRateLimit(A2A_MESSAGE_SEND_RATE_LIMIT, ip, clock));
     if (!limit.allowed) return rpcServerError(parsed.id, rateLimitedRpcError(limit.resetSeconds));
   }
@@ -263,7 +277,14 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
   const result = version === "1.0" ? await new JsonRpcTransportHandler(handler).handle(call, context) : await new LegacyJsonRpcTransportHandler(handler).handle(call, context);
   const failure = store.storageError ?? executor.databaseError;
   if (failure) throw failure;
-  await groupCommitted(() => store.flush());
+  if (countedWithTheTask) {
+    const limit = await groupCommitted(async () => {
+      const counted = await hitRateLimit(A2A_MESSAGE_SEND_RATE_LIMIT, ip, clock);
+      if (counted.allowed) await store.flush();
+      return counted;
+    });
+    if (!limit.allowed) return rpcServerError(parsed.id, rateLimitedRpcError(limit.resetSeconds));
+  } else await groupCommitted(() => store.flush());
   if (Symbol.asyncIterator in result) {
     // Unreachable: streaming methods were answered above.
     return rpcError(parsed.id, { code: JSONRPC_ERRORS.unsupportedOperation, message: "Unsupported operation: streaming." });
