@@ -269,7 +269,7 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
   const store = new DbTaskStore(clock, "at-flush");
   const refusal = await finishedTaskRefusal(parsed, store);
   if (refusal) return rpcError(parsed.id, refusal);
-  const executor = new CommunityToolExecutor({ clock, clientIp: ip });
+  const executor = new CommunityToolExecutor({ clock, clientIp: ip }, (taskId) => store.noteCreated(taskId));
   const handler = new DefaultRequestHandler(sdkAgentCard(), store, executor);
   const version: A2aVersion = parsed.version;
   const context = new ServerCallContext({ user: new UnauthenticatedUser(), requestedVersion: version });
