@@ -21,7 +21,11 @@ export class CommunityToolExecutor implements AgentExecutor {
   /** A database outage met while running a skill: the route answers JSON-RPC -32011 (HTTP 503) rather than a failed task. */
   databaseError: unknown;
 
-  constructor(private readonly context: ToolContext) {}
+  /** onNewTask: told the id of a task this message creates (the SDK drew it just now, so no store holds it yet). */
+  constructor(
+    private readonly context: ToolContext,
+    private readonly onNewTask?: (taskId: string) => void,
+  ) {}
 
   private finish(eventBus: ExecutionEventBus, state: TaskState, text: string, taskId: string, contextId: string): void {
     const status = { state, message: agentMessage(text, taskId, contextId), timestamp: this.context.clock.now().toISOString() };
@@ -31,6 +35,8 @@ export class CommunityToolExecutor implements AgentExecutor {
 
   async execute(requestContext: RequestContext, eventBus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId, userMessage } = requestContext;
+    // No task in the context: the message carried no taskId and the SDK generated this one (a random UUID).
+    if (!requestContext.task) this.onNewTask?.(taskId);
     const invocation = readInvocationParts(sdkMessageParts(userMessage));
     const skill = invocation.ok ? invocation.tool.name : invocation.skill;
     const task: Task = {

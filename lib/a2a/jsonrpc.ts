@@ -14,6 +14,7 @@ import { DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext, Unau
 import { z } from "zod";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
+import { sqlProvider, transaction } from "@/lib/db";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { clientIp } from "@/lib/http/client-ip";
@@ -222,6 +223,29 @@ async function finishedTaskRefusal(parsed: ParsedCall & { ok: true }, store: DbT
   return v1Error(new UnsupportedOperationError({ message: `Task ${task.id} is in a terminal state (${taskStateToJSON(task.status.state)}) and cannot be modified.` }));
 }
 
+/**
+ * On SQLite the message's two writes (the per-address count, then the task) each join the group commit of the
+ * event-loop iteration: one COMMIT for all the requests that arrived together instead of one each, and the
+ * answer still waits for it. On PostgreSQL each statement commits alone as before (a transaction would only
+ * add round trips).
+ */
+function groupCommitted<T>(write: () => Promise<T>): Promise<T> {
+  return sqlProvider() === "sqlite" ? transaction(() => write()) : write();
+}
+
+/**
+ * Whether a send's per-address count can be taken together with its task write, after the skill ran (one
+ * commit job per message instead of two): the message starts a new task (no taskId, so no answer depends on a
+ * stored task) and its skill only reads. The answers are the same either way (over the limit -32010 and
+ * nothing stored: the count and the write are one step, and a refused count skips the write); a skill that
+ * writes (register_agent) or a message to an existing task is still counted before anything runs.
+ */
+function countsWithTheTask(parsed: ParsedCall & { ok: true }, invocation: Invocation): boolean {
+  if (invocation.ok && !invocation.tool.annotations.readOnlyHint) return false;
+  const message = parsed.params["message"] as { taskId?: unknown };
+  return message.taskId === undefined || message.taskId === "";
+}
+
 async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: JsonRpcId) => void): Promise<ApiReply> {
   const text = await request.readBody(A2A_BODY_LIMIT);
   if (!text.ok) {
@@ -236,15 +260,16 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
   if (limited) return limited;
   if (!parsed.ok) return rpcError(parsed.id, parsed.error);
   onId(parsed.id);
-  if (invocation) {
-    const limit = await hitRateLimit(A2A_MESSAGE_SEND_RATE_LIMIT, ip, clock);
+  const countedWithTheTask = invocation !== undefined && countsWithTheTask(parsed, invocation);
+  if (invocation && !countedWithTheTask) {
+    const limit = await groupCommitted(() => hitRateLimit(A2A_MESSAGE_SEND_RATE_LIMIT, ip, clock));
     if (!limit.allowed) return rpcServerError(parsed.id, rateLimitedRpcError(limit.resetSeconds));
   }
 
   const store = new DbTaskStore(clock, "at-flush");
   const refusal = await finishedTaskRefusal(parsed, store);
   if (refusal) return rpcError(parsed.id, refusal);
-  const executor = new CommunityToolExecutor({ clock, clientIp: ip });
+  const executor = new CommunityToolExecutor({ clock, clientIp: ip }, (taskId) => store.noteCreated(taskId));
   const handler = new DefaultRequestHandler(sdkAgentCard(), store, executor);
   const version: A2aVersion = parsed.version;
   const context = new ServerCallContext({ user: new UnauthenticatedUser(), requestedVersion: version });
@@ -252,7 +277,14 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
   const result = version === "1.0" ? await new JsonRpcTransportHandler(handler).handle(call, context) : await new LegacyJsonRpcTransportHandler(handler).handle(call, context);
   const failure = store.storageError ?? executor.databaseError;
   if (failure) throw failure;
-  await store.flush();
+  if (countedWithTheTask) {
+    const limit = await groupCommitted(async () => {
+      const counted = await hitRateLimit(A2A_MESSAGE_SEND_RATE_LIMIT, ip, clock);
+      if (counted.allowed) await store.flush();
+      return counted;
+    });
+    if (!limit.allowed) return rpcServerError(parsed.id, rateLimitedRpcError(limit.resetSeconds));
+  } else await groupCommitted(() => store.flush());
   if (Symbol.asyncIterator in result) {
     // Unreachable: streaming methods were answered above.
     return rpcError(parsed.id, { code: JSONRPC_ERRORS.unsupportedOperation, message: "Unsupported operation: streaming." });

@@ -77,6 +77,8 @@ export class DbTaskStore implements TaskStore {
   storageError: unknown;
 
   private readonly unwritten = new Map<string, Task>();
+  /** Tasks this request creates: not in the database yet, so loading one before its first save needs no query. */
+  private readonly created = new Set<string>();
 
   constructor(
     private readonly clock: Clock = systemClock,
@@ -90,6 +92,14 @@ export class DbTaskStore implements TaskStore {
       this.storageError ??= error;
       throw error;
     }
+  }
+
+  /**
+   * Notes a task id the SDK has just generated for this request's message. The SDK loads each task before it
+   * merges the first event into it: for a new task that load would be a query that cannot find anything.
+   */
+  noteCreated(taskId: string): void {
+    this.created.add(taskId);
   }
 
   async save(task: Task): Promise<void> {
@@ -124,8 +134,10 @@ export class DbTaskStore implements TaskStore {
 
   async load(taskId: string): Promise<Task | undefined> {
     const unwritten = this.unwritten.get(taskId);
-    // A copy: the SDK changes the tasks it loads before saving them again.
+    // A copy: the SDK changes the tasks it loads before saving them again. A proto JSON round trip, not
+    // structuredClone (about 1.3 µs against 11 µs for a finished task: bench/README.md, seventh pass).
     if (unwritten) return Task.fromJSON(Task.toJSON(unwritten));
+    if (this.created.has(taskId)) return undefined;
     return this.guarded(async () => {
       const rows = await db().query<{ task: string; expiresAt: unknown }>(`SELECT "task", "expiresAt" FROM "A2ATask" WHERE "id" = $1`, [taskId]);
       const row = rows[0];

@@ -116,4 +116,30 @@ describe("private release mode", () => {
     }
     expect(await getDb().a2ATask.count()).toBe(before);
   });
+
+  it("a skill that writes is counted before it runs: register_agent over the limit registers nothing (a read-only skill's count is taken with its task write)", async () => {
+    const { getDb } = await import("@/lib/db/prisma");
+    const ip = freshIp();
+    const send = (skill: string, input: unknown) =>
+      fetch(`${server.baseUrl}/a2a`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Forwarded-For": ip, "A2A-Version": "1.0" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 7,
+          method: "SendMessage",
+          params: { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ data: { skill, input } }] } },
+        }),
+      });
+    // Two read-only sends fill the window (limit 2), each stored; the third send of either kind is refused.
+    for (let i = 0; i < 2; i++) expect(await (await send("get_community_stats", {})).json()).toMatchObject({ result: { task: { status: { state: "TASK_STATE_COMPLETED" } } } });
+    const agentName = `Limited Agent ${randomUUID().slice(0, 8)}`;
+    const tasksBefore = await getDb().a2ATask.count();
+    const refused = await send("register_agent", { agent_name: agentName, user_authorized: true });
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32010 } });
+    expect(await getDb().agentNamePreRegistration.count({ where: { agentName } })).toBe(0);
+    expect((await send("get_community_stats", {})).status).toBe(429);
+    expect(await getDb().a2ATask.count()).toBe(tasksBefore);
+  });
 });
