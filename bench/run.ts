@@ -66,6 +66,12 @@ function startHeapFlags(): string[] {
   return manifest.scripts.start!.match(/--max-[a-z-]+-size=\d+/g) ?? [];
 }
 
+/** glibc's malloc arena count `npm start` sets unless the operator does (package.json "start"), or null. */
+function startMallocArenas(): string | null {
+  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
+  return /MALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-(\d+)\}/.exec(manifest.scripts.start!)?.[1] ?? null;
+}
+
 function parseOptions(argv: string[]): Options {
   const value = (name: string): string | undefined => {
     const i = argv.indexOf(name);
@@ -707,6 +713,8 @@ async function main(): Promise<number> {
       ...process.env,
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
+      // As `npm start` runs it (bench/README.md "Seventh pass"); an operator's own value in the environment wins.
+      ...(process.env.MALLOC_ARENA_MAX === undefined && startMallocArenas() !== null ? { MALLOC_ARENA_MAX: startMallocArenas()! } : {}),
       BASE_URL: base,
       DATABASE_URL: databaseUrl,
       CONTENT_DIR: contentDir,
