@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { BUILT_CONFIG_VARIABLE, useBuiltNextConfig } from "@/lib/server/built-config";
+import { BUILT_CONFIG_VARIABLE, applyBuiltNextConfig } from "@/lib/server/built-config";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -19,24 +19,24 @@ function appDir(requiredServerFiles: string | null): string {
   return dir;
 }
 
-describe("useBuiltNextConfig", () => {
+describe("applyBuiltNextConfig", () => {
   it("puts the build's resolved config, exactly, in the variable Next's config loader reads", () => {
     const config = { distDir: ".next", poweredByHeader: false, serverExternalPackages: ["better-sqlite3", "pg"] };
     const env: Record<string, string | undefined> = {};
-    expect(useBuiltNextConfig(appDir(JSON.stringify({ version: 1, config, files: [] })), env)).toBe(true);
+    expect(applyBuiltNextConfig(appDir(JSON.stringify({ version: 1, config, files: [] })), env)).toBe(true);
     expect(JSON.parse(env[BUILT_CONFIG_VARIABLE]!)).toEqual(config);
   });
 
   it("leaves a value already set alone", () => {
     const env: Record<string, string | undefined> = { [BUILT_CONFIG_VARIABLE]: '{"distDir":"custom"}' };
-    expect(useBuiltNextConfig(appDir(JSON.stringify({ config: { distDir: ".next" } })), env)).toBe(false);
+    expect(applyBuiltNextConfig(appDir(JSON.stringify({ config: { distDir: ".next" } })), env)).toBe(false);
     expect(env[BUILT_CONFIG_VARIABLE]).toBe('{"distDir":"custom"}');
   });
 
   it("changes nothing without a build, with an unreadable file or without a config in it (Next then loads next.config.ts)", () => {
     for (const contents of [null, "{not json", JSON.stringify({ version: 1 }), JSON.stringify({ config: "x" })]) {
       const env: Record<string, string | undefined> = {};
-      expect(useBuiltNextConfig(appDir(contents), env)).toBe(false);
+      expect(applyBuiltNextConfig(appDir(contents), env)).toBe(false);
       expect(env).toEqual({});
     }
   });
