@@ -13,6 +13,7 @@ import { startSqliteCheckpointer } from "@/lib/db/sqlite-checkpointer";
 import { sqliteFilePath } from "@/lib/db/sqlite-path";
 import { serveFront } from "@/lib/server/front";
 import { addResponseHeaders } from "@/lib/server/front/node";
+import { applyBuiltNextConfig } from "@/lib/server/built-config";
 import { requestListener } from "@/lib/server/request-listener";
 import { turns } from "@/lib/server/turns";
 import { startWebhookDelivery } from "@/lib/webhooks/delivery";
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
   const webhooks = process.env.WEBHOOK_DELIVERY !== "off" ? startWebhookDelivery() : null;
 
   markServerEntry();
+  applyBuiltNextConfig(process.cwd());
   const app = next({ dev: false, dir: process.cwd(), hostname: hostname ?? "localhost", port });
   await app.prepare();
   // HSTS on every answer of an https deployment, the front's and Next's alike (next.config.ts's headers are fixed at build).

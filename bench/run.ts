@@ -7,11 +7,16 @@
 //                                                on other data, on a scenario without answers or a missing ratio)
 //   npx tsx bench/run.ts --no-build --only janitor [--expired-tokens 1000000] [--backlog-events 10000]
 //                                               (the janitor scenario runs only when --only names it, or in the smoke run with 100,000 tokens)
+//   npx tsx bench/run.ts --no-build --postgres postgresql://postgres:postgres@127.0.0.1:5432/postgres --only mixed
+//                                               (the server on a fresh PostgreSQL database made through that URL and
+//                                                dropped afterwards; the bare baselines and the operator scenarios,
+//                                                which read SQLite files directly, do not run)
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { Client } from "pg";
 import { migrate, ROOT } from "../scripts/lib";
 import { freePort, SERVER_ENTRY } from "../tests/support/server";
 import type { LoadJob, LoadResult, RequestVariant } from "./load";
@@ -51,12 +56,20 @@ interface Options {
   expiredTokens: number;
   /** Seconds of the mixed-load scenario (issue 17 item 9 describes three minutes). */
   mixedSeconds: number;
+  /** A PostgreSQL URL (its server and credentials): the bench makes a database of its own there instead of a SQLite file. */
+  postgresUrl: string | null;
 }
 
 /** The V8 heap flags `npm start` puts in NODE_OPTIONS (package.json "start"): the bench measures the server as deployed. */
 function startHeapFlags(): string[] {
   const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
   return manifest.scripts.start!.match(/--max-[a-z-]+-size=\d+/g) ?? [];
+}
+
+/** glibc's malloc arena count `npm start` sets unless the operator does (package.json "start"), or null. */
+function startMallocArenas(): string | null {
+  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
+  return /MALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-(\d+)\}/.exec(manifest.scripts.start!)?.[1] ?? null;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -81,6 +94,7 @@ function parseOptions(argv: string[]): Options {
     serverNodeOptions: (value("--server-node-options") ?? startHeapFlags().join(" ")).split(" ").filter(Boolean),
     serverLog: value("--server-log") ? path.resolve(value("--server-log")!) : null,
     mixedSeconds: Number(value("--mixed-duration") ?? (smoke ? duration : 180)),
+    postgresUrl: value("--postgres") ?? null,
     backlogEvents: Number(value("--backlog-events") ?? (smoke ? 2_000 : 10_000)),
     expiredTokens: Number(value("--expired-tokens") ?? (smoke ? 100_000 : 1_000_000)),
     cpuProfDir: argv.includes("--cpu-prof") ? path.resolve(value("--cpu-prof-dir") ?? path.join(ROOT, "bench", "results", "profiles")) : null,
@@ -480,7 +494,7 @@ function scenarios(fixtures: BenchFixtures, base: string, operator: OperatorCont
 const REQUIRED_DATA = { members: 10_000, delegations: 1_000, documents: 500 } as const;
 
 /** What makes a run unfit to report, whatever its speed: other data, a scenario without answers, a ratio missing. */
-function harnessProblems(rows: Row[], all: Scenario[], counts: BenchFixtures["counts"]): string[] {
+function harnessProblems(rows: Row[], all: Scenario[], counts: BenchFixtures["counts"], baselinesRan: boolean): string[] {
   const problems: string[] = [];
   for (const [name, required] of Object.entries(REQUIRED_DATA)) {
     const seeded = counts[name as keyof typeof REQUIRED_DATA];
@@ -489,7 +503,7 @@ function harnessProblems(rows: Row[], all: Scenario[], counts: BenchFixtures["co
   for (const row of rows) {
     if (row.result.requests === 0) problems.push(`${row.name}: no answers measured`);
     const baseline = all.find((scenario) => scenario.name === row.name)?.baseline;
-    if (baseline && row.ratio === null) problems.push(`${row.name}: no ratio to "${baseline}"`);
+    if (baseline && baselinesRan && row.ratio === null) problems.push(`${row.name}: no ratio to "${baseline}"`);
   }
   return problems;
 }
@@ -628,6 +642,26 @@ async function runMixed(all: Scenario[], target: { origin: string; pid: number }
   return { rows, peakRss, restRss, seconds };
 }
 
+// ---------------------------------------------------------------- PostgreSQL (--postgres)
+
+/** A database of the run's own on the server `adminUrl` names, migrated by the project's own migrations; dropped afterwards. */
+async function createPostgresDatabase(adminUrl: string, name: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const admin = async (sql: string): Promise<void> => {
+    const client = new Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  log(`PostgreSQL database ${name}`);
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+}
+
 // ---------------------------------------------------------------- main
 
 /** Called when the load generator enters a phase (bench/load.ts prints a line for each). */
@@ -677,7 +711,8 @@ async function main(): Promise<number> {
 
   const dir = path.join(ROOT, ".tmp", `bench-${Date.now()}`);
   fs.mkdirSync(dir, { recursive: true });
-  const databaseUrl = `file:${path.join(dir, "bench.db")}`;
+  const postgres = options.postgresUrl ? await createPostgresDatabase(options.postgresUrl, `agent_gate_bench_${process.pid}_${Date.now()}`) : null;
+  const databaseUrl = postgres?.url ?? `file:${path.join(dir, "bench.db")}`;
   const contentDir = path.join(dir, "content");
   const fixturesFile = path.join(dir, "fixtures.json");
   try {
@@ -691,6 +726,8 @@ async function main(): Promise<number> {
       ...process.env,
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
+      // As `npm start` runs it (bench/README.md "Seventh pass"); an operator's own value in the environment wins.
+      ...(process.env.MALLOC_ARENA_MAX === undefined && startMallocArenas() !== null ? { MALLOC_ARENA_MAX: startMallocArenas()! } : {}),
       BASE_URL: base,
       DATABASE_URL: databaseUrl,
       CONTENT_DIR: contentDir,
@@ -717,7 +754,7 @@ async function main(): Promise<number> {
     });
     if (seed.status !== 0) throw new Error("seeding failed");
     const fixtures = JSON.parse(fs.readFileSync(fixturesFile, "utf8")) as BenchFixtures;
-    const runsJanitor = options.smoke || (options.only?.some((o) => JANITOR_SCENARIO.toLowerCase().includes(o.toLowerCase())) ?? false);
+    const runsJanitor = !postgres && (options.smoke || (options.only?.some((o) => JANITOR_SCENARIO.toLowerCase().includes(o.toLowerCase())) ?? false));
     if (runsJanitor) {
       log(`seeding ${options.expiredTokens.toLocaleString("en-US")} expired access tokens for the janitor scenario…`);
       const seededAt = Date.now();
@@ -746,30 +783,29 @@ async function main(): Promise<number> {
       options.serverLog,
     );
     const ownPort = await freePort();
-    // `node --import tsx`, not the tsx CLI: one process per baseline, so its RSS is its own.
-    const ownBaseline = await startProcess(
-      "own-account baseline",
-      process.execPath,
-      ["--import", "tsx", path.join("bench", "baselines", "own-account.ts")],
-      { ...appEnv, PORT: String(ownPort) },
-      () => answers(`http://127.0.0.1:${ownPort}/`),
-    );
+    // `node --import tsx`, not the tsx CLI: one process per baseline, so its RSS is its own. They read the SQLite
+    // file directly, so a PostgreSQL run has none (and no ratios).
+    const ownBaseline = postgres
+      ? null
+      : await startProcess(
+          "own-account baseline",
+          process.execPath,
+          ["--import", "tsx", path.join("bench", "baselines", "own-account.ts")],
+          { ...appEnv, PORT: String(ownPort) },
+          () => answers(`http://127.0.0.1:${ownPort}/`),
+        );
     const mcpPort = await freePort();
-    const mcpBaseline = await startProcess(
-      "MCP baseline",
-      process.execPath,
-      ["--import", "tsx", path.join("bench", "baselines", "mcp.ts")],
-      { ...appEnv, PORT: String(mcpPort) },
-      () => answers(`http://127.0.0.1:${mcpPort}/`),
-    );
+    const mcpBaseline = postgres
+      ? null
+      : await startProcess("MCP baseline", process.execPath, ["--import", "tsx", path.join("bench", "baselines", "mcp.ts")], { ...appEnv, PORT: String(mcpPort) }, () =>
+          answers(`http://127.0.0.1:${mcpPort}/`),
+        );
     const a2aPort = await freePort();
-    const a2aBaseline = await startProcess(
-      "A2A baseline",
-      process.execPath,
-      ["--import", "tsx", path.join("bench", "baselines", "a2a.ts")],
-      { ...appEnv, PORT: String(a2aPort) },
-      () => answers(`http://127.0.0.1:${a2aPort}/`),
-    );
+    const a2aBaseline = postgres
+      ? null
+      : await startProcess("A2A baseline", process.execPath, ["--import", "tsx", path.join("bench", "baselines", "a2a.ts")], { ...appEnv, PORT: String(a2aPort) }, () =>
+          answers(`http://127.0.0.1:${a2aPort}/`),
+        );
     const metricsPort = wantsMetricsServer ? await freePort() : 0;
     // The same server on the same database, with METRICS_TOKEN set: the process collectors run and /metrics answers.
     const metricsApp = wantsMetricsServer
@@ -784,9 +820,9 @@ async function main(): Promise<number> {
     const targets: Record<Target, { origin: string; pid: number } | undefined> = {
       app: { origin: `http://127.0.0.1:${port}`, pid: app.pid! },
       "app-metrics": metricsApp ? { origin: `http://127.0.0.1:${metricsPort}`, pid: metricsApp.pid! } : undefined,
-      "own-account-baseline": { origin: `http://127.0.0.1:${ownPort}`, pid: ownBaseline.pid! },
-      "mcp-baseline": { origin: `http://127.0.0.1:${mcpPort}`, pid: mcpBaseline.pid! },
-      "a2a-baseline": { origin: `http://127.0.0.1:${a2aPort}`, pid: a2aBaseline.pid! },
+      "own-account-baseline": ownBaseline ? { origin: `http://127.0.0.1:${ownPort}`, pid: ownBaseline.pid! } : undefined,
+      "mcp-baseline": mcpBaseline ? { origin: `http://127.0.0.1:${mcpPort}`, pid: mcpBaseline.pid! } : undefined,
+      "a2a-baseline": a2aBaseline ? { origin: `http://127.0.0.1:${a2aPort}`, pid: a2aBaseline.pid! } : undefined,
     };
 
     // Load every route once (route chunks, the Prisma client, the key import) so no scenario pays the cold start.
@@ -810,6 +846,8 @@ async function main(): Promise<number> {
       // A selected scenario brings its baseline along, so its ratio is always printed.
       if (!selected(scenario.name) && !all.some((other) => (other.baseline === scenario.name || other.baselineAfter === scenario.name) && selected(other.name))) continue;
       if (scenario.optIn && !runsJanitor) continue;
+      // The operator scenarios' side work reads and writes the SQLite file directly.
+      if (postgres && scenario.sideWork) continue;
       const target = targets[scenario.target];
       if (target === undefined) continue;
       log(`${scenario.name}…`);
@@ -866,7 +904,9 @@ async function main(): Promise<number> {
     console.log(
       `\nAgent Gate bench — ${new Date().toISOString()}, ${os.cpus().length} CPUs, ${options.connections} connections, ${options.durationSeconds} s per scenario${options.smoke ? " (smoke)" : ""}`,
     );
-    console.log(`server: dist/server.mjs${options.serverNodeOptions.length ? ` with node ${options.serverNodeOptions.join(" ")}` : ""}, TRUSTED_PROXY=1, SQLite`);
+    console.log(
+      `server: dist/server.mjs${options.serverNodeOptions.length ? ` with node ${options.serverNodeOptions.join(" ")}` : ""}, TRUSTED_PROXY=1, ${postgres ? "PostgreSQL" : "SQLite"}, Node ${process.versions.node}`,
+    );
     console.log(
       `data: ${fixtures.counts.members} members, ${fixtures.counts.delegations} active delegations, ${fixtures.counts.pending} pending claims, ${fixtures.counts.documents} generated documents\n`,
     );
@@ -902,13 +942,14 @@ async function main(): Promise<number> {
       JSON.stringify({ at: new Date().toISOString(), options, loadavg: os.loadavg(), servicePeak, mixed, rows, checks }, null, 2),
     );
     log(`done in ${Math.round((Date.now() - started) / 1000)} s`);
-    const problems = [...harnessProblems(rows, all, fixtures.counts), ...sideProblems];
+    const problems = [...harnessProblems(rows, all, fixtures.counts, !postgres), ...sideProblems];
     for (const problem of problems) console.error(`harness: ${problem}`);
     const errors = rows.reduce((n, r) => n + (r.name === MIXED_NAME ? 0 : r.result.errors), 0);
     return errors > 0 || problems.length > 0 ? 1 : 0;
   } finally {
     await stopAndWait();
     if (!options.keep) fs.rmSync(dir, { recursive: true, force: true });
+    if (!options.keep) await postgres?.drop();
   }
 }
 

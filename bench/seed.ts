@@ -4,6 +4,9 @@
 // BASE_URL and SIGNING_KEYS set, so the assertions are signed by the project's own code with the key
 // the server will verify with.
 //
+// DATABASE_URL is a SQLite file (better-sqlite3) or a PostgreSQL database (`pg`, bench/run.ts --postgres): the same
+// rows either way, written by multi-row INSERTs in one transaction.
+//
 // Usage: tsx bench/seed.ts <fixtures.json> <content-dir> [--pending N]
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -11,6 +14,7 @@ import path from "node:path";
 import { signIdentityAssertion } from "@/lib/assertions";
 import { newSecret, sha256 } from "@/lib/crypto/secrets";
 import Database from "better-sqlite3";
+import { Client } from "pg";
 import { hashPassword } from "@/lib/members/passwords";
 import { displayNameKey, slugify } from "@/lib/members/normalize";
 import { ACCESS_TOKEN_LIFETIME_SECONDS, protectedResource } from "@/lib/tokens";
@@ -94,8 +98,8 @@ const CITIES: { city: string; country: string; lat: number; lon: number }[] = [
 ];
 
 const databaseUrl = process.env.DATABASE_URL ?? "";
-if (!databaseUrl.startsWith("file:")) throw new Error("bench/seed.ts fills a SQLite database: DATABASE_URL must be file:…");
-const sqlite = new Database(sqliteFilePath(databaseUrl));
+const onPostgres = /^postgres(ql)?:\/\//.test(databaseUrl);
+if (!onPostgres && !databaseUrl.startsWith("file:")) throw new Error("bench/seed.ts fills a SQLite (file:…) or PostgreSQL (postgresql://…) database");
 
 type Row = Record<string, string | number | boolean | Date | null>;
 
@@ -106,23 +110,67 @@ function sqliteValue(value: Row[string]): string | number | null {
   return value;
 }
 
+/** Writes one table's rows: multi-row INSERTs of BATCH rows, all in one transaction. */
+type RowWriter = (table: string, columns: string[], chunks: Row[][]) => Promise<void>;
+
+const insertSql = (table: string, columns: string[], rows: number, placeholder: (index: number) => string): string =>
+  `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES ${Array.from(
+    { length: rows },
+    (_, r) => `(${columns.map((_, c) => placeholder(r * columns.length + c)).join(", ")})`,
+  ).join(", ")}`;
+
 /**
- * Direct, batched inserts with better-sqlite3 (Prisma's createMany takes over a minute for these ~75,000
- * rows): multi-row INSERTs of BATCH rows, all in one transaction.
+ * SQLite: better-sqlite3 directly (Prisma's createMany takes over a minute for these ~75,000 rows).
  */
-function insertRows(table: string, rows: Row[]): void {
-  if (rows.length === 0) return;
-  const columns = Object.keys(rows[0]!);
-  const tuple = `(${columns.map(() => "?").join(", ")})`;
-  const sql = (n: number) => `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES ${Array.from({ length: n }, () => tuple).join(", ")}`;
-  const full = sqlite.prepare(sql(BATCH));
-  sqlite.transaction(() => {
-    for (let i = 0; i < rows.length; i += BATCH) {
-      const chunk = rows.slice(i, i + BATCH);
-      const values = chunk.flatMap((row) => columns.map((c) => sqliteValue(row[c] ?? null)));
-      (chunk.length === BATCH ? full : sqlite.prepare(sql(chunk.length))).run(values);
+function sqliteWriter(): { write: RowWriter; close: () => Promise<void> } {
+  const sqlite = new Database(sqliteFilePath(databaseUrl));
+  const write: RowWriter = async (table, columns, chunks) => {
+    const full = sqlite.prepare(insertSql(table, columns, BATCH, () => "?"));
+    sqlite.transaction(() => {
+      for (const chunk of chunks) {
+        const values = chunk.flatMap((row) => columns.map((c) => sqliteValue(row[c] ?? null)));
+        (chunk.length === BATCH ? full : sqlite.prepare(insertSql(table, columns, chunk.length, () => "?"))).run(values);
+      }
+    })();
+  };
+  return { write, close: async () => void sqlite.close() };
+}
+
+/**
+ * PostgreSQL: `pg` (the driver of Prisma's pg adapter). DateTime columns are `timestamp(3)` without a zone, which
+ * Prisma reads as UTC: the values go in as UTC text, not through `pg`'s local-time conversion of a Date.
+ */
+function postgresWriter(): { write: RowWriter; close: () => Promise<void> } {
+  const client = new Client({ connectionString: databaseUrl });
+  const connected = client.connect();
+  const value = (v: Row[string]): string | number | boolean | null => (v instanceof Date ? v.toISOString().replace("T", " ").replace("Z", "") : v);
+  const write: RowWriter = async (table, columns, chunks) => {
+    await connected;
+    await client.query("BEGIN");
+    try {
+      for (const chunk of chunks) {
+        await client.query(
+          insertSql(table, columns, chunk.length, (i) => `$${i + 1}`),
+          chunk.flatMap((row) => columns.map((c) => value(row[c] ?? null))),
+        );
+      }
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK");
+      throw error;
     }
-  })();
+  };
+  return { write, close: () => connected.then(() => client.end()) };
+}
+
+const writer = onPostgres ? postgresWriter() : sqliteWriter();
+
+/** Every row of one table, in chunks of BATCH, in one transaction. */
+async function insertRows(table: string, rows: Row[]): Promise<void> {
+  if (rows.length === 0) return;
+  const chunks: Row[][] = [];
+  for (let i = 0; i < rows.length; i += BATCH) chunks.push(rows.slice(i, i + BATCH));
+  await writer.write(table, Object.keys(rows[0]!), chunks);
 }
 
 async function seedMembers(): Promise<{ ids: string[]; emails: string[]; publicNames: string[] }> {
@@ -163,7 +211,7 @@ async function seedMembers(): Promise<{ ids: string[]; emails: string[]; publicN
     emails.push(email);
     if (publicProfile) publicNames.push(i % 2 === 0 ? displayName : slug);
   }
-  insertRows("Member", rows);
+  await insertRows("Member", rows);
   return { ids, emails, publicNames };
 }
 
@@ -225,10 +273,10 @@ async function seedDelegations(memberIds: string[], emails: string[]): Promise<{
     });
     assertionInputs.push({ memberId, registrationId, scope, clientName });
   }
-  insertRows("Registration", registrations);
-  insertRows("ClaimAttempt", attempts);
-  insertRows("Delegation", delegations);
-  insertRows("AccessToken", tokens);
+  await insertRows("Registration", registrations);
+  await insertRows("ClaimAttempt", attempts);
+  await insertRows("Delegation", delegations);
+  await insertRows("AccessToken", tokens);
   const assertions: string[] = [];
   for (const input of assertionInputs) assertions.push((await signIdentityAssertion(input)).assertion);
   return { accessTokens, assertions };
@@ -272,8 +320,8 @@ async function seedPending(count: number, emails: string[]): Promise<string[]> {
       createdAt: now,
     });
   }
-  insertRows("Registration", registrations);
-  insertRows("ClaimAttempt", attempts);
+  await insertRows("Registration", registrations);
+  await insertRows("ClaimAttempt", attempts);
   return claimTokens;
 }
 
@@ -348,7 +396,7 @@ async function main(): Promise<void> {
     counts: { members: members.ids.length, delegations: accessTokens.length, pending: pendingClaimTokens.length, documents },
   };
   fs.writeFileSync(fixturesFile, JSON.stringify(fixtures));
-  sqlite.close();
+  await writer.close();
 }
 
 main().catch((error: unknown) => {

@@ -11,6 +11,8 @@ export interface TestServer {
   baseUrl: string;
   databaseUrl: string;
   port: number;
+  /** The server process's id (to read its /proc entries). */
+  pid: number;
   /** Everything the server printed (for assertions on start-up failures). */
   output(): string;
   /** The process's exit code once it has exited (null while running or when ended by a signal). */
@@ -112,7 +114,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     child.kill("SIGKILL");
     await exited;
   };
-  const server: TestServer = { baseUrl, databaseUrl, port, output: () => output, exitCode: () => child.exitCode, stop, kill };
+  const server: TestServer = { baseUrl, databaseUrl, port, pid: child.pid!, output: () => output, exitCode: () => child.exitCode, stop, kill };
 
   if (options.expectExit) {
     const timeout = setTimeout(() => child.kill("SIGKILL"), 30_000);
