@@ -4,21 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { deleteInBatches, type BatchDelete } from "@/lib/operations/janitor";
 import { Pacer } from "@/lib/operations/pacing";
-
-/** A clock the fake deletes and sleeps move by hand; records every pause. */
-function fakeTime() {
-  let now = 0;
-  const pauses: number[] = [];
-  return {
-    now: () => now,
-    advance: (ms: number) => void (now += ms),
-    sleep: async (ms: number) => {
-      pauses.push(ms);
-      now += ms;
-    },
-    pauses,
-  };
-}
+import { fakeTime } from "../../support/pacing";
 
 /** Deletes `rows` in batches, each taking `msPerBatch` on the fake clock. */
 function table(rows: number, msPerBatch: number, time: ReturnType<typeof fakeTime>): BatchDelete & { calls: number } {

@@ -6,28 +6,13 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ManualClock } from "@/lib/clock";
 import { deleteInBatches, type BatchDelete } from "@/lib/operations/janitor";
 import { BUSY_WINDOW_MS, noteRequestActivity, requestsActive } from "@/lib/operations/load";
 import { observeRequest } from "@/lib/operations/observe";
 import { DEFAULT_BUSY_DUTY_CYCLE, Pacer } from "@/lib/operations/pacing";
-import { addEndpoint, removeEndpoint, runDeliveryPass } from "@/lib/webhooks";
+import { removeEndpoint, runDeliveryPass } from "@/lib/webhooks";
 import type { sendWebhook } from "@/lib/webhooks/send";
-import { insertEvent } from "@/lib/webhooks/stores/events";
-
-function fakeTime() {
-  let now = 0;
-  const pauses: number[] = [];
-  return {
-    now: () => now,
-    advance: (ms: number) => void (now += ms),
-    sleep: async (ms: number) => {
-      pauses.push(ms);
-      now += ms;
-    },
-    pauses,
-  };
-}
+import { endpointWithBacklog, fakeTime } from "../../support/pacing";
 
 /** A table of `rows` whose deletes take `msPerBatch` on the fake clock; records each batch's limit. */
 function table(rows: number, msPerBatch: number, time: ReturnType<typeof fakeTime>) {
@@ -165,10 +150,9 @@ describe("webhook delivery under load", () => {
   });
 
   it("45 events while busy: fan-out in fives and sends in fours at the floor, and every one is still delivered", async () => {
-    const clock = new ManualClock();
-    endpointId = (await addEndpoint({ url: "http://127.0.0.1:9/hook" }, clock)).id;
-    clock.advance(1);
-    for (let i = 0; i < 45; i++) await insertEvent({ type: "delegation.requested", payload: JSON.stringify({ n: i }), now: clock.now() });
+    const backlog = await endpointWithBacklog(45);
+    const clock = backlog.clock;
+    endpointId = backlog.endpointId;
     let time = 0;
     const pauses: number[] = [];
     // Every reading moves this clock by 5 ms: each unit of work measures 5 ms.

@@ -3,10 +3,9 @@
 // equal length (50 %: sends mostly wait on the network); an endpoint's secrets are decrypted once per pass.
 // A fake clock and sleep: nothing waits; the HTTP attempt is replaced.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ManualClock } from "@/lib/clock";
-import { addEndpoint, removeEndpoint, runDeliveryPass } from "@/lib/webhooks";
-import { insertEvent } from "@/lib/webhooks/stores/events";
+import { removeEndpoint, runDeliveryPass } from "@/lib/webhooks";
 import type { sendWebhook } from "@/lib/webhooks/send";
+import { endpointWithBacklog } from "../../support/pacing";
 
 let endpointId = "";
 beforeAll(() => {
@@ -18,10 +17,9 @@ afterAll(async () => {
 
 describe("delivery pacing", () => {
   it("45 events: fan-out in 20 + 20 + 5 between sends of 16 + 16 + 13, a pause after each full transaction and batch, one decryption", async () => {
-    const clock = new ManualClock();
-    endpointId = (await addEndpoint({ url: "http://127.0.0.1:9/hook" }, clock)).id;
-    clock.advance(1);
-    for (let i = 0; i < 45; i++) await insertEvent({ type: "delegation.requested", payload: JSON.stringify({ n: i }), now: clock.now() });
+    const backlog = await endpointWithBacklog(45);
+    const clock = backlog.clock;
+    endpointId = backlog.endpointId;
 
     let time = 0;
     const pauses: number[] = [];
