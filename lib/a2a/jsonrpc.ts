@@ -27,9 +27,9 @@ import { sdkAgentCard } from "./card";
 import { CommunityToolExecutor } from "./executor";
 import { readInvocation, readInvocationParts, v1WireParts, type Invocation } from "./invocation";
 import { DbTaskStore, terminalStateName } from "./task-store";
-import { envelopeId, parseA2aV1Request, v1Error, versionNotSupported, type A2aRpcError, type JsonRpcId, type ParsedA2aV1Request } from "./v1";
+import { parseA2aV1Request, v1Error, versionNotSupported, type A2aRpcError, type JsonRpcId, type ParsedA2aV1Request } from "./v1";
 import { A2A_VERSION_HEADER, negotiateA2aVersion, type A2aVersion } from "./version";
-import { boundedString, envelopeSchema, JSONRPC_ERRORS, metadataSchema, sendConfigurationFields } from "./wire";
+import { boundedString, envelopeId, JSONRPC_ERRORS, metadataSchema, readEnvelope, sendConfigurationFields } from "./wire";
 
 export const A2A_BODY_LIMIT = 65_536;
 
@@ -108,22 +108,9 @@ export type ParsedA2aRequest =
 
 /** Pure: parses and checks an A2A 0.3 JSON-RPC body (exported for property tests). */
 export function parseA2aRequest(text: string): ParsedA2aRequest {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return { ok: false, id: null, error: { code: JSONRPC_ERRORS.parseError, message: "Parse error: the body is not valid JSON." } };
-  }
-  const envelope = envelopeSchema.safeParse(body);
-  if (!envelope.success) {
-    return {
-      ok: false,
-      id: envelopeId(body),
-      error: { code: JSONRPC_ERRORS.invalidRequest, message: 'Invalid Request: send one JSON-RPC 2.0 object {"jsonrpc": "2.0", "id", "method", "params"}.' },
-    };
-  }
-  const { method, params } = envelope.data;
-  const id = envelope.data.id ?? null;
+  const envelope = readEnvelope(text);
+  if (!envelope.ok) return envelope;
+  const { id, method, params } = envelope;
   // Own keys only: a method such as "toString" or "constructor" must not find Object.prototype's members.
   const unsupported = Object.hasOwn(UNSUPPORTED, method) ? UNSUPPORTED[method] : undefined;
   if (unsupported) return { ok: false, id, error: unsupported };

@@ -5,16 +5,9 @@ import { PushNotificationNotSupportedError, RequestMalformedError, toJsonRpcErro
 import { isLegacyJsonRpcMethod } from "@a2a-js/sdk/compat/v0_3";
 import { z } from "zod";
 import { clip, describePath, findStringWhere, isAcceptableText, text as boundaryText } from "@/lib/schemas/text";
-import { boundedString, envelopeSchema, idSchema, JSONRPC_ERRORS, metadataSchema, sendConfigurationFields } from "./wire";
+import { boundedString, JSONRPC_ERRORS, metadataSchema, readEnvelope, sendConfigurationFields, type A2aRpcError, type JsonRpcId } from "./wire";
 
-export type JsonRpcId = string | number | null;
-
-/** A JSON-RPC error object of either generation (1.0 adds `data`: a list of ErrorInfo details). */
-export interface A2aRpcError {
-  code: number;
-  message: string;
-  data?: unknown;
-}
+export type { A2aRpcError, JsonRpcId } from "./wire";
 
 export const V1_METHODS = ["SendMessage", "GetTask", "ListTasks", "CancelTask"] as const;
 export type V1Method = (typeof V1_METHODS)[number];
@@ -127,31 +120,11 @@ function issuesOf(error: z.ZodError): string {
     .join("; ");
 }
 
-/** Reads the id of a body that failed the envelope check, for the answer (null when it is not a valid id). */
-export function envelopeId(body: unknown): JsonRpcId {
-  const rawId = typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)["id"] : undefined;
-  const id = idSchema.safeParse(rawId);
-  return id.success ? id.data : null;
-}
-
 /** Pure: parses and checks an A2A 1.0 JSON-RPC body (exported for property tests). */
 export function parseA2aV1Request(text: string): ParsedA2aV1Request {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return { ok: false, id: null, error: { code: JSONRPC_ERRORS.parseError, message: "Parse error: the body is not valid JSON." } };
-  }
-  const envelope = envelopeSchema.safeParse(body);
-  if (!envelope.success) {
-    return {
-      ok: false,
-      id: envelopeId(body),
-      error: { code: JSONRPC_ERRORS.invalidRequest, message: 'Invalid Request: send one JSON-RPC 2.0 object {"jsonrpc": "2.0", "id", "method", "params"}.' },
-    };
-  }
-  const { method, params } = envelope.data;
-  const id = envelope.data.id ?? null;
+  const envelope = readEnvelope(text);
+  if (!envelope.ok) return envelope;
+  const { id, method, params } = envelope;
   // Own keys only: a method such as "toString" or "constructor" must not find Object.prototype's members.
   const unsupported = Object.hasOwn(UNSUPPORTED, method) ? UNSUPPORTED[method] : undefined;
   if (unsupported) return { ok: false, id, error: v1Error(unsupported()) };

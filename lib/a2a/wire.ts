@@ -18,6 +18,15 @@ export const JSONRPC_ERRORS = {
   versionNotSupported: -32009,
 } as const;
 
+export type JsonRpcId = string | number | null;
+
+/** A JSON-RPC error object of either generation (1.0 adds `data`: a list of ErrorInfo details). */
+export interface A2aRpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
 export const idSchema = z.union([boundaryText().max(256), z.number().int(), z.null()]);
 
 export const envelopeSchema = z.object({
@@ -35,3 +44,31 @@ export const sendConfigurationFields = {
   acceptedOutputModes: z.array(boundaryText().max(256)).max(20).optional(),
   historyLength: z.number().int().min(0).optional(),
 };
+
+/** Reads the id of a body that failed the envelope check, for the answer (null when it is not a valid id). */
+export function envelopeId(body: unknown): JsonRpcId {
+  const rawId = typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)["id"] : undefined;
+  const id = idSchema.safeParse(rawId);
+  return id.success ? id.data : null;
+}
+
+export type ReadEnvelope = { ok: true; id: JsonRpcId; method: string; params: unknown } | { ok: false; id: JsonRpcId; error: A2aRpcError };
+
+/** Parses a body as one JSON-RPC 2.0 request object: the first step of both generations' parsers. */
+export function readEnvelope(text: string): ReadEnvelope {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { ok: false, id: null, error: { code: JSONRPC_ERRORS.parseError, message: "Parse error: the body is not valid JSON." } };
+  }
+  const envelope = envelopeSchema.safeParse(body);
+  if (!envelope.success) {
+    return {
+      ok: false,
+      id: envelopeId(body),
+      error: { code: JSONRPC_ERRORS.invalidRequest, message: 'Invalid Request: send one JSON-RPC 2.0 object {"jsonrpc": "2.0", "id", "method", "params"}.' },
+    };
+  }
+  return { ok: true, id: envelope.data.id ?? null, method: envelope.data.method, params: envelope.data.params };
+}
