@@ -123,7 +123,8 @@ export function parseA2aRequest(text: string): ParsedA2aRequest {
   const checked = schema.safeParse(params);
   if (!checked.success) return { ok: false, id, error: { code: JSONRPC_ERRORS.invalidParams, message: `Invalid params: ${issuesOf(checked.error)}` } };
   // Data parts and metadata are free-form JSON: the text rule is checked on every string they hold.
-  const unacceptable = findStringWhere(checked.data, (s) => !isAcceptableText(s));
+  // Scanned as sent, not as zod copied it: a copy drops a "__proto__" member, and its string with it.
+  const unacceptable = findStringWhere(params, (s) => !isAcceptableText(s));
   if (unacceptable) {
     return {
       ok: false,

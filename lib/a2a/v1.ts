@@ -143,7 +143,8 @@ export function parseA2aV1Request(text: string): ParsedA2aV1Request {
   const checked = PARAMS[v1Method].safeParse(params);
   if (!checked.success) return { ok: false, id, error: invalidParams(issuesOf(checked.error)) };
   // Data parts and metadata are free-form JSON: the text rule is checked on every string they hold.
-  const unacceptable = findStringWhere(checked.data, (s) => !isAcceptableText(s));
+  // Scanned as sent, not as zod copied it: a copy drops a "__proto__" member, and its string with it.
+  const unacceptable = findStringWhere(params, (s) => !isAcceptableText(s));
   if (unacceptable) return { ok: false, id, error: invalidParams(`${describePath(unacceptable)}: must be well-formed Unicode without NUL characters`) };
   return { ok: true, id, method: v1Method, params: checked.data as Record<string, unknown> };
 }

@@ -157,6 +157,12 @@ describe("A2A strings: well-formed Unicode without NUL (issue 13)", () => {
     }
   });
 
+  it('checks the text rule on the strings as sent: a lone surrogate under a "__proto__" member is refused, not dropped', () => {
+    // JSON.parse keeps "__proto__" as an own member; a schema's copy drops it, and its string with it (a fast-check counterexample).
+    const body = `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":"m","parts":[{"kind":"text","text":"x"},{"kind":"data","data":{"__proto__":"\\ud800"}}]}}}`;
+    expect(parseA2aRequest(body)).toMatchObject({ ok: false, error: { code: JSONRPC_ERRORS.invalidParams, message: expect.stringMatching(/__proto__/) } });
+  });
+
   it("accepts exactly the requests whose every string is acceptable text", () => {
     const hostile = fc.string({
       unit: fc.oneof(fc.string({ unit: "binary", minLength: 1, maxLength: 1 }), fc.constantFrom("\ud800", "\udc00", "\u0000", "\u202e")),

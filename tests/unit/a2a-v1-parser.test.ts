@@ -130,6 +130,12 @@ describe("A2A 1.0 JSON-RPC parser", () => {
     for (const method of ["toString", "constructor", "__proto__", "hasOwnProperty"])
       expect(parseA2aV1Request(rpc(method, {}))).toMatchObject({ ok: false, error: { code: -32601 } });
   });
+
+  it('checks the text rule on the strings as sent: a lone surrogate under a "__proto__" member is refused, not dropped', () => {
+    // JSON.parse keeps "__proto__" as an own member; a schema's copy drops it, and its string with it (a fast-check counterexample).
+    const body = `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"},{"data":{"__proto__":"\\ud800"}}]}}}`;
+    expect(parseA2aV1Request(body)).toMatchObject({ ok: false, error: { code: JSONRPC_ERRORS.invalidParams, message: expect.stringMatching(/__proto__/) } });
+  });
 });
 
 describe("A2A-Version negotiation", () => {
