@@ -773,11 +773,14 @@ async function main(): Promise<number> {
     const wantsMetricsServer = !options.smoke && all.some((scenario) => scenario.target === "app-metrics" && selected(scenario.name));
 
     log(`server on ${base}…`);
-    const profile = options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`] : [];
+    // With --cpu-prof the baselines are profiled too, each into a folder named after it, so the two sides of a ratio
+    // can be compared. (Node's default file names: each thread, e.g. tsx's loader or the checkpoint worker, writes its own.)
+    const profile = (baseline?: string): string[] =>
+      options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${baseline ? path.join(options.cpuProfDir, baseline) : options.cpuProfDir}`] : [];
     const app = await startProcess(
       "server",
       process.execPath,
-      [...profile, ...options.serverNodeOptions, SERVER_ENTRY],
+      [...profile(), ...options.serverNodeOptions, SERVER_ENTRY],
       { ...appEnv, PORT: String(port), HOSTNAME: "127.0.0.1" },
       () => answers(`http://127.0.0.1:${port}/ask?query=ready`),
       options.serverLog,
@@ -790,21 +793,29 @@ async function main(): Promise<number> {
       : await startProcess(
           "own-account baseline",
           process.execPath,
-          ["--import", "tsx", path.join("bench", "baselines", "own-account.ts")],
+          [...profile("own-account-baseline"), "--import", "tsx", path.join("bench", "baselines", "own-account.ts")],
           { ...appEnv, PORT: String(ownPort) },
           () => answers(`http://127.0.0.1:${ownPort}/`),
         );
     const mcpPort = await freePort();
     const mcpBaseline = postgres
       ? null
-      : await startProcess("MCP baseline", process.execPath, ["--import", "tsx", path.join("bench", "baselines", "mcp.ts")], { ...appEnv, PORT: String(mcpPort) }, () =>
-          answers(`http://127.0.0.1:${mcpPort}/`),
+      : await startProcess(
+          "MCP baseline",
+          process.execPath,
+          [...profile("mcp-baseline"), "--import", "tsx", path.join("bench", "baselines", "mcp.ts")],
+          { ...appEnv, PORT: String(mcpPort) },
+          () => answers(`http://127.0.0.1:${mcpPort}/`),
         );
     const a2aPort = await freePort();
     const a2aBaseline = postgres
       ? null
-      : await startProcess("A2A baseline", process.execPath, ["--import", "tsx", path.join("bench", "baselines", "a2a.ts")], { ...appEnv, PORT: String(a2aPort) }, () =>
-          answers(`http://127.0.0.1:${a2aPort}/`),
+      : await startProcess(
+          "A2A baseline",
+          process.execPath,
+          [...profile("a2a-baseline"), "--import", "tsx", path.join("bench", "baselines", "a2a.ts")],
+          { ...appEnv, PORT: String(a2aPort) },
+          () => answers(`http://127.0.0.1:${a2aPort}/`),
         );
     const metricsPort = wantsMetricsServer ? await freePort() : 0;
     // The same server on the same database, with METRICS_TOKEN set: the process collectors run and /metrics answers.

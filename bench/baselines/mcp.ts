@@ -82,3 +82,5 @@ const httpServer = http.createServer(async (req, res) => {
 });
 
 httpServer.listen(port, "127.0.0.1", () => console.log(`baseline mcp listening on ${port}`));
+// A normal exit on SIGTERM, so that a `--cpu-prof` profile of this baseline is written (bench --cpu-prof).
+process.on("SIGTERM", () => process.exit(0));

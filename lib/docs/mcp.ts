@@ -87,15 +87,14 @@ function completeSlugs(params: { ref?: unknown; argument?: unknown }): { complet
   return { completion: { values: values.slice(0, MAX_COMPLETIONS), total: values.length, hasMore: values.length > MAX_COMPLETIONS } };
 }
 
+// The corpus changes only with a deployment: its lists and reads are as cacheable as the tool list.
+const SERVER_OPTIONS = statelessServerOptions(
+  "Read-only search over Agent Gate's published documentation. Call search_docs with a few words (e.g. 'slow_down polling'), then get_doc with a slug to read a whole document as markdown. Every document is also a text/markdown resource (resources/list, or the template by slug).",
+  ["tools/list", "server/discover", "resources/list", "resources/templates/list", "resources/read"],
+);
+
 export function buildDocsMcpServer(): McpServer {
-  const server = new McpServer(
-    { name: DOCS_SERVER_NAME, title: "Agent Gate documentation", version: DOCS_SERVER_VERSION, websiteUrl: absoluteUrl("/docs") },
-    // The corpus changes only with a deployment: its lists and reads are as cacheable as the tool list.
-    statelessServerOptions(
-      "Read-only search over Agent Gate's published documentation. Call search_docs with a few words (e.g. 'slow_down polling'), then get_doc with a slug to read a whole document as markdown. Every document is also a text/markdown resource (resources/list, or the template by slug).",
-      ["tools/list", "server/discover", "resources/list", "resources/templates/list", "resources/read"],
-    ),
-  );
+  const server = new McpServer({ name: DOCS_SERVER_NAME, title: "Agent Gate documentation", version: DOCS_SERVER_VERSION, websiteUrl: absoluteUrl("/docs") }, SERVER_OPTIONS);
   // A stateless server sends no notifications: declared before the SDK would default listChanged to true.
   server.server.registerCapabilities({ resources: { listChanged: false } });
 

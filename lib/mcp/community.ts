@@ -8,7 +8,7 @@ import { clientIp } from "@/lib/http/client-ip";
 import { mcpToolBudget } from "@/lib/rate-limit/json-rpc";
 import { COMMUNITY_TOOLS, toolBudgetOf, toolFailureMessage, type ToolContext } from "@/lib/tools";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
-import { serveMcp, statelessServerOptions, withCachedJsonSchema } from "./http";
+import { serveMcp, statelessServerOptions, withCachedJsonSchema, type McpReach } from "./http";
 
 export const COMMUNITY_SERVER_NAME = "agent-gate-community";
 export const COMMUNITY_SERVER_VERSION = "1.0.0";
@@ -20,9 +20,17 @@ const INSTRUCTIONS = [
   "the user's explicit authorization in the current turn.",
 ].join(" ");
 
-export function buildCommunityMcpServer(context: ToolContext): McpServer {
-  const server = new McpServer({ name: COMMUNITY_SERVER_NAME, title: "Agent Gate community tools", version: COMMUNITY_SERVER_VERSION }, statelessServerOptions(INSTRUCTIONS));
-  for (const tool of COMMUNITY_TOOLS) {
+const SERVER_OPTIONS = statelessServerOptions(INSTRUCTIONS);
+
+/**
+ * The community server for one request. A tools/call naming one of the tools gets a server holding that tool
+ * alone: registering all four in every stateless call was a quarter of what a call promoted to the old heap
+ * (bench/README.md). Anything else, including a call naming no known tool, gets all four.
+ */
+export function buildCommunityMcpServer(context: ToolContext, reach: McpReach = {}): McpServer {
+  const server = new McpServer({ name: COMMUNITY_SERVER_NAME, title: "Agent Gate community tools", version: COMMUNITY_SERVER_VERSION }, SERVER_OPTIONS);
+  const called = COMMUNITY_TOOLS.find((tool) => tool.name === reach.toolName);
+  for (const tool of called ? [called] : COMMUNITY_TOOLS) {
     server.registerTool(
       tool.name,
       {
@@ -52,5 +60,5 @@ const lookupBudget = mcpToolBudget(toolBudgetOf);
 /** POST /mcp. */
 export async function serveCommunityMcp(request: ApiRequest, clock: Clock = systemClock): Promise<ApiReply> {
   const context: ToolContext = { clock, clientIp: clientIp(request.headers) };
-  return serveMcp(request, () => buildCommunityMcpServer(context), { budget: "mcp", callerKey: context.clientIp, extraBudgetOf: lookupBudget });
+  return serveMcp(request, (reach) => buildCommunityMcpServer(context, reach), { budget: "mcp", callerKey: context.clientIp, extraBudgetOf: lookupBudget });
 }

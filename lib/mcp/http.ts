@@ -38,9 +38,13 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
  */
 export const DEPLOYMENT_CACHE_HINT: CacheHint = { ttlMs: 300_000, cacheScope: "public" };
 
-/** Options for a per-request McpServer: its instructions, the shared JSON Schema validator, and the cache hints of what it lists. */
+/**
+ * Options for a per-request McpServer: its instructions, the shared JSON Schema validator, and the cache hints of
+ * what it lists. Built once per server kind and shared by every request's server (the SDK only reads them), hence frozen.
+ */
 export function statelessServerOptions(instructions: string, cacheable: readonly CacheableMethod[] = ["tools/list", "server/discover"]): ServerOptions {
-  return { instructions, jsonSchemaValidator, cacheHints: Object.fromEntries(cacheable.map((method) => [method, DEPLOYMENT_CACHE_HINT])) };
+  const cacheHints = deepFreeze(Object.fromEntries(cacheable.map((method) => [method, { ...DEPLOYMENT_CACHE_HINT }])));
+  return Object.freeze({ instructions, jsonSchemaValidator, cacheHints });
 }
 
 /** The operations whose 2026-07-28 results carry cache fields. */
@@ -111,6 +115,26 @@ export interface McpLimits {
 
 /** The largest JSON-RPC body read (the MCP SDK's own limit for node:http). */
 export const MCP_BODY_LIMIT = 4 * 1024 * 1024;
+
+/**
+ * What one request can reach, handed to the per-request server's builder: the tool a single `tools/call`
+ * names. A server built for it may register that tool alone (the answer is the same, the others are never
+ * looked at); every other message, and a call naming no known tool, gets the whole server.
+ */
+export interface McpReach {
+  toolName?: string;
+}
+
+/** Builds the per-request McpServer (see McpReach). */
+export type McpServerBuilder = (reach: McpReach) => McpServer;
+
+/** The tool a single, well-formed-enough tools/call names (nothing for a batch, another method or no string name). */
+export function reachOf(parsed: unknown): McpReach {
+  if (!isJsonObject(parsed) || parsed["method"] !== "tools/call") return {};
+  const params = parsed["params"];
+  const name = isJsonObject(params) ? params["name"] : undefined;
+  return typeof name === "string" ? { toolName: name } : {};
+}
 
 /** The request headers the SDK's transport reads (it is handed a Request built from these). */
 const TRANSPORT_HEADERS = ["accept", "content-type", "mcp-protocol-version", "mcp-session-id", "last-event-id", "mcp-method", "mcp-name"] as const;
@@ -203,7 +227,7 @@ function withoutListChanges(server: McpServer): McpServer {
  * parsed once and handed to the SDK, to its 2026-07-28 entry when the message carries the per-request
  * envelope, else to the stateless 2025 transport. Authorization headers are ignored: these servers are anonymous.
  */
-export async function serveMcp(request: ApiRequest, buildServer: () => McpServer, limits?: McpLimits): Promise<ApiReply> {
+export async function serveMcp(request: ApiRequest, buildServer: McpServerBuilder, limits?: McpLimits): Promise<ApiReply> {
   const refusal = rejectDnsRebinding(request.headers);
   if (refusal) return refusal;
   const body = await readMcpBody(request);
@@ -220,8 +244,10 @@ export async function serveMcp(request: ApiRequest, buildServer: () => McpServer
     return jsonRpcErrorReply(null, { code: -32600, message: "Invalid Request: an empty batch holds no message." }, 400);
   }
   const webRequest = transportRequest(request, body);
-  if ("parsed" in body && speaksModern(request, body.parsed)) return serveModern(webRequest, body.parsed, buildServer);
-  return serveLegacy(webRequest, body, buildServer);
+  const reach = "parsed" in body ? reachOf(body.parsed) : {};
+  const build = () => buildServer(reach);
+  if ("parsed" in body && speaksModern(request, body.parsed)) return serveModern(webRequest, body.parsed, build);
+  return serveLegacy(webRequest, body, build);
 }
 
 /**
