@@ -3,7 +3,7 @@
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { db, readDate } from "@/lib/db";
-import { timeOrderedId } from "@/lib/ids";
+import { firstTimeOrderedIdAt, timeOrderedId } from "@/lib/ids";
 
 export const AUDIT_TYPES = ["registration", "approval", "denial", "token_issue", "exchange", "revocation", "cancellation"] as const;
 export type AuditType = (typeof AUDIT_TYPES)[number];
@@ -27,9 +27,10 @@ export interface AuditEventRow {
 
 /** Records one event, in the caller's transaction when there is one. */
 export async function recordAudit(entry: AuditEntry, clock: Clock = systemClock): Promise<void> {
+  const at = clock.now();
   await db().execute(`INSERT INTO "AuditEvent" ("id", "at", "type", "memberId", "registrationId", "detail") VALUES ($1, $2, $3, $4, $5, $6)`, [
-    timeOrderedId(),
-    clock.now(),
+    timeOrderedId(at),
+    at,
     entry.type,
     entry.memberId ?? null,
     entry.registrationId ?? null,
@@ -49,7 +50,14 @@ export async function listAuditEvents(memberId: string, registrationIds: readonl
   return rows.map((row) => ({ ...row, at: readDate(row.at) }));
 }
 
-/** The janitor: removes up to `limit` events recorded before `cutoff` (AUDIT_RETENTION_DAYS); the number removed. */
+/**
+ * The janitor: removes up to `limit` events recorded before `cutoff` (AUDIT_RETENTION_DAYS); the number removed.
+ * An event's id is made from its time (lib/ids): the primary key's range finds them, with no index on "at".
+ */
 export function deleteAuditEventsBefore(cutoff: Date, limit: number): Promise<number> {
-  return db().execute(`DELETE FROM "AuditEvent" WHERE "id" IN (SELECT "id" FROM "AuditEvent" WHERE "at" < $1 LIMIT $2)`, [cutoff, limit]);
+  return db().execute(`DELETE FROM "AuditEvent" WHERE "id" IN (SELECT "id" FROM "AuditEvent" WHERE "id" < $2 AND "at" < $1 LIMIT $3)`, [
+    cutoff,
+    firstTimeOrderedIdAt(cutoff),
+    limit,
+  ]);
 }

@@ -1,7 +1,7 @@
 // Store of the AccessToken table: the one module that writes it. Tokens are kept only as SHA-256; rows take
 // time-ordered ids (lib/ids): a new row lands on the primary key's last page.
 import { db, readDate, readOptionalDate } from "@/lib/db";
-import { timeOrderedId } from "@/lib/ids";
+import { firstTimeOrderedIdAt, timeOrderedId } from "@/lib/ids";
 
 export async function insertAccessToken(input: {
   tokenHash: string;
@@ -14,7 +14,7 @@ export async function insertAccessToken(input: {
   expiresAt: Date;
   now: Date;
 }): Promise<string> {
-  const id = timeOrderedId();
+  const id = timeOrderedId(input.now);
   await db().execute(
     `INSERT INTO "AccessToken" ("id", "tokenHash", "registrationId", "delegationId", "memberId", "scope", "resource", "grant", "expiresAt", "revokedAt", "createdAt")
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, $10)`,
@@ -78,9 +78,14 @@ export function revokeDelegationTokens(delegationId: string, now: Date): Promise
 
 /**
  * The janitor (lib/operations/janitor.ts): removes up to `limit` tokens that expired or were revoked before
- * `cutoff`; the number removed. No index serves this (each index costs every token a page write): the scan
- * goes in insertion order, where the oldest (dead) rows are, and stops at `limit`.
+ * `cutoff`; the number removed. Such a token was issued before the cutoff, and a token's id is made from its issue
+ * time (lib/ids): the primary key's range bounds the search, with no index of its own (each would cost every issued
+ * token one more page write).
  */
 export function deleteDeadTokensBefore(cutoff: Date, limit: number): Promise<number> {
-  return db().execute(`DELETE FROM "AccessToken" WHERE "id" IN (SELECT "id" FROM "AccessToken" WHERE "expiresAt" < $1 OR "revokedAt" < $1 LIMIT $2)`, [cutoff, limit]);
+  return db().execute(
+    `DELETE FROM "AccessToken" WHERE "id" IN (
+       SELECT "id" FROM "AccessToken" WHERE "id" < $2 AND ("expiresAt" < $1 OR "revokedAt" < $1) LIMIT $3)`,
+    [cutoff, firstTimeOrderedIdAt(cutoff), limit],
+  );
 }

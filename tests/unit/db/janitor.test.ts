@@ -1,6 +1,7 @@
 // The janitor (issue #17 item 4): a simulated day of traffic on a hand-moved clock, eight days later a
 // second one, then janitor passes: every table holds exactly its live rows, and the lifecycle still answers
 // as before for what was removed.
+import Database from "better-sqlite3";
 import { Client } from "pg";
 import { describe, expect, it, vi } from "vitest";
 import { TaskState, type Task } from "@a2a-js/sdk";
@@ -208,6 +209,91 @@ describe("janitor", () => {
       expect(passes.reduce((sum, pass) => sum + removed(pass).RateLimitBucket!, 0)).toBe(4);
     }
     expect(await getDb().rateLimitBucket.count({ where: { key: { startsWith: `${RULE.name}:lock-` } } })).toBe(0);
+  });
+});
+
+/** Every DELETE statement one janitor pass runs, as the driver receives it (SQLite `?`, PostgreSQL `$n`). */
+async function deletesOfAPass(): Promise<string[]> {
+  const statements = new Set<string>();
+  const note = (sql: unknown) => {
+    if (typeof sql === "string" && /^\s*DELETE\b/i.test(sql)) statements.add(sql);
+  };
+  if (sqlProvider() === "postgres") {
+    const query = Client.prototype.query;
+    Client.prototype.query = function (this: Client, ...args: unknown[]) {
+      note(typeof args[0] === "object" && args[0] !== null ? (args[0] as { text?: unknown }).text : args[0]);
+      return Reflect.apply(query, this, args) as unknown;
+    } as typeof query;
+    try {
+      await runJanitorPass({ clock: new ManualClock(Date.UTC(2026, 5, 1)) });
+    } finally {
+      Client.prototype.query = query;
+    }
+  } else {
+    // The statement cache keeps prepared statements between passes: what runs is seen on Statement#run.
+    const probe = new Database(":memory:");
+    const statementPrototype = Object.getPrototypeOf(probe.prepare("SELECT 1")) as { run: (...args: unknown[]) => unknown };
+    probe.close();
+    const run = statementPrototype.run;
+    statementPrototype.run = function (this: { source: string }, ...args: unknown[]) {
+      note(this.source);
+      return Reflect.apply(run, this, args);
+    };
+    try {
+      await runJanitorPass({ clock: new ManualClock(Date.UTC(2026, 5, 1)) });
+    } finally {
+      statementPrototype.run = run;
+    }
+  }
+  return [...statements];
+}
+
+describe("janitor plans", () => {
+  it("finds what it removes through indexes: no statement of a pass, nor a foreign-key cascade it sets off, reads a whole table", async () => {
+    const deletes = await deletesOfAPass();
+    expect(deletes.length).toBe(6);
+    if (sqlProvider() === "postgres") {
+      // With sequential scans priced out, the planner still picks one only where no index can serve.
+      const client = new Client({ connectionString: process.env.DATABASE_URL });
+      await client.connect();
+      try {
+        await client.query("BEGIN");
+        await client.query("SET LOCAL enable_seqscan = off");
+        for (const sql of deletes) {
+          const params = [...sql.matchAll(/\$(\d+)/g)].reduce((n, m) => Math.max(n, Number(m[1])), 0);
+          const plan = await client.query<{ "QUERY PLAN": string }>(
+            `EXPLAIN ${sql}`,
+            Array.from({ length: params }, (_, i) => (i === params - 1 ? 25 : "2026-01-01T00:00:00Z")),
+          );
+          expect(plan.rows.map((row) => row["QUERY PLAN"]).join("\n"), sql).not.toMatch(/Seq Scan/);
+        }
+        await client.query("ROLLBACK");
+        // PostgreSQL runs a cascade as a trigger's query, outside EXPLAIN: each foreign key that points at a table the
+        // janitor deletes from must have an index leading with its column, or every deleted row reads the whole child.
+        const uncovered = await client.query<{ constraint: string }>(`
+          SELECT c.conname AS "constraint" FROM pg_constraint c
+          WHERE c.contype = 'f' AND c.confrelid::regclass::text IN ('"AccessToken"', '"ClaimAttempt"', '"Registration"', '"RateLimitBucket"', '"A2ATask"', '"AuditEvent"', '"Delegation"')
+            AND NOT EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.conrelid AND i.indkey[0] = c.conkey[1])`);
+        expect(uncovered.rows).toEqual([]);
+      } finally {
+        await client.end();
+      }
+    } else {
+      const file = process.env.DATABASE_URL!.replace(/^file:/, "");
+      const reader = new Database(file, { readonly: true });
+      try {
+        for (const sql of deletes) {
+          const plan = reader.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => "2026-01-01")) as { detail: string }[];
+          // A foreign-key cascade shows in SQLite's plan of the DELETE itself (e.g. "SCAN AccessToken").
+          expect(
+            plan.map((step) => step.detail).filter((detail) => /^SCAN (?!CONSTANT ROW)/.test(detail)),
+            sql,
+          ).toEqual([]);
+        }
+      } finally {
+        reader.close();
+      }
+    }
   });
 });
 
