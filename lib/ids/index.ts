@@ -13,7 +13,10 @@ export function timeOrderedId(createdAt?: Date): string {
   return createdAt === undefined ? v7() : v7({ msecs: createdAt.getTime() });
 }
 
-/** The smallest version-7 id of `at`'s millisecond: the id of every row created before `at` sorts below it. */
+/**
+ * The smallest version-7 id of `at`'s millisecond: the id of every row created before `at` sorts below it, as bytes
+ * (SQLite) and in any PostgreSQL collation (dashes at the same places, hex digits in ASCII order; tested with ICU's).
+ */
 export function firstTimeOrderedIdAt(at: Date): string {
   const hex = Math.max(0, Math.floor(at.getTime())).toString(16).padStart(12, "0");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;

@@ -14,6 +14,7 @@ import { sqlProvider } from "@/lib/db";
 import { getDb } from "@/lib/db/prisma";
 import { cancelDelegation } from "@/lib/delegations";
 import { JANITOR_LOCK_KEY, runJanitorPass, type JanitorReport } from "@/lib/operations/janitor";
+import { firstTimeOrderedIdAt, timeOrderedId } from "@/lib/ids";
 import { hitRateLimit } from "@/lib/rate-limit";
 import { SCOPES } from "@/lib/schemas/service-auth";
 import { protectedResource, revokeAccessToken, verifyAccessToken } from "@/lib/tokens";
@@ -275,6 +276,13 @@ describe("janitor plans", () => {
           WHERE c.contype = 'f' AND c.confrelid::regclass::text IN ('"AccessToken"', '"ClaimAttempt"', '"Registration"', '"RateLimitBucket"', '"A2ATask"', '"AuditEvent"', '"Delegation"')
             AND NOT EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.conrelid AND i.indkey[0] = c.conkey[1])`);
         expect(uncovered.rows).toEqual([]);
+        // The id range (lib/ids) must hold in a linguistic collation too (hosted databases often default to one).
+        const times = Array.from({ length: 400 }, (_, i) => new Date(Date.UTC(2026, 0, 1) + ((i * 7919) % 400) * 997 + (i % 3)));
+        const ids = times.map((at) => timeOrderedId(at));
+        const bounds = times.map((_, i) => firstTimeOrderedIdAt(times[(i * 31) % times.length]!));
+        const ordered = await client.query<{ before: boolean }>(`SELECT a < b COLLATE "en-x-icu" AS "before" FROM unnest($1::text[], $2::text[]) AS t(a, b)`, [ids, bounds]);
+        expect(ordered.rows.map((row) => row.before)).toEqual(ids.map((id, i) => id < bounds[i]!));
+        expect(new Set(ordered.rows.map((row) => row.before)).size).toBe(2);
       } finally {
         await client.end();
       }
