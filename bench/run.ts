@@ -785,38 +785,24 @@ async function main(): Promise<number> {
       () => answers(`http://127.0.0.1:${port}/ask?query=ready`),
       options.serverLog,
     );
-    const ownPort = await freePort();
     // `node --import tsx`, not the tsx CLI: one process per baseline, so its RSS is its own. They read the SQLite
     // file directly, so a PostgreSQL run has none (and no ratios).
-    const ownBaseline = postgres
-      ? null
-      : await startProcess(
-          "own-account baseline",
-          process.execPath,
-          [...profile("own-account-baseline"), "--import", "tsx", path.join("bench", "baselines", "own-account.ts")],
-          { ...appEnv, PORT: String(ownPort) },
-          () => answers(`http://127.0.0.1:${ownPort}/`),
-        );
-    const mcpPort = await freePort();
-    const mcpBaseline = postgres
-      ? null
-      : await startProcess(
-          "MCP baseline",
-          process.execPath,
-          [...profile("mcp-baseline"), "--import", "tsx", path.join("bench", "baselines", "mcp.ts")],
-          { ...appEnv, PORT: String(mcpPort) },
-          () => answers(`http://127.0.0.1:${mcpPort}/`),
-        );
-    const a2aPort = await freePort();
-    const a2aBaseline = postgres
-      ? null
-      : await startProcess(
-          "A2A baseline",
-          process.execPath,
-          [...profile("a2a-baseline"), "--import", "tsx", path.join("bench", "baselines", "a2a.ts")],
-          { ...appEnv, PORT: String(a2aPort) },
-          () => answers(`http://127.0.0.1:${a2aPort}/`),
-        );
+    const startBaseline = async (label: string, file: "own-account" | "mcp" | "a2a"): Promise<{ origin: string; pid: number } | undefined> => {
+      if (postgres) return undefined;
+      const baselinePort = await freePort();
+      const origin = `http://127.0.0.1:${baselinePort}`;
+      const child = await startProcess(
+        label,
+        process.execPath,
+        [...profile(`${file}-baseline`), "--import", "tsx", path.join("bench", "baselines", `${file}.ts`)],
+        { ...appEnv, PORT: String(baselinePort) },
+        () => answers(`${origin}/`),
+      );
+      return { origin, pid: child.pid! };
+    };
+    const ownBaseline = await startBaseline("own-account baseline", "own-account");
+    const mcpBaseline = await startBaseline("MCP baseline", "mcp");
+    const a2aBaseline = await startBaseline("A2A baseline", "a2a");
     const metricsPort = wantsMetricsServer ? await freePort() : 0;
     // The same server on the same database, with METRICS_TOKEN set: the process collectors run and /metrics answers.
     const metricsApp = wantsMetricsServer
@@ -831,9 +817,9 @@ async function main(): Promise<number> {
     const targets: Record<Target, { origin: string; pid: number } | undefined> = {
       app: { origin: `http://127.0.0.1:${port}`, pid: app.pid! },
       "app-metrics": metricsApp ? { origin: `http://127.0.0.1:${metricsPort}`, pid: metricsApp.pid! } : undefined,
-      "own-account-baseline": ownBaseline ? { origin: `http://127.0.0.1:${ownPort}`, pid: ownBaseline.pid! } : undefined,
-      "mcp-baseline": mcpBaseline ? { origin: `http://127.0.0.1:${mcpPort}`, pid: mcpBaseline.pid! } : undefined,
-      "a2a-baseline": a2aBaseline ? { origin: `http://127.0.0.1:${a2aPort}`, pid: a2aBaseline.pid! } : undefined,
+      "own-account-baseline": ownBaseline,
+      "mcp-baseline": mcpBaseline,
+      "a2a-baseline": a2aBaseline,
     };
 
     // Load every route once (route chunks, the Prisma client, the key import) so no scenario pays the cold start.
