@@ -18,6 +18,7 @@ import { requestListener } from "@/lib/server/request-listener";
 import { turns } from "@/lib/server/turns";
 import { startWebhookDelivery } from "@/lib/webhooks/delivery";
 import { startJanitor } from "@/lib/operations/janitor";
+import { outliveClosedLogPipes } from "@/lib/operations/log";
 import { observeRequest } from "@/lib/operations/observe";
 import { transportSecurityHeaders } from "@/lib/http/security-headers";
 import { configOrExit, markServerEntry, refuseUnsafeStart } from "@/lib/startup";
@@ -35,6 +36,7 @@ function portOrExit(raw: string | undefined): number {
 }
 
 async function main(): Promise<void> {
+  outliveClosedLogPipes();
   // Preflight before listen: a bad value stops the process here, before a port is taken.
   const port = portOrExit(process.env.PORT);
   const hostname = process.env.HOSTNAME || undefined;

@@ -93,9 +93,24 @@ export class LineBatch implements DestinationStream {
   }
 }
 
+/** What sonic-boom may hold for a stdout that does not take it (a closed pipe): later lines are dropped. */
+const UNWRITTEN_LOG_LIMIT = 4 * 1024 * 1024;
+
+/**
+ * A log reader that went away (EPIPE on stdout or stderr: the process the pipe led to exited) must not turn each
+ * later line into an uncaught exception whose report is itself a line: the process would spin on that forever and
+ * never finish a shutdown. Write errors on the process's own output streams are dropped; the server goes on serving.
+ * Called once by the server entry.
+ */
+export function outliveClosedLogPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
+}
+
 /** stdout through a LineBatch, flushed every FLUSH_INTERVAL_MS and synchronously when the process exits. */
 function bufferedStdout(): DestinationStream {
-  const stream = pino.destination({ dest: 1, sync: false });
+  const stream = pino.destination({ dest: 1, sync: false, maxLength: UNWRITTEN_LOG_LIMIT });
+  // A failed write (EPIPE) is retried with the next line, at most UNWRITTEN_LOG_LIMIT held (see outliveClosedLogPipes).
+  stream.on("error", () => undefined);
   const batch = new LineBatch(stream);
   setInterval(() => {
     try {

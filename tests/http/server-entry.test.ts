@@ -1,6 +1,7 @@
 // The production entry (server.ts, run as dist/server.mjs by `npm start`): it stamps every request with its
 // socket address even with the front off, refuses a bad PORT before listening, and on SIGTERM stops accepting,
 // finishes the requests in flight and exits cleanly.
+import fs from "node:fs";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../support/server";
@@ -76,5 +77,41 @@ describe("graceful shutdown", () => {
     await stopped;
     expect(server.exitCode()).toBe(0);
     expect(server.output()).toContain("[agent-gate] SIGTERM: no new connections; finishing the requests in flight");
+  }, 60_000);
+});
+
+describe("a log reader that goes away", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ label: "entry-closed-pipes" });
+  });
+  afterAll(() => server.stop());
+
+  it("EPIPE on stdout and stderr: the server goes on answering, uses no CPU while idle, and still stops on SIGTERM", async () => {
+    server.closeOutput();
+    // Each request writes its log line to the closed stdout.
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(`${server.baseUrl}/healthz`);
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Idle: a process spinning on its own write errors would burn a core here (it did: each EPIPE became an uncaught
+    // exception whose report was written to the same closed pipe).
+    const cpuTicks = (): number => {
+      const fields = fs.readFileSync(`/proc/${server.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      return Number(fields[11]) + Number(fields[12]);
+    };
+    const before = cpuTicks();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(cpuTicks() - before).toBeLessThan(50); // clock ticks (1/100 s): under a quarter of a core
+    const res = await fetch(`${server.baseUrl}/healthz`);
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    const stopped = Date.now();
+    process.kill(server.pid, "SIGTERM");
+    for (let waited = 0; waited < 100 && server.exitCode() === null; waited++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(server.exitCode()).toBe(0);
+    expect(Date.now() - stopped).toBeLessThan(10_000);
   }, 60_000);
 });

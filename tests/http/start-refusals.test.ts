@@ -68,15 +68,27 @@ async function npmStart(env: Record<string, string>, cwd: string = ROOT): Promis
     } catch {
       return;
     }
-    const timer = setTimeout(() => {
+    const kill = () => {
       try {
         process.kill(-child.pid!, "SIGKILL");
       } catch {
         // already gone
       }
-    }, 5000);
+    };
+    const timer = setTimeout(kill, 5000);
     await exited;
     clearTimeout(timer);
+    // npm exits first: the server (same process group) must be gone too before the project directory is removed.
+    const groupAlive = (): boolean => {
+      try {
+        process.kill(-child.pid!, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let waited = 0; waited < 50 && groupAlive(); waited++) await new Promise((resolve) => setTimeout(resolve, 100));
+    if (groupAlive()) kill();
   };
   const deadline = Date.now() + 90_000;
   // Ask all along: a refused start must exit without ever answering (Next holds requests until start-up work is done).

@@ -20,6 +20,8 @@ export interface TestServer {
   stop(): Promise<void>;
   /** SIGKILL: the process dies at once, as in a crash (no shutdown work). */
   kill(): Promise<void>;
+  /** Closes the read ends of the server's stdout and stderr, as a log reader that exits does (EPIPE for the server). */
+  closeOutput(): void;
 }
 
 export interface StartOptions {
@@ -114,7 +116,11 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     child.kill("SIGKILL");
     await exited;
   };
-  const server: TestServer = { baseUrl, databaseUrl, port, pid: child.pid!, output: () => output, exitCode: () => child.exitCode, stop, kill };
+  const closeOutput = (): void => {
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+  };
+  const server: TestServer = { baseUrl, databaseUrl, port, pid: child.pid!, output: () => output, exitCode: () => child.exitCode, stop, kill, closeOutput };
 
   if (options.expectExit) {
     const timeout = setTimeout(() => child.kill("SIGKILL"), 30_000);
