@@ -7,7 +7,7 @@
 // Vercel the route files answer everything. PORT (default 3000) and HOSTNAME (default all interfaces)
 // choose where it listens; NODE_FRONT=off sends every request to Next.
 import http from "node:http";
-import next from "next";
+import { shareAsyncContextFrames } from "@/lib/async-context/install";
 import { closeConnection, holdSqliteConnection } from "@/lib/db";
 import { startSqliteCheckpointer } from "@/lib/db/sqlite-checkpointer";
 import { sqliteFilePath } from "@/lib/db/sqlite-path";
@@ -36,6 +36,9 @@ function portOrExit(raw: string | undefined): number {
 }
 
 async function main(): Promise<void> {
+  // First, before anything loads Next: its and React's async context storages then share one frame on Node 20,
+  // which otherwise charges every promise of every request once per storage (lib/async-context).
+  shareAsyncContextFrames();
   outliveClosedLogPipes();
   // Preflight before listen: a bad value stops the process here, before a port is taken.
   const port = portOrExit(process.env.PORT);
@@ -52,6 +55,8 @@ async function main(): Promise<void> {
 
   markServerEntry();
   applyBuiltNextConfig(process.cwd());
+  // Loaded only now, after shareAsyncContextFrames() (a static import would load it before any line here runs).
+  const { default: next } = await import("next");
   const app = next({ dev: false, dir: process.cwd(), hostname: hostname ?? "localhost", port });
   await app.prepare();
   // HSTS on every answer of an https deployment, the front's and Next's alike (next.config.ts's headers are fixed at build).

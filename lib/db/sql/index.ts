@@ -12,7 +12,7 @@
 // on SQLite, UTC in a timestamp(3) column on PostgreSQL); read DateTime and Boolean columns back with
 // readDate / readOptionalDate / readBoolean. Columns come back as written in the SELECT list (alias with
 // AS "camelCase"). PostgreSQL returns bigint (COUNT(*)) as a string: cast to int in the SQL.
-import { AsyncLocalStorage } from "node:async_hooks";
+import { ContextStorage } from "@/lib/async-context";
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import type { CustomTypesConfig, Pool, PoolClient } from "pg";
@@ -221,7 +221,7 @@ interface TransactionFrame {
   open: boolean;
 }
 
-const scope = new AsyncLocalStorage<TransactionFrame>();
+const scope = new ContextStorage<TransactionFrame>();
 
 async function runScoped<T>(executor: SqlExecutor, fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
   const frame: TransactionFrame = { executor, open: true };
