@@ -174,16 +174,14 @@ function parseCall(text: string, versionHeader: string | null): ParsedCall {
 }
 
 /** Handles POST /a2a; never throws: every failure is a JSON-RPC error in our own words. */
-export async function handleA2aRequest(request: ApiRequest, clock: Clock = systemClock): Promise<ApiReply> {
+export function handleA2aRequest(request: ApiRequest, clock: Clock = systemClock): Promise<ApiReply> {
   let id: JsonRpcId = null;
-  try {
-    return await answerA2aRequest(request, clock, (parsedId) => (id = parsedId));
-  } catch (error) {
+  return answerA2aRequest(request, clock, (parsedId) => (id = parsedId)).catch((error: unknown) => {
     if (isDatabaseUnavailable(error)) return rpcServerError(id, temporarilyUnavailableRpcError());
     const e = error as { name?: string; message?: string };
     console.error(`[agent-gate] a2a request failed: ${e?.name ?? "error"}: ${String(e?.message ?? error).slice(0, 300)}`);
     return rpcError(id, INTERNAL_RPC_ERROR);
-  }
+  });
 }
 
 /** The params the SDK runs: skills finish within the request, so every send is answered with the finished task. */
@@ -196,18 +194,22 @@ function paramsToRun(parsed: ParsedCall & { ok: true }): Record<string, unknown>
   return { ...params, configuration: { ...base, ...(parsed.version === "0.3" ? { blocking: true } : { returnImmediately: false }) } };
 }
 
+/** The task a message/send or SendMessage is sent to, if it names one. */
+function messageTaskId(parsed: ParsedCall & { ok: true }): string | undefined {
+  if (parsed.method !== "message/send" && parsed.method !== "SendMessage") return undefined;
+  const message = parsed.params["message"] as { taskId?: unknown };
+  return typeof message.taskId === "string" && message.taskId !== "" ? message.taskId : undefined;
+}
+
 /**
  * A message to a finished task is refused before anything runs, in each generation's words: 0.3 answers
  * -32600 as it always did, 1.0 UnsupportedOperation (-32004). (The SDK would name the 1.0 state by its number.)
  */
-async function finishedTaskRefusal(parsed: ParsedCall & { ok: true }, store: DbTaskStore): Promise<A2aRpcError | undefined> {
-  if (parsed.method !== "message/send" && parsed.method !== "SendMessage") return undefined;
-  const message = parsed.params["message"] as { taskId?: unknown };
-  if (typeof message.taskId !== "string" || message.taskId === "") return undefined;
-  const task = await store.load(message.taskId);
+async function finishedTaskRefusal(version: A2aVersion, taskId: string, store: DbTaskStore): Promise<A2aRpcError | undefined> {
+  const task = await store.load(taskId);
   const finished = task ? terminalStateName(task) : undefined;
   if (!task?.status || !finished) return undefined;
-  if (parsed.version === "0.3") return { code: JSONRPC_ERRORS.invalidRequest, message: `Task ${task.id} is in a terminal state (${finished}) and cannot be modified.` };
+  if (version === "0.3") return { code: JSONRPC_ERRORS.invalidRequest, message: `Task ${task.id} is in a terminal state (${finished}) and cannot be modified.` };
   return v1Error(new UnsupportedOperationError({ message: `Task ${task.id} is in a terminal state (${taskStateToJSON(task.status.state)}) and cannot be modified.` }));
 }
 
@@ -255,7 +257,9 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
   }
 
   const store = new DbTaskStore(clock, "at-flush");
-  const refusal = await finishedTaskRefusal(parsed, store);
+  // Most messages start a new task: nothing to look up, and no promise to wait for.
+  const taskId = messageTaskId(parsed);
+  const refusal = taskId === undefined ? undefined : await finishedTaskRefusal(parsed.version, taskId, store);
   if (refusal) return rpcError(parsed.id, refusal);
   const executor = new CommunityToolExecutor({ clock, clientIp: ip }, (taskId) => store.noteCreated(taskId));
   const handler = new DefaultRequestHandler(sdkAgentCard(), store, executor);

@@ -62,6 +62,9 @@ function decodePageToken(token: string): { createdAt: Date; id: string } {
   throw new RequestMalformedError({ message: "Invalid params: pageToken is not a token this agent gave out." });
 }
 
+const DONE: Promise<void> = Promise.resolve();
+const NOT_STORED: Promise<Task | undefined> = Promise.resolve(undefined);
+
 /** Expired tasks are pruned as finished ones are written, at most once a minute per process (the janitor does the rest). */
 const PRUNE_INTERVAL_MS = 60_000;
 let lastPruneAt: number | undefined;
@@ -85,13 +88,18 @@ export class DbTaskStore implements TaskStore {
     private readonly writes: "immediate" | "at-flush" = "immediate",
   ) {}
 
-  private async guarded<T>(work: () => Promise<T>): Promise<T> {
+  /** Notes the first storage failure (the SDK turns throws into JSON-RPC errors, the route needs to see it). */
+  private guarded<T>(work: () => Promise<T>): Promise<T> {
+    let running: Promise<T>;
     try {
-      return await work();
+      running = work();
     } catch (error) {
+      running = Promise.reject(error);
+    }
+    return running.catch((error: unknown) => {
       this.storageError ??= error;
       throw error;
-    }
+    });
   }
 
   /**
@@ -102,42 +110,47 @@ export class DbTaskStore implements TaskStore {
     this.created.add(taskId);
   }
 
-  async save(task: Task): Promise<void> {
+  // save, flush and load are not async functions: the SDK calls save and load three times each per message, and
+  // on Node 20 every promise costs async-hook work; a settled promise is returned where nothing is waited for.
+  save(task: Task): Promise<void> {
     this.unwritten.set(task.id, task);
-    if (this.writes === "immediate") await this.flush();
+    return this.writes === "immediate" ? this.flush() : DONE;
   }
 
   /** Writes the last saved state of every task saved during the request (call once its work is done). */
-  async flush(): Promise<void> {
+  flush(): Promise<void> {
     const tasks = [...this.unwritten.values()];
     this.unwritten.clear();
+    if (tasks.length === 0) return DONE;
     const now = this.clock.now();
-    await this.guarded(async () => {
-      let finished = false;
-      for (const task of tasks) {
-        const state = task.status?.state;
-        finished ||= state !== undefined && TERMINAL_STATES.has(state);
-        await db().execute(
-          `INSERT INTO "A2ATask" ("id", "contextId", "skill", "state", "task", "createdAt", "expiresAt") VALUES ($1, $2, $3, $4, $5, $6, $7)
-           ON CONFLICT ("id") DO UPDATE SET "state" = $4, "task" = $5`,
-          [task.id, task.contextId, skillOf(task), stateName(state), JSON.stringify(Task.toJSON(task)), now, new Date(now.getTime() + TASK_RETENTION_SECONDS * 1000)],
-        );
-      }
-      // The table stays about one day deep; a clock moved back (tests) prunes again at once.
-      const due = lastPruneAt === undefined || now.getTime() - lastPruneAt >= PRUNE_INTERVAL_MS || now.getTime() < lastPruneAt;
-      if (finished && due) {
-        lastPruneAt = now.getTime();
-        await db().execute(`DELETE FROM "A2ATask" WHERE "expiresAt" < $1`, [now]);
-      }
-    });
+    return this.guarded(() => this.write(tasks, now));
   }
 
-  async load(taskId: string): Promise<Task | undefined> {
+  private async write(tasks: Task[], now: Date): Promise<void> {
+    let finished = false;
+    for (const task of tasks) {
+      const state = task.status?.state;
+      finished ||= state !== undefined && TERMINAL_STATES.has(state);
+      await db().execute(
+        `INSERT INTO "A2ATask" ("id", "contextId", "skill", "state", "task", "createdAt", "expiresAt") VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT ("id") DO UPDATE SET "state" = $4, "task" = $5`,
+        [task.id, task.contextId, skillOf(task), stateName(state), JSON.stringify(Task.toJSON(task)), now, new Date(now.getTime() + TASK_RETENTION_SECONDS * 1000)],
+      );
+    }
+    // The table stays about one day deep; a clock moved back (tests) prunes again at once.
+    const due = lastPruneAt === undefined || now.getTime() - lastPruneAt >= PRUNE_INTERVAL_MS || now.getTime() < lastPruneAt;
+    if (finished && due) {
+      lastPruneAt = now.getTime();
+      await db().execute(`DELETE FROM "A2ATask" WHERE "expiresAt" < $1`, [now]);
+    }
+  }
+
+  load(taskId: string): Promise<Task | undefined> {
     const unwritten = this.unwritten.get(taskId);
     // A copy: the SDK changes the tasks it loads before saving them again. A proto JSON round trip, not
     // structuredClone (about 1.3 µs against 11 µs for a finished task: bench/README.md, seventh pass).
-    if (unwritten) return Task.fromJSON(Task.toJSON(unwritten));
-    if (this.created.has(taskId)) return undefined;
+    if (unwritten) return Promise.resolve(Task.fromJSON(Task.toJSON(unwritten)));
+    if (this.created.has(taskId)) return NOT_STORED;
     return this.guarded(async () => {
       const rows = await db().query<{ task: string; expiresAt: unknown }>(`SELECT "task", "expiresAt" FROM "A2ATask" WHERE "id" = $1`, [taskId]);
       const row = rows[0];

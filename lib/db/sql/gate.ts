@@ -12,6 +12,8 @@ interface Waiter {
   resolve: (release: GateRelease) => void;
 }
 
+const FREE: Promise<void> = Promise.resolve();
+
 export class ConnectionGate {
   /** Who holds the connection in a transaction now, if anyone. */
   holder: GateHolder | null = null;
@@ -32,14 +34,17 @@ export class ConnectionGate {
     return new Promise((resolve) => this.queue.push({ holder, resolve }));
   }
 
-  /** Resolves when the current holder releases (check `holder` again afterwards: the next one may have taken it). */
-  released(): Promise<void> {
-    return new Promise((resolve) => this.endWaiters.push(resolve));
-  }
-
   /** Resolves once nobody holds the gate (a single statement never lands inside a transaction or a hold). */
-  async untilFree(): Promise<void> {
-    while (this.holder !== null) await this.released();
+  untilFree(): Promise<void> {
+    if (this.holder === null) return FREE;
+    // One promise however many holders come and go before it is free (each promise costs async-hook work).
+    return new Promise((resolve) => {
+      const check = (): void => {
+        if (this.holder === null) resolve();
+        else this.endWaiters.push(check);
+      };
+      this.endWaiters.push(check);
+    });
   }
 
   private releaser(): GateRelease {

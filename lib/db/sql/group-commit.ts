@@ -64,18 +64,27 @@ export class GroupRolledBackError extends Error {
  * Runs `job` inside the connection's open group, or opens one. Resolves with the job's result once the group
  * has committed; rejects at once when the job throws (its statements rolled back).
  */
-export async function runInGroup<Q, T>(connection: GroupConnection<Q>, job: (q: Q) => Promise<T>): Promise<T> {
+export function runInGroup<Q, T>(connection: GroupConnection<Q>, job: (q: Q) => Promise<T>): Promise<T> {
+  // Not async: joining the open group or opening one on a free gate creates no promise besides the job's.
   const state = stateOf(connection);
   if (state.open && !state.open.closing) return enqueue(state.open, connection, job);
   if (!state.opening) {
     const release = connection.gate.tryAcquire("raw");
-    if (release) return enqueue(openGroup(state, connection, release), connection, job);
+    if (release) {
+      let group: CommitGroup;
+      try {
+        group = openGroup(state, connection, release);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return enqueue(group, connection, job);
+    }
     state.opening = connection.gate.acquire("raw").then((granted) => {
       state.opening = undefined;
       return openGroup(state, connection, granted);
     });
   }
-  return enqueue(await state.opening, connection, job);
+  return state.opening.then((group) => enqueue(group, connection, job));
 }
 
 function openGroup<Q>(state: GroupState, connection: GroupConnection<Q>, release: GateRelease): CommitGroup {
@@ -94,10 +103,41 @@ function openGroup<Q>(state: GroupState, connection: GroupConnection<Q>, release
 
 function enqueue<Q, T>(group: CommitGroup, connection: GroupConnection<Q>, job: (q: Q) => Promise<T>): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    group.tail = group.tail.then(async () => {
-      // A job that finds no other job's writes in the transaction needs no savepoint: if it fails, rolling
-      // the whole transaction back loses nothing else (most groups under light load hold one job).
-      let first: boolean;
+    // A job that finds no other job's writes in the transaction needs no savepoint: if it fails, rolling
+    // the whole transaction back loses nothing else (most groups under light load hold one job).
+    let first = true;
+    const failed = (error: unknown): void => {
+      if (connection.inTransaction()) {
+        try {
+          if (first) connection.run("ROLLBACK");
+          else {
+            connection.run("ROLLBACK TO group_job");
+            connection.run("RELEASE group_job");
+          }
+        } catch {
+          // Its writes must not be committed: end the whole transaction (beginIfEnded and close then
+          // fail the jobs finished before it).
+          try {
+            connection.run("ROLLBACK");
+          } catch {
+            // SQLite has already ended it.
+          }
+        }
+      }
+      reject(error);
+    };
+    const succeeded = (result: T): void => {
+      try {
+        if (!first) connection.run("RELEASE group_job");
+      } catch (error) {
+        failed(error);
+        return;
+      }
+      group.finished.push({ commit: () => resolve(result), fail: reject });
+    };
+    // Plain callbacks rather than an async function (each promise costs async-hook work on Node 20); the
+    // tail still settles only once the job has.
+    group.tail = group.tail.then(() => {
       try {
         beginIfEnded(group, connection);
         first = group.finished.length === 0;
@@ -106,32 +146,14 @@ function enqueue<Q, T>(group: CommitGroup, connection: GroupConnection<Q>, job: 
         reject(error);
         return;
       }
-      let result: T;
+      let running: Promise<T>;
       try {
-        result = await job(connection.executor);
-        if (!first) connection.run("RELEASE group_job");
+        running = Promise.resolve(job(connection.executor));
       } catch (error) {
-        if (connection.inTransaction()) {
-          try {
-            if (first) connection.run("ROLLBACK");
-            else {
-              connection.run("ROLLBACK TO group_job");
-              connection.run("RELEASE group_job");
-            }
-          } catch {
-            // Its writes must not be committed: end the whole transaction (beginIfEnded and close then
-            // fail the jobs finished before it).
-            try {
-              connection.run("ROLLBACK");
-            } catch {
-              // SQLite has already ended it.
-            }
-          }
-        }
-        reject(error);
+        failed(error);
         return;
       }
-      group.finished.push({ commit: () => resolve(result), fail: reject });
+      return running.then(succeeded, failed);
     });
   });
 }

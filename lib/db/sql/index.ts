@@ -115,21 +115,31 @@ function sqliteArguments(prepared: PreparedSqlite, params: readonly SqlValue[]):
   return prepared.argumentOrder.map((index) => sqliteValue(params[index]));
 }
 
+/** Runs a statement at once (better-sqlite3 is synchronous): its rows. Throws the statement's error. */
+function allRows<T>(database: BetterSqlite3.Database, sql: string, params: readonly SqlValue[]): T[] {
+  const prepared = prepare(database, sql);
+  return prepared.statement.all(...sqliteArguments(prepared, params)) as T[];
+}
+
+/** Runs a write at once: the number of rows it changed. Throws the statement's error. */
+function changedRows(database: BetterSqlite3.Database, sql: string, params: readonly SqlValue[]): number {
+  const prepared = prepare(database, sql);
+  return prepared.statement.run(...sqliteArguments(prepared, params)).changes;
+}
+
 function sqliteExecutor(database: BetterSqlite3.Database): SqlExecutor {
-  // better-sqlite3 is synchronous: a settled promise (or the statement's error as a rejection) per call.
+  // A settled promise (or the statement's error as a rejection) per call.
   return {
     query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
       try {
-        const prepared = prepare(database, sql);
-        return Promise.resolve(prepared.statement.all(...sqliteArguments(prepared, params)) as T[]);
+        return Promise.resolve(allRows<T>(database, sql, params));
       } catch (error) {
         return Promise.reject(error);
       }
     },
     execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
       try {
-        const prepared = prepare(database, sql);
-        return Promise.resolve(prepared.statement.run(...sqliteArguments(prepared, params)).changes);
+        return Promise.resolve(changedRows(database, sql, params));
       } catch (error) {
         return Promise.reject(error);
       }
@@ -160,16 +170,16 @@ function handlesOf(connection: SqliteConnection): SqliteHandles {
 }
 
 function topLevelSqlite(connection: SqliteConnection): SqlExecutor {
+  const { database } = connection;
   const { executor } = handlesOf(connection);
   // A single statement must not land inside a transaction or a checkpoint hold someone has open on the one
-  // connection: at once when the gate is free (the usual case: no promise to wait on), else once it is.
-  const ready = async (): Promise<SqlExecutor> => {
-    await connection.gate.untilFree();
-    return executor;
-  };
+  // connection: at once when the gate is free (the usual case: no promise to wait on), else once it is (the
+  // statement then runs in the promise's own callback: one promise per waiting statement).
   return {
-    query: <T>(sql: string, params?: readonly SqlValue[]) => (connection.gate.holder === null ? executor.query<T>(sql, params) : ready().then((q) => q.query<T>(sql, params))),
-    execute: (sql: string, params?: readonly SqlValue[]) => (connection.gate.holder === null ? executor.execute(sql, params) : ready().then((q) => q.execute(sql, params))),
+    query: <T>(sql: string, params: readonly SqlValue[] = []) =>
+      connection.gate.holder === null ? executor.query<T>(sql, params) : connection.gate.untilFree().then(() => allRows<T>(database, sql, params)),
+    execute: (sql: string, params: readonly SqlValue[] = []) =>
+      connection.gate.holder === null ? executor.execute(sql, params) : connection.gate.untilFree().then(() => changedRows(database, sql, params)),
   };
 }
 
@@ -223,13 +233,29 @@ interface TransactionFrame {
 
 const scope = new ContextStorage<TransactionFrame>();
 
-async function runScoped<T>(executor: SqlExecutor, fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
+function runScoped<T>(executor: SqlExecutor, fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
   const frame: TransactionFrame = { executor, open: true };
-  try {
-    return await scope.run(frame, () => fn(executor));
-  } finally {
+  const close = (): void => {
     frame.open = false;
+  };
+  let running: Promise<T>;
+  try {
+    running = Promise.resolve(scope.run(frame, () => fn(executor)));
+  } catch (error) {
+    close();
+    return Promise.reject(error);
   }
+  // Not an async function: on Node 20 each promise costs async-hook work, and this runs for every transaction.
+  return running.then(
+    (result) => {
+      close();
+      return result;
+    },
+    (error: unknown) => {
+      close();
+      throw error;
+    },
+  );
 }
 
 function openFrame(): TransactionFrame | undefined {
@@ -268,13 +294,22 @@ export function db(): SqlExecutor {
 }
 
 /** Rows of one statement, in the caller's transaction if there is one. */
-export async function query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-  return db().query<T>(sql, params);
+export function query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+  // Not async: the executor's own promise is the answer (db() may throw: no database configured or reachable).
+  try {
+    return db().query<T>(sql, params);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** One write, in the caller's transaction if there is one; the number of rows it changed. */
-export async function execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
-  return db().execute(sql, params);
+export function execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
+  try {
+    return db().execute(sql, params);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /**
@@ -283,12 +318,17 @@ export async function execute(sql: string, params: readonly SqlValue[] = []): Pr
  * together with the other transactions started in this event-loop iteration: ./group-commit.ts; the promise
  * settles after the COMMIT), rolls back its own statements when it throws.
  */
-export async function transaction<T>(fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
-  const outer = openFrame();
-  if (outer) return fn(outer.executor);
-  // Opening the connection may fail (an unreachable database): a rejection, as for any statement.
-  const connection = sharedConnection();
-  return connection.provider === "sqlite" ? sqliteTransaction(connection, fn) : postgresTransaction(connection.pool, fn);
+export function transaction<T>(fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
+  // Not async (one promise less per transaction), so every throw is turned into a rejection here.
+  try {
+    const outer = openFrame();
+    if (outer) return fn(outer.executor);
+    // Opening the connection may fail (an unreachable database): a rejection, as for any statement.
+    const connection = sharedConnection();
+    return connection.provider === "sqlite" ? sqliteTransaction(connection, fn) : postgresTransaction(connection.pool, fn);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /**
