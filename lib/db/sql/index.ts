@@ -66,9 +66,27 @@ export function readBoolean(value: unknown): boolean {
 /** Prisma's SQLite adapter stores DateTime as ISO 8601 with "+00:00" and booleans as 0/1. */
 export function sqliteValue(value: SqlValue | undefined): string | number | null {
   if (value === undefined) throw new TypeError("missing SQL argument");
-  if (value instanceof Date) return value.toISOString().replace("Z", "+00:00");
+  if (value instanceof Date) return sqliteDate(value);
   if (typeof value === "boolean") return value ? 1 : 0;
   return value;
+}
+
+/**
+ * Dates recently written, formatted: the requests of one millisecond write the same "now" and the same expiry
+ * (toISOString costs more than the rest of a statement's arguments together). Small: cleared when full.
+ */
+const formattedDates = new Map<number, string>();
+
+function sqliteDate(value: Date): string {
+  const time = value.getTime();
+  let text = formattedDates.get(time);
+  if (text === undefined) {
+    // An invalid date throws here, before anything is kept.
+    text = value.toISOString().replace("Z", "+00:00");
+    if (formattedDates.size >= 64) formattedDates.clear();
+    formattedDates.set(time, text);
+  }
+  return text;
 }
 
 /** timestamp(3) WITHOUT time zone holds UTC: send the UTC wall time (an offset would be ignored, not applied). */
@@ -112,7 +130,20 @@ function prepare(database: BetterSqlite3.Database, sql: string): PreparedSqlite 
 }
 
 function sqliteArguments(prepared: PreparedSqlite, params: readonly SqlValue[]): (string | number | null)[] {
-  return prepared.argumentOrder.map((index) => sqliteValue(params[index]));
+  const order = prepared.argumentOrder;
+  const values: (string | number | null)[] = new Array(order.length);
+  // Each argument is converted once however often the statement names it (the rate-limit upsert names its time six times).
+  const converted: (string | number | null | undefined)[] = [];
+  for (let i = 0; i < order.length; i++) {
+    const index = order[i]!;
+    let value = converted[index];
+    if (value === undefined) {
+      value = sqliteValue(params[index]);
+      converted[index] = value;
+    }
+    values[i] = value;
+  }
+  return values;
 }
 
 /** Runs a statement at once (better-sqlite3 is synchronous): its rows. Throws the statement's error. */

@@ -64,6 +64,21 @@ describe("values through raw SQL and Prisma", () => {
     expect(readDate(attempts[0]!.expiresAt)).toEqual(reg.attempt.expiresAt);
   });
 
+  it("dates, repeated in a statement and across statements and more than the formatter keeps, read back exactly; an invalid date writes nothing", async () => {
+    // The SQLite side converts each argument once and keeps recent formatted dates: neither may change a value.
+    const base = Date.UTC(2026, 5, 1, 12, 0, 0, 0);
+    const times = Array.from({ length: 150 }, (_, i) => base + (i % 3 === 0 ? 0 : i * 1001));
+    const ids: string[] = [];
+    for (const time of times) ids.push(await insertMember({ emailVerified: true, publicProfile: true, joinedAt: new Date(time) }));
+    const members = await getDb().member.findMany({ where: { id: { in: ids } } });
+    const joinedAt = new Map(members.map((m) => [m.id, [m.joinedAt.getTime(), m.createdAt.getTime()]]));
+    ids.forEach((id, i) => expect(joinedAt.get(id)).toEqual([times[i], times[i]]));
+
+    const before = await getDb().member.count();
+    await expect(insertMember({ emailVerified: true, publicProfile: true, joinedAt: new Date(Number.NaN) })).rejects.toThrow(RangeError);
+    expect(await getDb().member.count()).toBe(before);
+  });
+
   it("repeated and out-of-order placeholders bind the argument they name", async () => {
     const id = await insertMember({ emailVerified: true, publicProfile: false, joinedAt: new Date() });
     const rows = await query<{ id: string }>(`SELECT "id" FROM "Member" WHERE ("slug" = $2 OR "email" = $2) AND "id" = $1 AND "slug" <> $3`, [id, `raw-${id}`, "nobody"]);

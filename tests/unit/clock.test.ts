@@ -1,0 +1,36 @@
+// lib/clock: the system clock reads the runtime's Date as the module found it. Next replaces the global Date with
+// a wrapper that asks, on every construction, whether a prerender reads the clock; the production server loads
+// this module before Next, so its clock does without that (bench/README.md, ninth pass).
+import { afterEach, describe, expect, it } from "vitest";
+import { ManualClock, systemClock } from "@/lib/clock";
+
+const RuntimeDate = Date;
+
+describe("systemClock", () => {
+  afterEach(() => {
+    globalThis.Date = RuntimeDate;
+  });
+
+  it("keeps the Date it was loaded with when the global one is replaced later (as Next does)", () => {
+    let wrapped = 0;
+    globalThis.Date = new Proxy(RuntimeDate, {
+      construct(target, args: unknown[], newTarget: typeof RuntimeDate) {
+        wrapped++;
+        return Reflect.construct(target, args, newTarget) as object;
+      },
+    });
+    const before = RuntimeDate.now();
+    const now = systemClock.now();
+    expect(wrapped).toBe(0);
+    expect(now).toBeInstanceOf(RuntimeDate);
+    expect(now.getTime()).toBeGreaterThanOrEqual(before);
+    expect(now.getTime()).toBeLessThanOrEqual(RuntimeDate.now());
+  });
+
+  it("ManualClock moves only when told", () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    expect(clock.now().toISOString()).toBe("2026-01-01T00:00:00.000Z");
+    clock.advance(600);
+    expect(clock.now().toISOString()).toBe("2026-01-01T00:10:00.000Z");
+  });
+});
