@@ -230,10 +230,9 @@ function groupCommitted<T>(write: () => Promise<T>): Promise<T> {
  * nothing stored: the count and the write are one step, and a refused count skips the write); a skill that
  * writes (register_agent) or a message to an existing task is still counted before anything runs.
  */
-function countsWithTheTask(parsed: ParsedCall & { ok: true }, invocation: Invocation): boolean {
+function countsWithTheTask(invocation: Invocation, taskId: string | undefined): boolean {
   if (invocation.ok && !invocation.tool.annotations.readOnlyHint) return false;
-  const message = parsed.params["message"] as { taskId?: unknown };
-  return message.taskId === undefined || message.taskId === "";
+  return taskId === undefined;
 }
 
 async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: JsonRpcId) => void): Promise<ApiReply> {
@@ -250,7 +249,8 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
   if (limited) return limited;
   if (!parsed.ok) return rpcError(parsed.id, parsed.error);
   onId(parsed.id);
-  const countedWithTheTask = invocation !== undefined && countsWithTheTask(parsed, invocation);
+  const taskId = messageTaskId(parsed);
+  const countedWithTheTask = invocation !== undefined && countsWithTheTask(invocation, taskId);
   if (invocation && !countedWithTheTask) {
     const limit = await groupCommitted(() => hitRateLimit(A2A_MESSAGE_SEND_RATE_LIMIT, ip, clock));
     if (!limit.allowed) return rpcServerError(parsed.id, rateLimitedRpcError(limit.resetSeconds));
@@ -258,7 +258,6 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
 
   const store = new DbTaskStore(clock, "at-flush");
   // Most messages start a new task: nothing to look up, and no promise to wait for.
-  const taskId = messageTaskId(parsed);
   const refusal = taskId === undefined ? undefined : await finishedTaskRefusal(parsed.version, taskId, store);
   if (refusal) return rpcError(parsed.id, refusal);
   const executor = new CommunityToolExecutor({ clock, clientIp: ip }, (taskId) => store.noteCreated(taskId));

@@ -4,6 +4,7 @@
 import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from "@a2a-js/sdk";
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { TaskStore } from "@a2a-js/sdk/server";
+import { promiseOf } from "@/lib/async-context/promise";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { db, readDate, type SqlValue } from "@/lib/db";
@@ -90,13 +91,7 @@ export class DbTaskStore implements TaskStore {
 
   /** Notes the first storage failure (the SDK turns throws into JSON-RPC errors, the route needs to see it). */
   private guarded<T>(work: () => Promise<T>): Promise<T> {
-    let running: Promise<T>;
-    try {
-      running = work();
-    } catch (error) {
-      running = Promise.reject(error);
-    }
-    return running.catch((error: unknown) => {
+    return promiseOf(work).catch((error: unknown) => {
       this.storageError ??= error;
       throw error;
     });
@@ -110,8 +105,8 @@ export class DbTaskStore implements TaskStore {
     this.created.add(taskId);
   }
 
-  // save, flush and load are not async functions: the SDK calls save and load three times each per message, and
-  // on Node 20 every promise costs async-hook work; a settled promise is returned where nothing is waited for.
+  // save, flush and load are not async functions (lib/async-context/promise.ts): the SDK calls save and load three
+  // times each per message; a settled promise is returned where nothing is waited for.
   save(task: Task): Promise<void> {
     this.unwritten.set(task.id, task);
     return this.writes === "immediate" ? this.flush() : DONE;

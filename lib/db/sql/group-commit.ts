@@ -7,6 +7,7 @@
 // time-ordered primary key's) are written once. Every caller's promise settles only after that COMMIT, so no answer is
 // sent on a write that is not committed. Jobs run one after another, never interleaved, in arrival order,
 // exactly as they did behind the gate one transaction at a time.
+import { promiseOf } from "@/lib/async-context/promise";
 import type { ConnectionGate, GateRelease } from "./gate";
 
 /** The connection as group commit needs it. */
@@ -65,20 +66,12 @@ export class GroupRolledBackError extends Error {
  * has committed; rejects at once when the job throws (its statements rolled back).
  */
 export function runInGroup<Q, T>(connection: GroupConnection<Q>, job: (q: Q) => Promise<T>): Promise<T> {
-  // Not async: joining the open group or opening one on a free gate creates no promise besides the job's.
+  // Not async (lib/async-context/promise.ts): joining the open group or opening one on a free gate adds no promise.
   const state = stateOf(connection);
   if (state.open && !state.open.closing) return enqueue(state.open, connection, job);
   if (!state.opening) {
     const release = connection.gate.tryAcquire("raw");
-    if (release) {
-      let group: CommitGroup;
-      try {
-        group = openGroup(state, connection, release);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      return enqueue(group, connection, job);
-    }
+    if (release) return promiseOf(() => enqueue(openGroup(state, connection, release), connection, job));
     state.opening = connection.gate.acquire("raw").then((granted) => {
       state.opening = undefined;
       return openGroup(state, connection, granted);
@@ -135,8 +128,8 @@ function enqueue<Q, T>(group: CommitGroup, connection: GroupConnection<Q>, job: 
       }
       group.finished.push({ commit: () => resolve(result), fail: reject });
     };
-    // Plain callbacks rather than an async function (each promise costs async-hook work on Node 20); the
-    // tail still settles only once the job has.
+    // Plain callbacks rather than an async function (lib/async-context/promise.ts); the tail still settles only
+    // once the job has.
     group.tail = group.tail.then(() => {
       try {
         beginIfEnded(group, connection);
@@ -146,14 +139,7 @@ function enqueue<Q, T>(group: CommitGroup, connection: GroupConnection<Q>, job: 
         reject(error);
         return;
       }
-      let running: Promise<T>;
-      try {
-        running = Promise.resolve(job(connection.executor));
-      } catch (error) {
-        failed(error);
-        return;
-      }
-      return running.then(succeeded, failed);
+      return promiseOf(() => job(connection.executor)).then(succeeded, failed);
     });
   });
 }

@@ -13,6 +13,7 @@
 // readDate / readOptionalDate / readBoolean. Columns come back as written in the SELECT list (alias with
 // AS "camelCase"). PostgreSQL returns bigint (COUNT(*)) as a string: cast to int in the SQL.
 import { ContextStorage } from "@/lib/async-context";
+import { promiseOf } from "@/lib/async-context/promise";
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import type { CustomTypesConfig, Pool, PoolClient } from "pg";
@@ -161,20 +162,8 @@ function changedRows(database: BetterSqlite3.Database, sql: string, params: read
 function sqliteExecutor(database: BetterSqlite3.Database): SqlExecutor {
   // A settled promise (or the statement's error as a rejection) per call.
   return {
-    query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-      try {
-        return Promise.resolve(allRows<T>(database, sql, params));
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    },
-    execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
-      try {
-        return Promise.resolve(changedRows(database, sql, params));
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    },
+    query: <T>(sql: string, params: readonly SqlValue[] = []) => promiseOf(() => allRows<T>(database, sql, params)),
+    execute: (sql: string, params: readonly SqlValue[] = []) => promiseOf(() => changedRows(database, sql, params)),
   };
 }
 
@@ -266,24 +255,14 @@ const scope = new ContextStorage<TransactionFrame>();
 
 function runScoped<T>(executor: SqlExecutor, fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
   const frame: TransactionFrame = { executor, open: true };
-  const close = (): void => {
-    frame.open = false;
-  };
-  let running: Promise<T>;
-  try {
-    running = Promise.resolve(scope.run(frame, () => fn(executor)));
-  } catch (error) {
-    close();
-    return Promise.reject(error);
-  }
-  // Not an async function: on Node 20 each promise costs async-hook work, and this runs for every transaction.
-  return running.then(
+  // Not an async function (lib/async-context/promise.ts): this runs for every transaction.
+  return promiseOf(() => scope.run(frame, () => fn(executor))).then(
     (result) => {
-      close();
+      frame.open = false;
       return result;
     },
     (error: unknown) => {
-      close();
+      frame.open = false;
       throw error;
     },
   );
@@ -326,21 +305,13 @@ export function db(): SqlExecutor {
 
 /** Rows of one statement, in the caller's transaction if there is one. */
 export function query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-  // Not async: the executor's own promise is the answer (db() may throw: no database configured or reachable).
-  try {
-    return db().query<T>(sql, params);
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  // db() may throw (no database configured or reachable): a rejection, as from an async function.
+  return promiseOf(() => db().query<T>(sql, params));
 }
 
 /** One write, in the caller's transaction if there is one; the number of rows it changed. */
 export function execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
-  try {
-    return db().execute(sql, params);
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  return promiseOf(() => db().execute(sql, params));
 }
 
 /**
@@ -350,16 +321,13 @@ export function execute(sql: string, params: readonly SqlValue[] = []): Promise<
  * settles after the COMMIT), rolls back its own statements when it throws.
  */
 export function transaction<T>(fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
-  // Not async (one promise less per transaction), so every throw is turned into a rejection here.
-  try {
+  return promiseOf(() => {
     const outer = openFrame();
     if (outer) return fn(outer.executor);
     // Opening the connection may fail (an unreachable database): a rejection, as for any statement.
     const connection = sharedConnection();
     return connection.provider === "sqlite" ? sqliteTransaction(connection, fn) : postgresTransaction(connection.pool, fn);
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  });
 }
 
 /**
