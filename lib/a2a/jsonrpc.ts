@@ -19,6 +19,7 @@ import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { clientIp } from "@/lib/http/client-ip";
 import { INTERNAL_RPC_ERROR, rateLimitedRpcError, temporarilyUnavailableRpcError, type JsonRpcServerError } from "@/lib/http/errors";
+import { withFields } from "@/lib/objects";
 import { budgetRule, hitRateLimit, type RateLimitRule } from "@/lib/rate-limit";
 import { chargeBudgets, type BudgetCharge } from "@/lib/rate-limit/memory";
 import { clip, describePath, findStringWhere, isAcceptableText, text as boundaryText } from "@/lib/schemas/text";
@@ -88,7 +89,7 @@ const UNSUPPORTED: Record<string, { code: number; message: string }> = {
 const A2A_HEADERS = { "cache-control": "no-store", "access-control-allow-origin": "*" } as const;
 
 function rpcError(id: JsonRpcId, error: A2aRpcError, status = 200, headers: Record<string, string> = {}): ApiReply {
-  return jsonReply({ jsonrpc: "2.0", id, error }, { ...headers, ...A2A_HEADERS }, status);
+  return jsonReply({ jsonrpc: "2.0", id, error }, withFields(headers, A2A_HEADERS), status);
 }
 
 function rpcServerError(id: JsonRpcId, failure: JsonRpcServerError): ApiReply {
@@ -136,7 +137,7 @@ export function parseA2aRequest(text: string): ParsedA2aRequest {
 }
 
 /** A checked request of either generation. */
-type ParsedCall = (ParsedA2aRequest & { version: "0.3" }) | (ParsedA2aV1Request & { version: "1.0" });
+export type ParsedCall = (ParsedA2aRequest & { version: "0.3" }) | (ParsedA2aV1Request & { version: "1.0" });
 
 /** The skill a message/send or SendMessage asks for; undefined for the other methods. */
 function invocationOf(parsed: ParsedCall): Invocation | undefined {
@@ -185,13 +186,13 @@ export function handleA2aRequest(request: ApiRequest, clock: Clock = systemClock
 }
 
 /** The params the SDK runs: skills finish within the request, so every send is answered with the finished task. */
-function paramsToRun(parsed: ParsedCall & { ok: true }): Record<string, unknown> {
+export function paramsToRun(parsed: ParsedCall & { ok: true }): Record<string, unknown> {
   const params = parsed.params;
   const isSend = parsed.method === "message/send" || parsed.method === "SendMessage";
   if (!isSend) return params;
   const configuration = params["configuration"];
   const base = typeof configuration === "object" && configuration !== null ? configuration : {};
-  return { ...params, configuration: { ...base, ...(parsed.version === "0.3" ? { blocking: true } : { returnImmediately: false }) } };
+  return withFields(params, { configuration: withFields(base, parsed.version === "0.3" ? { blocking: true } : { returnImmediately: false }) });
 }
 
 /** The task a message/send or SendMessage is sent to, if it names one. */

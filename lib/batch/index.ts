@@ -9,6 +9,7 @@ import { readJsonObject } from "@/lib/http/body";
 import { clientIp } from "@/lib/http/client-ip";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { errorBody, errorReply, payloadTooLargeReply, rateLimitedReply, type ErrorBody } from "@/lib/http/errors";
+import { withFields } from "@/lib/objects";
 import { budgetRule, hitRateLimit, rateLimitHeaders, type RateLimitRule } from "@/lib/rate-limit";
 import {
   BATCH_DEADLINE_MS,
@@ -59,23 +60,23 @@ export async function runBatch(items: BatchItem[], options: BatchRunOptions = {}
   const started = clock.now().getTime();
   const results: BatchItemResult[] = [];
   for (const item of items) {
-    const base = { id: item.id, operation: item.operation };
+    const { id, operation } = item;
     if (clock.now().getTime() - started >= deadlineMs) {
-      results.push({ ...base, status: "skipped" });
+      results.push({ id, operation, status: "skipped" });
       continue;
     }
     const handler = Object.hasOwn(operations, item.operation) ? operations[item.operation] : undefined;
     if (!handler) {
-      results.push({ ...base, status: "error", error: errorBody("invalid_request", `Unknown operation; use one of: ${Object.keys(operations).join(", ")}.`) });
+      results.push({ id, operation, status: "error", error: errorBody("invalid_request", `Unknown operation; use one of: ${Object.keys(operations).join(", ")}.`) });
       continue;
     }
     try {
       const outcome = await handler(item.arguments);
-      results.push(outcome.status === "ok" ? { ...base, status: "ok", result: outcome.result } : { ...base, status: "error", error: outcome.error });
+      results.push(outcome.status === "ok" ? { id, operation, status: "ok", result: outcome.result } : { id, operation, status: "error", error: outcome.error });
     } catch (error) {
       // One failing operation must not sink the others; the details stay in the log.
       console.error(`[agent-gate] batch operation ${item.operation} failed: ${String((error as Error)?.message ?? error).slice(0, 300)}`);
-      results.push({ ...base, status: "error", error: errorBody("server_error", "This operation failed on the service; retry it later.") });
+      results.push({ id, operation, status: "error", error: errorBody("server_error", "This operation failed on the service; retry it later.") });
     }
   }
   return { results };
@@ -100,13 +101,13 @@ const RESPONSE_HEADERS = { "access-control-allow-origin": "*", "cache-control": 
 export async function handleBatchRequest(request: ApiRequest, options: BatchRunOptions = {}): Promise<ApiReply> {
   const clock = options.clock ?? systemClock;
   const limit = await hitRateLimit(BATCH_RATE_LIMIT, clientIp(request.headers), clock);
-  const headers: Record<string, string> = { ...RESPONSE_HEADERS, ...rateLimitHeaders(limit) };
+  const headers: Record<string, string> = withFields(RESPONSE_HEADERS, rateLimitHeaders(limit));
   if (!limit.allowed) return rateLimitedReply(limit.resetSeconds, headers);
   const body = await readJsonObject(request, BATCH_MAX_BYTES);
   if (!body.ok) {
     if (body.reason === "too_large") {
       const tooLarge = payloadTooLargeReply(BATCH_MAX_BYTES);
-      return { ...tooLarge, headers: { ...tooLarge.headers, ...headers } };
+      return { ...tooLarge, headers: withFields(tooLarge.headers, headers) };
     }
     return errorReply("invalid_request", body.message, { headers });
   }

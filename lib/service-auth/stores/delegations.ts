@@ -2,6 +2,7 @@
 // registration (one per registration): active | cancelled (the member revoked it on /account).
 import { randomUUID } from "node:crypto";
 import { db, readDate, readOptionalDate } from "@/lib/db";
+import { withFields } from "@/lib/objects";
 
 export interface DelegationRow {
   id: string;
@@ -46,7 +47,7 @@ export async function findDelegationOfRegistration(registrationId: string): Prom
     [registrationId],
   );
   const raw = rows[0];
-  return raw ? { ...toRow(raw), registrationStatus: raw.registrationStatus } : null;
+  return raw ? withFields(toRow(raw), { registrationStatus: raw.registrationStatus }) : null;
 }
 
 export async function findMemberDelegation(memberId: string, id: string): Promise<DelegationRow | null> {
