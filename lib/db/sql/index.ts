@@ -73,20 +73,23 @@ export function sqliteValue(value: SqlValue | undefined): string | number | null
 }
 
 /**
- * Dates recently written, formatted: the requests of one millisecond write the same "now" and the same expiry
- * (toISOString costs more than the rest of a statement's arguments together). Small: cleared when full.
+ * The last dates written, formatted: the requests of one millisecond write the same "now" and the same expiry
+ * (toISOString costs more than the rest of a statement's arguments together). Four fixed slots, not a Map: a
+ * long-lived Map that keeps taking new keys reallocates its table in the old generation (bench/README.md).
  */
-const formattedDates = new Map<number, string>();
+const DATE_SLOTS = 4;
+const slotTimes = new Float64Array(DATE_SLOTS).fill(Number.NaN);
+const slotTexts: string[] = new Array<string>(DATE_SLOTS).fill("");
+let nextSlot = 0;
 
 function sqliteDate(value: Date): string {
   const time = value.getTime();
-  let text = formattedDates.get(time);
-  if (text === undefined) {
-    // An invalid date throws here, before anything is kept.
-    text = value.toISOString().replace("Z", "+00:00");
-    if (formattedDates.size >= 64) formattedDates.clear();
-    formattedDates.set(time, text);
-  }
+  for (let i = 0; i < DATE_SLOTS; i++) if (slotTimes[i] === time) return slotTexts[i]!;
+  // An invalid date throws here, before anything is kept.
+  const text = value.toISOString().replace("Z", "+00:00");
+  slotTimes[nextSlot] = time;
+  slotTexts[nextSlot] = text;
+  nextSlot = (nextSlot + 1) % DATE_SLOTS;
   return text;
 }
 
