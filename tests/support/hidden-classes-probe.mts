@@ -1,8 +1,7 @@
 // Run by tests/unit/hidden-classes.test.ts in a process of its own, under --allow-natives-syntax: builds each
 // request-path object 2,000 times from fresh inputs (past the point where V8's inline caches take over) and
 // reports, as one JSON line, whether the last two of each share a hidden class (%HaveSameMap).
-import { paramsToRun } from "../../lib/a2a/jsonrpc";
-import { parseA2aRequest } from "../../lib/a2a/jsonrpc";
+import { paramsToRun, parseA2aRequest } from "../../lib/a2a/jsonrpc";
 import { parseA2aV1Request } from "../../lib/a2a/v1";
 import { discoveryText } from "../../lib/discovery/respond";
 import { jsonReply, textReply } from "../../lib/http/api";
@@ -25,7 +24,12 @@ const freshHeaders = (i: number): Record<string, string> => ({ "cache-control": 
 const v1Send = (i: number): string =>
   JSON.stringify({ jsonrpc: "2.0", id: i, method: "SendMessage", params: { message: { messageId: `m${i}`, role: "ROLE_USER", parts: [{ text: "stats" }] } } });
 const legacySend = (i: number): string =>
-  JSON.stringify({ jsonrpc: "2.0", id: i, method: "message/send", params: { message: { kind: "message", messageId: `m${i}`, role: "user", parts: [{ kind: "text", text: "stats" }] } } });
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: i,
+    method: "message/send",
+    params: { message: { kind: "message", messageId: `m${i}`, role: "user", parts: [{ kind: "text", text: "stats" }] } },
+  });
 
 function runnable(text: string, version: "0.3" | "1.0"): Record<string, unknown> {
   const parsed = version === "1.0" ? { ...parseA2aV1Request(text), version } : { ...parseA2aRequest(text), version };
