@@ -1,12 +1,16 @@
 // Runs one community tool per message (A2A 1.0 SendMessage, or 0.3 message/send through the SDK's compat layer)
 // and publishes the events the SDK's request handler turns into the task: submitted task → artifact with the
 // output as a data part → completed (or failed). Events are the SDK's own objects (AgentEvent), in its 1.0 shape.
+// One executor per process (jsonrpc.ts): what belongs to a call (the caller's address, its task store, a database
+// outage met) is read from the call context the SDK hands over (call.ts).
 import { randomUUID } from "node:crypto";
 import { Role, TaskState, type Message, type Part, type Task } from "@a2a-js/sdk";
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { TOOL_FAILED_MESSAGE } from "@/lib/http/errors";
-import { runTool, ToolError, type ToolContext } from "@/lib/tools";
+import type { Clock } from "@/lib/clock";
+import { runTool, ToolError } from "@/lib/tools";
+import { a2aCallOf } from "./call";
 import { readInvocationParts, sdkMessageParts } from "./invocation";
 
 function textPart(text: string): Part {
@@ -18,31 +22,26 @@ function agentMessage(text: string, taskId: string, contextId: string): Message 
 }
 
 export class CommunityToolExecutor implements AgentExecutor {
-  /** A database outage met while running a skill: the route answers JSON-RPC -32011 (HTTP 503) rather than a failed task. */
-  databaseError: unknown;
-
-  /** onNewTask: told the id of a task this message creates (the SDK drew it just now, so no store holds it yet). */
-  constructor(
-    private readonly context: ToolContext,
-    private readonly onNewTask?: (taskId: string) => void,
-  ) {}
+  constructor(private readonly clock: Clock) {}
 
   private finish(eventBus: ExecutionEventBus, state: TaskState, text: string, taskId: string, contextId: string): void {
-    const status = { state, message: agentMessage(text, taskId, contextId), timestamp: this.context.clock.now().toISOString() };
+    const status = { state, message: agentMessage(text, taskId, contextId), timestamp: this.clock.now().toISOString() };
     eventBus.publish(AgentEvent.statusUpdate({ taskId, contextId, status, metadata: undefined }));
     eventBus.finished();
   }
 
   async execute(requestContext: RequestContext, eventBus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId, userMessage } = requestContext;
-    // No task in the context: the message carried no taskId and the SDK generated this one (a random UUID).
-    if (!requestContext.task) this.onNewTask?.(taskId);
+    const call = a2aCallOf(requestContext.context);
+    // No task in the context: the message carried no taskId and the SDK drew this one just now (a random UUID),
+    // so no store holds it yet and loading it needs no query.
+    if (!requestContext.task) call.tasks.noteCreated(taskId);
     const invocation = readInvocationParts(sdkMessageParts(userMessage));
     const skill = invocation.ok ? invocation.tool.name : invocation.skill;
     const task: Task = {
       id: taskId,
       contextId,
-      status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: this.context.clock.now().toISOString() },
+      status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: this.clock.now().toISOString() },
       artifacts: [],
       history: [userMessage],
       metadata: { skill },
@@ -50,7 +49,7 @@ export class CommunityToolExecutor implements AgentExecutor {
     eventBus.publish(AgentEvent.task(task));
     if (!invocation.ok) return this.finish(eventBus, TaskState.TASK_STATE_FAILED, invocation.message, taskId, contextId);
     try {
-      const output = await runTool(invocation.tool, invocation.input, this.context);
+      const output = await runTool(invocation.tool, invocation.input, { clock: this.clock, clientIp: call.clientIp });
       const dataPart: Part = { content: { $case: "data", value: output }, mediaType: "application/json", filename: "", metadata: undefined };
       eventBus.publish(
         AgentEvent.artifactUpdate({
@@ -64,7 +63,7 @@ export class CommunityToolExecutor implements AgentExecutor {
       );
       this.finish(eventBus, TaskState.TASK_STATE_COMPLETED, JSON.stringify(output), taskId, contextId);
     } catch (error) {
-      if (isDatabaseUnavailable(error)) this.databaseError ??= error;
+      if (isDatabaseUnavailable(error)) call.databaseError ??= error;
       else if (!(error instanceof ToolError)) {
         const e = error as { name?: string; message?: string };
         console.error(`[agent-gate] a2a skill ${skill} failed: ${e?.name ?? "error"}: ${String(e?.message ?? error).slice(0, 200)}`);
@@ -76,7 +75,7 @@ export class CommunityToolExecutor implements AgentExecutor {
 
   async cancelTask(taskId: string, eventBus: ExecutionEventBus): Promise<void> {
     // Skills finish within the request, so there is never running work to stop; record the cancellation.
-    const status = { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: this.context.clock.now().toISOString() };
+    const status = { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: this.clock.now().toISOString() };
     eventBus.publish(AgentEvent.statusUpdate({ taskId, contextId: "", status, metadata: undefined }));
     eventBus.finished();
   }

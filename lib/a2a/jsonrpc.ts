@@ -2,7 +2,8 @@
 // absent or empty is 0.3). The envelope, the method and its params are checked here (0.3 below, 1.0 in v1.ts), so bad
 // input gets the right JSON-RPC code, never a 500; the methods then run through the A2A SDK: its
 // DefaultRequestHandler with a database task store, behind its JsonRpcTransportHandler (1.0) or its v0.3
-// compatibility layer's LegacyJsonRpcTransportHandler (0.3), which translates 0.3 requests and answers.
+// compatibility layer's LegacyJsonRpcTransportHandler (0.3), which translates 0.3 requests and answers. These are
+// built once per process; each call's own state rides in its call context (call.ts).
 // Every answer is a JSON-RPC response in our own words: an unreachable database is -32011 with HTTP 503 and
 // Retry-After, a budget or the per-address limit on message/send and SendMessage -32010 with 429, anything
 // unexpected -32603 (logged).
@@ -10,7 +11,7 @@ import { taskStateToJSON } from "@a2a-js/sdk";
 import { isV1JsonRpcMethod } from "@a2a-js/sdk/compat/v0_3";
 import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
-import { DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext, UnauthenticatedUser } from "@a2a-js/sdk/server";
+import { DefaultRequestHandler, JsonRpcTransportHandler } from "@a2a-js/sdk/server";
 import { z } from "zod";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
@@ -24,6 +25,7 @@ import { budgetRule, hitRateLimit, type RateLimitRule } from "@/lib/rate-limit";
 import { chargeBudgets, type BudgetCharge } from "@/lib/rate-limit/memory";
 import { clip, describePath, findStringWhere, isAcceptableText, text as boundaryText } from "@/lib/schemas/text";
 import { toolBudgetOf } from "@/lib/tools";
+import { A2aCallContext, CallTaskStore, type A2aCall } from "./call";
 import { sdkAgentCard } from "./card";
 import { CommunityToolExecutor } from "./executor";
 import { readInvocation, readInvocationParts, v1WireParts, type Invocation } from "./invocation";
@@ -159,6 +161,27 @@ function chargeA2aPost(callerKey: string, id: JsonRpcId, invocation: Invocation 
   return refused ? rpcServerError(id, rateLimitedRpcError(refused.retryAfterSeconds)) : null;
 }
 
+interface A2aTransports {
+  readonly v1: JsonRpcTransportHandler;
+  readonly legacy: LegacyJsonRpcTransportHandler;
+}
+
+let built: { clock: Clock; card: ReturnType<typeof sdkAgentCard>; transports: A2aTransports } | undefined;
+
+/**
+ * The SDK's request handler behind both transports, built once per process (again only if the clock or the card
+ * changes, as tests do), as the SDK's own servers build it: one per message cost a handler, an event-bus
+ * manager and its maps, and two transports for every message.
+ */
+function a2aTransports(clock: Clock): A2aTransports {
+  const card = sdkAgentCard();
+  if (built?.clock !== clock || built.card !== card) {
+    const handler = new DefaultRequestHandler(card, new CallTaskStore(), new CommunityToolExecutor(clock));
+    built = { clock, card, transports: { v1: new JsonRpcTransportHandler(handler), legacy: new LegacyJsonRpcTransportHandler(handler) } };
+  }
+  return built.transports;
+}
+
 /** Checks a body under the version its A2A-Version header names (-32009 for a version this agent does not speak). */
 function parseCall(text: string, versionHeader: string | null): ParsedCall {
   const negotiated = negotiateA2aVersion(versionHeader);
@@ -261,13 +284,12 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
   // Most messages start a new task: nothing to look up, and no promise to wait for.
   const refusal = taskId === undefined ? undefined : await finishedTaskRefusal(parsed.version, taskId, store);
   if (refusal) return rpcError(parsed.id, refusal);
-  const executor = new CommunityToolExecutor({ clock, clientIp: ip }, (taskId) => store.noteCreated(taskId));
-  const handler = new DefaultRequestHandler(sdkAgentCard(), store, executor);
-  const version: A2aVersion = parsed.version;
-  const context = new ServerCallContext({ user: new UnauthenticatedUser(), requestedVersion: version });
-  const call = { jsonrpc: "2.0", id: parsed.id, method: parsed.method, params: paramsToRun(parsed) };
-  const result = version === "1.0" ? await new JsonRpcTransportHandler(handler).handle(call, context) : await new LegacyJsonRpcTransportHandler(handler).handle(call, context);
-  const failure = store.storageError ?? executor.databaseError;
+  const call: A2aCall = { clientIp: ip, tasks: store };
+  const context = new A2aCallContext(parsed.version, call);
+  const body = { jsonrpc: "2.0", id: parsed.id, method: parsed.method, params: paramsToRun(parsed) };
+  const transports = a2aTransports(clock);
+  const result = parsed.version === "1.0" ? await transports.v1.handle(body, context) : await transports.legacy.handle(body, context);
+  const failure = store.storageError ?? call.databaseError;
   if (failure) throw failure;
   if (countedWithTheTask) {
     const limit = await groupCommitted(async () => {
