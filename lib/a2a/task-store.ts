@@ -6,7 +6,7 @@ import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { TaskStore } from "@a2a-js/sdk/server";
 import { promiseOf } from "@/lib/async-context/promise";
 import type { Clock } from "@/lib/clock";
-import { systemClock } from "@/lib/clock";
+import { runtimeDate, systemClock } from "@/lib/clock";
 import { db, readDate, type SqlValue } from "@/lib/db";
 import { legacyTaskToV1Json } from "./legacy-task";
 
@@ -129,7 +129,7 @@ export class DbTaskStore implements TaskStore {
       await db().execute(
         `INSERT INTO "A2ATask" ("id", "contextId", "skill", "state", "task", "createdAt", "expiresAt") VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT ("id") DO UPDATE SET "state" = $4, "task" = $5`,
-        [task.id, task.contextId, skillOf(task), stateName(state), JSON.stringify(Task.toJSON(task)), now, new Date(now.getTime() + TASK_RETENTION_SECONDS * 1000)],
+        [task.id, task.contextId, skillOf(task), stateName(state), JSON.stringify(Task.toJSON(task)), now, runtimeDate(now.getTime() + TASK_RETENTION_SECONDS * 1000)],
       );
     }
     // The table stays about one day deep; a clock moved back (tests) prunes again at once.

@@ -13,6 +13,14 @@ const RuntimeDate = Date;
 
 export const systemClock: Clock = { now: () => new RuntimeDate() };
 
+/**
+ * The Date at `value` (epoch milliseconds, or a date text as Date parses it), made with the runtime's Date as the
+ * system clock's are: for dates read from the database and computed on request paths.
+ */
+export function runtimeDate(value: number | string): Date {
+  return new RuntimeDate(value);
+}
+
 /** A clock tests move by hand. */
 export class ManualClock implements Clock {
   private current: number;

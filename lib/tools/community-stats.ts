@@ -20,13 +20,34 @@ export const communityStatsOutput = z.object({
 });
 export type CommunityStatsOutput = z.infer<typeof communityStatsOutput>;
 
+interface MemberCountStat {
+  value: number;
+  computedAt: Date;
+}
+
+/**
+ * The last value this process read or wrote. While it is fresh no instance recomputes (the row is at least as new),
+ * so answering from it serves the value the database holds without asking for it on every call.
+ */
+let lastSeen: MemberCountStat | undefined;
+
+function isFresh(stat: MemberCountStat, now: Date): boolean {
+  const age = now.getTime() - stat.computedAt.getTime();
+  return age >= 0 && age < STATS_CACHE_SECONDS * 1000;
+}
+
+function answer(stat: MemberCountStat): CommunityStatsOutput {
+  return { member_count: stat.value, as_of: stat.computedAt.toISOString(), cache_max_age_seconds: STATS_CACHE_SECONDS };
+}
+
 export async function getCommunityStats(clock: Clock = systemClock): Promise<CommunityStatsOutput> {
   const now = clock.now();
+  if (lastSeen && isFresh(lastSeen, now)) return answer(lastSeen);
   const rows = await db().query<{ value: number; computedAt: unknown }>(`SELECT "value", "computedAt" FROM "CachedStat" WHERE "name" = $1`, [MEMBER_COUNT_STAT]);
-  const cached = rows[0] ? { value: Number(rows[0].value), computedAt: readDate(rows[0].computedAt) } : null;
-  const fresh = cached && now.getTime() - cached.computedAt.getTime() < STATS_CACHE_SECONDS * 1000 && cached.computedAt.getTime() <= now.getTime();
-  if (cached && fresh) {
-    return { member_count: cached.value, as_of: cached.computedAt.toISOString(), cache_max_age_seconds: STATS_CACHE_SECONDS };
+  const cached = rows[0] ? { value: Number(rows[0].value), computedAt: readDate(rows[0].computedAt) } : undefined;
+  if (cached && isFresh(cached, now)) {
+    lastSeen = cached;
+    return answer(cached);
   }
   // Two instances may recompute at the same moment; both write the same kind of value, so last write wins harmlessly.
   const count = await countMembers();
@@ -35,7 +56,8 @@ export async function getCommunityStats(clock: Clock = systemClock): Promise<Com
      ON CONFLICT ("name") DO UPDATE SET "value" = $2, "computedAt" = $3`,
     [MEMBER_COUNT_STAT, count, now],
   );
-  return { member_count: count, as_of: now.toISOString(), cache_max_age_seconds: STATS_CACHE_SECONDS };
+  lastSeen = { value: count, computedAt: now };
+  return answer(lastSeen);
 }
 
 export const communityStatsTool = defineTool({

@@ -2,7 +2,8 @@
 // a wrapper that asks, on every construction, whether a prerender reads the clock; the production server loads
 // this module before Next, so its clock does without that (bench/README.md, ninth pass).
 import { afterEach, describe, expect, it } from "vitest";
-import { ManualClock, systemClock } from "@/lib/clock";
+import { ManualClock, runtimeDate, systemClock } from "@/lib/clock";
+import { readDate } from "@/lib/db/sql";
 
 const RuntimeDate = Date;
 
@@ -25,6 +26,26 @@ describe("systemClock", () => {
     expect(now).toBeInstanceOf(RuntimeDate);
     expect(now.getTime()).toBeGreaterThanOrEqual(before);
     expect(now.getTime()).toBeLessThanOrEqual(RuntimeDate.now());
+  });
+
+  it("dates read from the database and computed on request paths use that Date too", () => {
+    let wrapped = 0;
+    globalThis.Date = new Proxy(RuntimeDate, {
+      construct(target, args: unknown[], newTarget: typeof RuntimeDate) {
+        wrapped++;
+        return Reflect.construct(target, args, newTarget) as object;
+      },
+    });
+    const at = Date.UTC(2026, 0, 1, 12, 0, 0);
+    expect(runtimeDate(at).getTime()).toBe(at);
+    expect(runtimeDate("2026-01-01T12:00:00.000Z").getTime()).toBe(at);
+    // SQLite's forms: ISO text, CURRENT_TIMESTAMP's zoneless UTC text, epoch milliseconds.
+    for (const stored of ["2026-01-01T12:00:00.000Z", "2026-01-01 12:00:00", at, BigInt(at)]) {
+      const date = readDate(stored);
+      expect(date).toBeInstanceOf(RuntimeDate);
+      expect(date.getTime()).toBe(at);
+    }
+    expect(wrapped).toBe(0);
   });
 
   it("ManualClock moves only when told", () => {

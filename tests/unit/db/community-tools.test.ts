@@ -8,6 +8,7 @@ import { lookupMember } from "@/lib/tools/lookup-member";
 import { registerAgentName } from "@/lib/tools/register-agent";
 import { verifyCertificate } from "@/lib/tools/verify-certificate";
 import { createMember } from "@/lib/members";
+import { sqlRunDuring } from "../../support/sql-trace";
 
 const SOFIA = {
   found: true,
@@ -85,6 +86,21 @@ describe("get_community_stats", () => {
 
     clock.advance(1);
     expect(await getCommunityStats(clock)).toEqual({ member_count: total + 1, as_of: "2026-01-01T12:20:00.000Z", cache_max_age_seconds: 1200 });
+  });
+
+  it("answers from the value it last saw while that is fresh, without asking the database", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 1, 1, 12, 0, 0));
+    const first = await getCommunityStats(clock);
+    clock.advance(STATS_CACHE_SECONDS - 1);
+    const statements = await sqlRunDuring(async () => expect(await getCommunityStats(clock)).toEqual(first));
+    expect(statements).toEqual([]);
+    // Once it is stale the database is asked again (and the count recomputed).
+    clock.advance(1);
+    const later = await sqlRunDuring(() => getCommunityStats(clock));
+    expect(later.some((sql) => sql.includes('"CachedStat"'))).toBe(true);
+    // A clock moved back (before the value was computed) does not trust it either.
+    clock.set(new Date(Date.UTC(2026, 1, 1, 11, 0, 0)));
+    expect((await sqlRunDuring(() => getCommunityStats(clock))).length).toBeGreaterThan(0);
   });
 });
 

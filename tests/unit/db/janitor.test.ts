@@ -19,6 +19,7 @@ import { hitRateLimit } from "@/lib/rate-limit";
 import { SCOPES } from "@/lib/schemas/service-auth";
 import { protectedResource, revokeAccessToken, verifyAccessToken } from "@/lib/tokens";
 import { apiRequest, webResponse } from "../../support/api";
+import { sqlRunDuring } from "../../support/sql-trace";
 
 const ADA = "ada@example.com";
 const DAY = 24 * 3600;
@@ -215,38 +216,8 @@ describe("janitor", () => {
 
 /** Every DELETE statement one janitor pass runs, as the driver receives it (SQLite `?`, PostgreSQL `$n`). */
 async function deletesOfAPass(): Promise<string[]> {
-  const statements = new Set<string>();
-  const note = (sql: unknown) => {
-    if (typeof sql === "string" && /^\s*DELETE\b/i.test(sql)) statements.add(sql);
-  };
-  if (sqlProvider() === "postgres") {
-    const query = Client.prototype.query;
-    Client.prototype.query = function (this: Client, ...args: unknown[]) {
-      note(typeof args[0] === "object" && args[0] !== null ? (args[0] as { text?: unknown }).text : args[0]);
-      return Reflect.apply(query, this, args) as unknown;
-    } as typeof query;
-    try {
-      await runJanitorPass({ clock: new ManualClock(Date.UTC(2026, 5, 1)) });
-    } finally {
-      Client.prototype.query = query;
-    }
-  } else {
-    // The statement cache keeps prepared statements between passes: what runs is seen on Statement#run.
-    const probe = new Database(":memory:");
-    const statementPrototype = Object.getPrototypeOf(probe.prepare("SELECT 1")) as { run: (...args: unknown[]) => unknown };
-    probe.close();
-    const run = statementPrototype.run;
-    statementPrototype.run = function (this: { source: string }, ...args: unknown[]) {
-      note(this.source);
-      return Reflect.apply(run, this, args);
-    };
-    try {
-      await runJanitorPass({ clock: new ManualClock(Date.UTC(2026, 5, 1)) });
-    } finally {
-      statementPrototype.run = run;
-    }
-  }
-  return [...statements];
+  const statements = await sqlRunDuring(() => runJanitorPass({ clock: new ManualClock(Date.UTC(2026, 5, 1)) }));
+  return [...new Set(statements.filter((sql) => /^\s*DELETE\b/i.test(sql)))];
 }
 
 describe("janitor plans", () => {
