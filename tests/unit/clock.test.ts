@@ -7,35 +7,35 @@ import { readDate } from "@/lib/db/sql";
 
 const RuntimeDate = Date;
 
+/** Replaces the global Date with a wrapper, as Next does, that counts what it constructs. */
+function wrapGlobalDate(): { constructions: number } {
+  const counter = { constructions: 0 };
+  globalThis.Date = new Proxy(RuntimeDate, {
+    construct(target, args: unknown[], newTarget: typeof RuntimeDate) {
+      counter.constructions++;
+      return Reflect.construct(target, args, newTarget) as object;
+    },
+  });
+  return counter;
+}
+
 describe("systemClock", () => {
   afterEach(() => {
     globalThis.Date = RuntimeDate;
   });
 
   it("keeps the Date it was loaded with when the global one is replaced later (as Next does)", () => {
-    let wrapped = 0;
-    globalThis.Date = new Proxy(RuntimeDate, {
-      construct(target, args: unknown[], newTarget: typeof RuntimeDate) {
-        wrapped++;
-        return Reflect.construct(target, args, newTarget) as object;
-      },
-    });
+    const wrapper = wrapGlobalDate();
     const before = RuntimeDate.now();
     const now = systemClock.now();
-    expect(wrapped).toBe(0);
+    expect(wrapper.constructions).toBe(0);
     expect(now).toBeInstanceOf(RuntimeDate);
     expect(now.getTime()).toBeGreaterThanOrEqual(before);
     expect(now.getTime()).toBeLessThanOrEqual(RuntimeDate.now());
   });
 
   it("dates read from the database and computed on request paths use that Date too", () => {
-    let wrapped = 0;
-    globalThis.Date = new Proxy(RuntimeDate, {
-      construct(target, args: unknown[], newTarget: typeof RuntimeDate) {
-        wrapped++;
-        return Reflect.construct(target, args, newTarget) as object;
-      },
-    });
+    const wrapper = wrapGlobalDate();
     const at = Date.UTC(2026, 0, 1, 12, 0, 0);
     expect(runtimeDate(at).getTime()).toBe(at);
     expect(runtimeDate("2026-01-01T12:00:00.000Z").getTime()).toBe(at);
@@ -45,7 +45,7 @@ describe("systemClock", () => {
       expect(date).toBeInstanceOf(RuntimeDate);
       expect(date.getTime()).toBe(at);
     }
-    expect(wrapped).toBe(0);
+    expect(wrapper.constructions).toBe(0);
   });
 
   it("ManualClock moves only when told", () => {
