@@ -21,6 +21,11 @@ export function runtimeDate(value: number | string): Date {
   return new RuntimeDate(value);
 }
 
+/** Date.now() of the runtime's Date (see RuntimeDate): for timestamps taken on every request. */
+export function runtimeNow(): number {
+  return RuntimeDate.now();
+}
+
 /** A clock tests move by hand. */
 export class ManualClock implements Clock {
   private current: number;

@@ -30,13 +30,38 @@ function originHostOf(origin: string | null): string | null {
   }
 }
 
+/** What the check needs of our base URL. */
+interface OwnHost {
+  baseUrl: string;
+  loopback: boolean;
+  host: string;
+}
+
+// Every request asks about the same base URL and, from one client, the same Host: each is parsed once (two URL
+// parses were most of the check's cost per MCP message) and the answer kept until another one comes.
+let ownHost: OwnHost | undefined;
+let lastHost: { host: string; loopback: boolean } | undefined;
+
+function ownHostOf(baseUrl: string): OwnHost {
+  if (ownHost?.baseUrl !== baseUrl) {
+    const ours = new URL(baseUrl);
+    ownHost = { baseUrl, loopback: isLoopbackHost(ours.hostname), host: ours.host.toLowerCase() };
+  }
+  return ownHost;
+}
+
+function isLoopbackHostHeader(host: string): boolean {
+  if (lastHost?.host !== host) lastHost = { host, loopback: isLoopbackHost(hostnameOf(host)) };
+  return lastHost.loopback;
+}
+
 /** True when the request looks like a DNS-rebinding attack on a service whose base URL is `baseUrl`. */
 export function isDnsRebinding(headers: HeaderReader, baseUrl: string = getConfig().baseUrl): boolean {
-  const ours = new URL(baseUrl);
+  const ours = ownHostOf(baseUrl);
   const host = headers.get("host")?.toLowerCase() ?? null;
-  if (host !== null && isLoopbackHost(ours.hostname) && !isLoopbackHost(hostnameOf(host))) return true;
+  if (host !== null && ours.loopback && !isLoopbackHostHeader(host)) return true;
   const originHost = originHostOf(headers.get("origin"));
-  return originHost !== null && originHost === host && originHost !== ours.host.toLowerCase();
+  return originHost !== null && originHost === host && originHost !== ours.host;
 }
 
 /** The 403 JSON-RPC refusal for a DNS-rebinding request; null when the request may proceed. */

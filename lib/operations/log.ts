@@ -4,6 +4,7 @@
 // code and stack (a driver's message may carry a host or a file path, not a secret we hold).
 import { randomUUID } from "node:crypto";
 import pino, { type DestinationStream, type Logger } from "pino";
+import { runtimeDate, runtimeNow } from "@/lib/clock";
 import { operationsConfig } from "./config";
 
 export const REDACTED_PATHS = [
@@ -181,12 +182,15 @@ export interface RequestLogEntry {
 let isoMillisecond = Number.NaN;
 let isoText = "";
 
-/** pino.stdTimeFunctions.isoTime's text, made once per millisecond rather than once per line. */
+/**
+ * pino.stdTimeFunctions.isoTime's text, made once per millisecond rather than once per line, with the runtime's
+ * Date (lib/clock): Next's wrapper asks its async storage on every Date.now() and construction.
+ */
 function isoTimeNow(): string {
-  const now = Date.now();
+  const now = runtimeNow();
   if (now !== isoMillisecond) {
     isoMillisecond = now;
-    isoText = new Date(now).toISOString();
+    isoText = runtimeDate(now).toISOString();
   }
   return isoText;
 }

@@ -4,16 +4,24 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock, runtimeDate, systemClock } from "@/lib/clock";
 import { readDate } from "@/lib/db/sql";
+import { requestLine } from "@/lib/operations/log";
 
 const RuntimeDate = Date;
 
-/** Replaces the global Date with a wrapper, as Next does, that counts what it constructs. */
-function wrapGlobalDate(): { constructions: number } {
-  const counter = { constructions: 0 };
+/** Replaces the global Date with a wrapper, as Next does, that counts what it constructs and its now() calls. */
+function wrapGlobalDate(): { constructions: number; nowCalls: number } {
+  const counter = { constructions: 0, nowCalls: 0 };
   globalThis.Date = new Proxy(RuntimeDate, {
     construct(target, args: unknown[], newTarget: typeof RuntimeDate) {
       counter.constructions++;
       return Reflect.construct(target, args, newTarget) as object;
+    },
+    get(target, property, receiver: unknown) {
+      if (property !== "now") return Reflect.get(target, property, receiver) as unknown;
+      return () => {
+        counter.nowCalls++;
+        return target.now();
+      };
     },
   });
   return counter;
@@ -46,6 +54,17 @@ describe("systemClock", () => {
       expect(date.getTime()).toBe(at);
     }
     expect(wrapper.constructions).toBe(0);
+  });
+
+  it("the request log line takes its time from that Date (a line per request)", () => {
+    const wrapper = wrapGlobalDate();
+    const before = RuntimeDate.now();
+    const line = JSON.parse(requestLine("info", { method: "GET", route: "/ask", status: 200, durationMs: 1.5, requestId: "r1", clientIp: "192.0.2.1" })) as { time: string };
+    expect(wrapper).toEqual({ constructions: 0, nowCalls: 0 });
+    expect(line.time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    const at = new RuntimeDate(line.time).getTime();
+    expect(at).toBeGreaterThanOrEqual(before);
+    expect(at).toBeLessThanOrEqual(RuntimeDate.now());
   });
 
   it("ManualClock moves only when told", () => {

@@ -1,4 +1,5 @@
 // DNS-rebinding guard of the MCP endpoints (/mcp and /mcp/docs both pass through serveMcp).
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isDnsRebinding, rejectDnsRebinding } from "@/lib/mcp/rebinding";
 
@@ -33,6 +34,32 @@ describe("isDnsRebinding", () => {
     expect(isDnsRebinding(headers({ host: "internal:8080", origin: "https://app.example" }), PUBLIC)).toBe(false);
     expect(isDnsRebinding(headers({ host: "evil.example", origin: "null" }), PUBLIC)).toBe(false);
     expect(isDnsRebinding(headers({ host: "evil.example", origin: "not a url" }), PUBLIC)).toBe(false);
+  });
+});
+
+describe("isDnsRebinding, asked in any order", () => {
+  // The base URL and the last Host are parsed once and kept: an answer must not depend on what was asked before.
+  const cases: [Record<string, string>, string, boolean][] = [
+    [{ host: "evil.example.com" }, LOCAL, true],
+    [{ host: "localhost:3000" }, LOCAL, false],
+    [{ host: "internal:8080" }, PUBLIC, false],
+    [{ host: "evil.example", origin: "http://evil.example" }, PUBLIC, true],
+    [{ host: "evil.example" }, "http://127.0.0.1:3000", true],
+    [{ host: "127.0.0.1:3000" }, "http://127.0.0.1:3000", false],
+    [{ host: "[::1]:3000", origin: "http://[::1]:3000" }, "http://[::1]:3000", false],
+    [{ host: "gate.example.com", origin: "https://gate.example.com" }, PUBLIC, false],
+  ];
+
+  it("gives each case its own answer however the cases interleave", () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat({ max: cases.length - 1 }), { minLength: 1, maxLength: 30 }), (order) => {
+        for (const index of order) {
+          const [given, baseUrl, expected] = cases[index]!;
+          expect(isDnsRebinding(headers(given), baseUrl)).toBe(expected);
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 
