@@ -10,20 +10,30 @@ type StatementPrototype = Record<"run" | "get" | "all" | "iterate", StatementMet
 
 export async function sqlRunDuring(work: () => Promise<unknown>): Promise<string[]> {
   const statements: string[] = [];
-  if (sqlProvider() === "postgres") {
-    const query = Client.prototype.query;
-    Client.prototype.query = function (this: Client, ...args: unknown[]) {
-      const sql = typeof args[0] === "object" && args[0] !== null ? (args[0] as { text?: unknown }).text : args[0];
-      if (typeof sql === "string") statements.push(sql);
-      return Reflect.apply(query, this, args) as unknown;
-    } as typeof query;
-    try {
-      await work();
-    } finally {
-      Client.prototype.query = query;
-    }
-    return statements;
+  const restore = sqlProvider() === "postgres" ? tracePostgres(statements) : traceSqlite(statements);
+  try {
+    await work();
+  } finally {
+    restore();
   }
+  return statements;
+}
+
+/** Notes every pg query's text in `statements`; returns what undoes it. */
+function tracePostgres(statements: string[]): () => void {
+  const query = Client.prototype.query;
+  Client.prototype.query = function (this: Client, ...args: unknown[]) {
+    const sql = typeof args[0] === "object" && args[0] !== null ? (args[0] as { text?: unknown }).text : args[0];
+    if (typeof sql === "string") statements.push(sql);
+    return Reflect.apply(query, this, args) as unknown;
+  } as typeof query;
+  return () => {
+    Client.prototype.query = query;
+  };
+}
+
+/** Notes the source of every better-sqlite3 statement run in `statements`; returns what undoes it. */
+function traceSqlite(statements: string[]): () => void {
   const probe = new Database(":memory:");
   const prototype = Object.getPrototypeOf(probe.prepare("SELECT 1")) as StatementPrototype;
   probe.close();
@@ -35,10 +45,7 @@ export async function sqlRunDuring(work: () => Promise<unknown>): Promise<string
       return Reflect.apply(original, this, args);
     };
   }
-  try {
-    await work();
-  } finally {
+  return () => {
     Object.assign(prototype, originals);
-  }
-  return statements;
+  };
 }
