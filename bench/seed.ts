@@ -20,6 +20,7 @@ import { displayNameKey, slugify } from "@/lib/members/normalize";
 import { ACCESS_TOKEN_LIFETIME_SECONDS, protectedResource } from "@/lib/tokens";
 import { SCOPES } from "@/lib/schemas/service-auth";
 import { sqliteFilePath } from "@/prisma/adapters";
+import { benchDocuments, prng } from "./documents";
 
 export interface BenchFixtures {
   /** Valid aca_ tokens, one per active delegation. */
@@ -39,17 +40,6 @@ const DOCUMENTS = 500;
 // 500 rows × at most 15 columns stays under SQLite's 32,766 bound parameters.
 const BATCH = 500;
 
-/** Deterministic PRNG (mulberry32) so every run has the same data shape. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = prng(20261121);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 
@@ -325,57 +315,12 @@ async function seedPending(count: number, emails: string[]): Promise<string[]> {
   return claimTokens;
 }
 
-// ---------------------------------------------------------------- documents
-
-const VOCABULARY = (
-  "agent account owner delegation token access scope assertion claim attempt registration approve deny revoke poll interval " +
-  "expiry minutes seconds resource endpoint request response header bearer challenge error member profile community certificate " +
-  "verification search documentation answer batch item operation limit window rate client address proxy forwarded signing key " +
-  "rotation public private release mode discovery metadata issuer audience subject signature browser page code user human " +
-  "service instance database transaction audit event cache statistics count lookup slug display name tool server stateless " +
-  "session json markdown query excerpt score catalog card skill task message artifact protocol version stream notification"
-).split(" ");
-const KINDS = ["guide", "docs", "reference", "policy"] as const;
-
-function sentence(): string {
-  const words = Array.from({ length: 8 + Math.floor(random() * 14) }, () => pick(VOCABULARY));
-  const text = words.join(" ");
-  return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
-}
-
-function paragraph(): string {
-  return Array.from({ length: 3 + Math.floor(random() * 4) }, sentence).join(" ");
-}
-
-function documentMarkdown(n: number): string {
-  const topic = `${pick(VOCABULARY)} ${pick(VOCABULARY)}`;
-  const title = `${topic.charAt(0).toUpperCase()}${topic.slice(1)} handbook ${n}`;
-  const sections: string[] = [paragraph()];
-  const sectionCount = 3 + Math.floor(random() * 5);
-  for (let s = 0; s < sectionCount; s++) {
-    sections.push(`## ${pick(VOCABULARY)} ${pick(VOCABULARY)} ${s + 1}`, paragraph(), paragraph());
-    if (s % 3 === 1) sections.push("```bash", `curl -s https://gate.example.com/${pick(VOCABULARY)}?${pick(VOCABULARY)}=${n}`, "```");
-  }
-  const front = [
-    "---",
-    `title: "${title}"`,
-    `slug: "bench-doc-${String(n).padStart(3, "0")}"`,
-    `kind: "${KINDS[n % KINDS.length]}"`,
-    `summary: "${sentence()}"`,
-    `updated: "2026-${String(1 + (n % 12)).padStart(2, "0")}-${String(1 + (n % 28)).padStart(2, "0")}"`,
-    `order: ${100 + n}`,
-    "---",
-    "",
-  ];
-  return `${front.join("\n")}${sections.join("\n\n")}\n`;
-}
-
 /** 500 generated documents plus the project's own (so every docs page of the app still resolves). */
 function writeDocuments(dir: string): number {
   fs.mkdirSync(dir, { recursive: true });
   const own = path.join(process.cwd(), "content", "docs");
   for (const f of fs.readdirSync(own)) if (f.endsWith(".md")) fs.copyFileSync(path.join(own, f), path.join(dir, f));
-  for (let n = 1; n <= DOCUMENTS; n++) fs.writeFileSync(path.join(dir, `bench-doc-${String(n).padStart(3, "0")}.md`), documentMarkdown(n));
+  for (const [file, markdown] of benchDocuments(DOCUMENTS, random)) fs.writeFileSync(path.join(dir, file), markdown);
   return DOCUMENTS;
 }
 

@@ -1,8 +1,8 @@
-// One MiniSearch index over the sections of every document, built once per process. Results are
-// ordered by (score rounded to 3 decimals, desc), then slug, then section position, so the same question
-// always yields the same answers and the same bytes.
-import MiniSearch from "minisearch";
+// One index over the sections of every document (title, heading, text), built once per process and ranked
+// as MiniSearch ranks (./inverted-index). Results are ordered by (score rounded to 3 decimals, desc), then
+// slug, then section position, so the same question always yields the same answers and the same bytes.
 import { getCorpus, type Corpus, type Doc, type DocSection } from "./corpus";
+import { buildInvertedIndex, searchInvertedIndex, type InvertedIndex, type SearchOptions } from "./inverted-index";
 
 // Words that match nearly every section and so only add noise to a question like "how do I revoke".
 const STOP_WORDS = new Set(
@@ -16,43 +16,33 @@ export function searchTerm(term: string): string | null {
   return lower.length < 2 || STOP_WORDS.has(lower) ? null : lower;
 }
 
-interface IndexedSection {
-  id: number;
-  title: string;
-  heading: string;
-  text: string;
-}
+/** The fields indexed per section, in field-number order, and their boosts. */
+const FIELDS = ["title", "heading", "text"] as const;
+
+export const SEARCH_OPTIONS: SearchOptions = {
+  boosts: [3, 2, 1],
+  // Prefix and typo matching only for longer words: they cost the most on a large corpus.
+  prefix: (term) => term.length >= 5,
+  fuzzy: (term) => (term.length >= 7 ? 0.1 : false),
+};
 
 export interface SearchIndex {
   corpus: Corpus;
-  miniSearch: MiniSearch<IndexedSection>;
-  /** Section id → document and section. */
+  index: InvertedIndex;
+  /** Section number → document and section. */
   entries: { doc: Doc; section: DocSection; position: number }[];
 }
 
 export function buildIndex(corpus: Corpus): SearchIndex {
-  const miniSearch = new MiniSearch<IndexedSection>({
-    idField: "id",
-    fields: ["title", "heading", "text"],
-    processTerm: searchTerm,
-    searchOptions: {
-      boost: { title: 3, heading: 2, text: 1 },
-      // Prefix and typo matching only for longer words: they cost the most on a large corpus.
-      prefix: (term) => term.length >= 5,
-      fuzzy: (term) => (term.length >= 7 ? 0.1 : false),
-      combineWith: "OR",
-    },
-  });
   const entries: SearchIndex["entries"] = [];
-  const records: IndexedSection[] = [];
+  const sections: string[][] = [];
   for (const doc of corpus.docs) {
     doc.sections.forEach((section, position) => {
-      records.push({ id: entries.length, title: doc.title, heading: section.heading, text: section.text });
+      sections.push([doc.title, section.heading, section.text]);
       entries.push({ doc, section, position });
     });
   }
-  miniSearch.addAll(records);
-  return { corpus, miniSearch, entries };
+  return { corpus, index: buildInvertedIndex(sections, FIELDS.length, searchTerm), entries };
 }
 
 const globalForIndex = globalThis as unknown as { agentGateSearchIndex?: SearchIndex };
@@ -107,18 +97,19 @@ export function searchDocs(query: string, limit: number, index: SearchIndex = ge
 
 function rankDocs(query: string, limit: number, index: SearchIndex, filter?: (doc: Doc) => boolean): DocHit[] {
   // A common word matches most sections, so keep only each document's best section (ties: the earliest)
-  // and sort documents rather than every matching section; matched terms are copied only for the
+  // and sort documents rather than every matching section; matched terms are listed only for the
   // documents returned. Same order as sorting all sections by (score desc, slug, position).
-  const best = new Map<string, { entry: SearchIndex["entries"][number]; score: number; terms: string[] }>();
-  for (const r of index.miniSearch.search(query)) {
-    const entry = index.entries[r.id as number]!;
+  const matches = searchInvertedIndex(index.index, query, searchTerm, SEARCH_OPTIONS);
+  const best = new Map<string, { entry: SearchIndex["entries"][number]; section: number; score: number }>();
+  for (const section of matches.documents) {
+    const entry = index.entries[section]!;
     if (filter && !filter(entry.doc)) continue;
-    const score = roundScore(r.score);
+    const score = roundScore(matches.scores[section]!);
     const current = best.get(entry.doc.slug);
-    if (!current || score > current.score || (score === current.score && entry.position < current.entry.position)) best.set(entry.doc.slug, { entry, score, terms: r.terms });
+    if (!current || score > current.score || (score === current.score && entry.position < current.entry.position)) best.set(entry.doc.slug, { entry, section, score });
   }
   const ranked = [...best.values()].sort((a, b) => b.score - a.score || (a.entry.doc.slug < b.entry.doc.slug ? -1 : a.entry.doc.slug > b.entry.doc.slug ? 1 : 0));
-  return ranked.slice(0, limit).map(({ entry, score, terms }) => ({ doc: entry.doc, section: entry.section, score, terms: [...terms].sort() }));
+  return ranked.slice(0, limit).map(({ entry, section, score }) => ({ doc: entry.doc, section: entry.section, score, terms: matches.termsOf(section).sort() }));
 }
 
 /**
