@@ -1,6 +1,6 @@
 // The docs search's inverted index: MiniSearch 7.2's ranking (BM25+, prefix and fuzzy matches with its
 // weights, OR of the query terms) over an index kept in typed arrays. MiniSearch kept its postings in a
-// radix tree of Maps (15 MB and ~250,000 entries for the bench's 500 documents) that every mark-compact
+// radix tree of Maps (15 MB and ~230,000 postings for the bench's 500 documents) that every mark-compact
 // of the capped server heap had to scan; here they are ~2 MB of array buffers the collector never
 // scans, and the sorted term list is the only per-term object (bench/README.md, thirteenth pass).
 // tests/unit/docs-index.test.ts checks every answer against MiniSearch itself.
@@ -82,7 +82,7 @@ export interface SearchOptions {
   readonly boosts: readonly number[];
   /** Whether a query term also matches the longer terms it begins. */
   readonly prefix: (term: string) => boolean;
-  /** A query term's allowed edit distance as a fraction of its length, or false for none. */
+  /** A query term's allowed edit distance: below 1 a fraction of its length, from 1 a number of edits; false for none. */
   readonly fuzzy: (term: string) => number | false;
 }
 
