@@ -18,6 +18,8 @@ export interface InvertedIndex {
   readonly documentCount: number;
   /** Every indexed term once, in code-unit order (so a prefix's terms are one run). */
   readonly terms: readonly string[];
+  /** Length of the longest term (UTF-16 code units). */
+  readonly longestTerm: number;
   /** Postings of term t in field f: postingDocs/postingFreqs[postingStart[t·F+f] … postingStart[t·F+f+1]). */
   readonly postingStart: Uint32Array;
   /** Document numbers, ascending within each posting list. */
@@ -55,6 +57,7 @@ export function buildInvertedIndex(documents: readonly (readonly string[])[], fi
     }
   });
   const terms = [...occurrences.keys()].sort();
+  const longestTerm = terms.reduce((longest, term) => Math.max(longest, term.length), 0);
   let total = 0;
   for (const list of occurrences.values()) total += list.length / 3;
   const postingStart = new Uint32Array(terms.length * fieldCount + 1);
@@ -74,7 +77,7 @@ export function buildInvertedIndex(documents: readonly (readonly string[])[], fi
     }
   });
   postingStart[terms.length * fieldCount] = at;
-  return { fieldCount, documentCount: documents.length, terms, postingStart, postingDocs, postingFreqs, fieldLengths, averageFieldLengths };
+  return { fieldCount, documentCount: documents.length, terms, longestTerm, postingStart, postingDocs, postingFreqs, fieldLengths, averageFieldLengths };
 }
 
 export interface SearchOptions {
@@ -135,7 +138,7 @@ export function searchInvertedIndex(index: InvertedIndex, query: string, process
     if (fuzzy !== false) {
       const maxDistance = fuzzy < 1 ? Math.min(MAX_FUZZY, Math.round(term.length * fuzzy)) : fuzzy;
       if (maxDistance) {
-        forEachTermWithin(index.terms, term, maxDistance, (t, distance) => {
+        forEachTermWithin(index, term, maxDistance, (t, distance) => {
           const candidate = index.terms[t]!;
           // A prefix match is scored as one; distance 0 is the exact match.
           if (distance === 0 || (prefix && candidate.startsWith(term))) return;
@@ -234,12 +237,17 @@ function endOfPrefix(terms: readonly string[], prefix: string, from: number): nu
  * Calls `visit` for every term within `maxDistance` edits (Levenshtein, UTF-16 code units) of `query`, in
  * term order. The sorted list is walked as the trie it flattens: rows of the edit-distance matrix are kept
  * for the prefix a term shares with the one before, and a prefix whose row is all over the limit (or that is
- * already too long) skips every term that begins with it.
+ * already too long) skips every term that begins with it. As in MiniSearch, each row is computed only in the
+ * band of `maxDistance` cells either side of its diagonal (every cell outside holds more than the limit), so a
+ * long query term costs no more per term character than a short one.
  */
-export function forEachTermWithin(terms: readonly string[], query: string, maxDistance: number, visit: (t: number, distance: number) => void): void {
+export function forEachTermWithin(index: Pick<InvertedIndex, "terms" | "longestTerm">, query: string, maxDistance: number, visit: (t: number, distance: number) => void): void {
+  const { terms } = index;
   const columns = query.length + 1;
   const longest = query.length + maxDistance;
-  const rows = new Uint32Array((longest + 1) * columns);
+  // Rows past the longest indexed term are never reached.
+  const rows = new Uint32Array((Math.min(longest, index.longestTerm) + 1) * columns);
+  const over = maxDistance + 1;
   for (let j = 0; j < columns; j++) rows[j] = j;
   let previous = "";
   let validRows = 0;
@@ -255,16 +263,23 @@ export function forEachTermWithin(terms: readonly string[], query: string, maxDi
         deadPrefix = row + 1;
         break;
       }
+      // Row i = row + 1: the term's first i characters against every prefix of the query, within the band.
+      const i = row + 1;
       const code = term.charCodeAt(row);
       const above = row * columns;
       const here = above + columns;
-      let smallest = row + 1;
-      rows[here] = smallest;
-      for (let j = 1; j < columns; j++) {
+      const first = Math.max(1, i - maxDistance);
+      const last = Math.min(query.length, i + maxDistance);
+      // Left of the band: the first column's own value, or more than the limit.
+      let smallest = first === 1 ? i : over;
+      rows[here + first - 1] = smallest;
+      for (let j = first; j <= last; j++) {
         const value = Math.min(rows[above + j - 1]! + (code === query.charCodeAt(j - 1) ? 0 : 1), rows[above + j]! + 1, rows[here + j - 1]! + 1);
         rows[here + j] = value;
         if (value < smallest) smallest = value;
       }
+      // Right of the band: what the next row reads above its last cell.
+      if (last < query.length) rows[here + last + 1] = over;
       if (smallest > maxDistance) {
         row++;
         deadPrefix = row;
@@ -277,8 +292,11 @@ export function forEachTermWithin(terms: readonly string[], query: string, maxDi
       t = endOfPrefix(terms, term.slice(0, deadPrefix), t + 1);
       continue;
     }
-    const distance = rows[term.length * columns + query.length]!;
-    if (distance <= maxDistance) visit(t, distance);
+    // A term shorter than the query by more than the limit ends outside the band: too far by construction.
+    if (term.length >= query.length - maxDistance) {
+      const distance = rows[term.length * columns + query.length]!;
+      if (distance <= maxDistance) visit(t, distance);
+    }
     t++;
   }
 }

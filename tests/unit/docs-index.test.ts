@@ -135,6 +135,8 @@ describe("the docs index answers as MiniSearch did", () => {
       { weight: 2, arbitrary: fc.constantFrom(" ", "\n", ", ", ".", "-", "\t", "\u00a0", "\u2028") },
       { weight: 2, arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 3 }) },
       { weight: 1, arbitrary: fc.constantFrom("\ud800", "\udc00", "\u200b", "\u202e", "\ufeff", "İ", "ß", "ﬃ") },
+      // Long tokens: fuzzy matching allows up to 6 edits, and the band must hold far from the diagonal's start.
+      { weight: 1, arbitrary: fc.constantFrom("a".repeat(80), "verification".repeat(6), "tokenizetokenize", "verificationx") },
     );
     const text = fc.array(unit, { maxLength: 40 }).map((parts) => parts.join(""));
     fc.assert(
@@ -188,12 +190,16 @@ describe("terms within an edit distance", () => {
   };
 
   it("finds exactly the terms a full edit-distance matrix finds, with their distances", () => {
-    const word = fc.string({ unit: fc.constantFrom("a", "b", "c", "\ud800", "\udc00"), maxLength: 9 });
+    const letters = fc.constantFrom("a", "b", "c", "\ud800", "\udc00");
+    const word = fc.string({ unit: letters, maxLength: 12 });
+    // Queries up to far longer than any term: the band's edges and the rows past the longest term.
+    const query = fc.oneof(word, fc.string({ unit: letters, maxLength: 40 }));
     fc.assert(
-      fc.property(fc.uniqueArray(word, { maxLength: 60 }), word, fc.integer({ min: 1, max: 4 }), (words, query, maxDistance) => {
+      fc.property(fc.uniqueArray(word, { maxLength: 60 }), query, fc.integer({ min: 1, max: 6 }), (words, query, maxDistance) => {
         const terms = [...words].sort();
         const found: [string, number][] = [];
-        forEachTermWithin(terms, query, maxDistance, (t, distance) => found.push([terms[t]!, distance]));
+        const longestTerm = terms.reduce((longest, term) => Math.max(longest, term.length), 0);
+        forEachTermWithin({ terms, longestTerm }, query, maxDistance, (t, distance) => found.push([terms[t]!, distance]));
         const expected = terms.map((term): [string, number] => [term, levenshtein(term, query)]).filter(([, d]) => d <= maxDistance);
         expect(found).toEqual(expected);
       }),
