@@ -16,7 +16,7 @@ export function searchTerm(term: string): string | null {
   return lower.length < 2 || STOP_WORDS.has(lower) ? null : lower;
 }
 
-/** The fields indexed per section, in field-number order, and their boosts. */
+/** The fields indexed per section, in field-number order (the order of SEARCH_OPTIONS.boosts). */
 const FIELDS = ["title", "heading", "text"] as const;
 
 export const SEARCH_OPTIONS: SearchOptions = {
