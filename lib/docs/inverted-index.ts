@@ -124,11 +124,13 @@ export function searchInvertedIndex(index: InvertedIndex, query: string, process
       derivedTerms.add(t);
       addTermScores(index, t, weight, options.boosts, termScores, touched);
     };
-    const exact = findTerm(index.terms, term);
+    // The term itself, if indexed, sits where the run of the terms it begins starts.
+    const at = lowerBound(index.terms, term);
+    const exact = index.terms[at] === term ? at : -1;
     if (exact !== -1) add(exact, 1);
     const prefix = options.prefix(term);
     if (prefix) {
-      const first = exact === -1 ? lowerBound(index.terms, term) : exact + 1;
+      const first = exact === -1 ? at : at + 1;
       for (let t = first, end = endOfPrefix(index.terms, term, first); t < end; t++) {
         const length = index.terms[t]!.length;
         add(t, (PREFIX_WEIGHT * length) / (length + 0.3 * (length - term.length)));
@@ -214,11 +216,6 @@ function lowerBound(terms: readonly string[], term: string): number {
     else high = middle;
   }
   return low;
-}
-
-function findTerm(terms: readonly string[], term: string): number {
-  const at = lowerBound(terms, term);
-  return terms[at] === term ? at : -1;
 }
 
 /** First index from `from` whose term does not begin with `prefix` (the terms from `from` on that do are one run). */
