@@ -15,18 +15,18 @@ import { DefaultRequestHandler, JsonRpcTransportHandler } from "@a2a-js/sdk/serv
 import { z } from "zod";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
-import { sqlProvider, transaction } from "@/lib/db";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { clientIp } from "@/lib/http/client-ip";
 import { INTERNAL_RPC_ERROR, rateLimitedRpcError, temporarilyUnavailableRpcError, type JsonRpcServerError } from "@/lib/http/errors";
 import { withFields } from "@/lib/objects";
-import { budgetRule, hitRateLimit, type RateLimitRule } from "@/lib/rate-limit";
+import { budgetRule, type RateLimitRule } from "@/lib/rate-limit";
 import { chargeBudgets, type BudgetCharge } from "@/lib/rate-limit/memory";
 import { clip, describePath, findStringWhere, isAcceptableText, text as boundaryText } from "@/lib/schemas/text";
 import { toolBudgetOf } from "@/lib/tools";
 import { A2aCallContext, CallTaskStore, type A2aCall } from "./call";
 import { sdkAgentCard } from "./card";
+import { countAndWrite, writeCommitted } from "./commit";
 import { CommunityToolExecutor } from "./executor";
 import { readInvocation, readInvocationParts, v1WireParts, type Invocation } from "./invocation";
 import { DbTaskStore, terminalStateName } from "./task-store";
@@ -238,18 +238,8 @@ async function finishedTaskRefusal(version: A2aVersion, taskId: string, store: D
 }
 
 /**
- * On SQLite the message's two writes (the per-address count, then the task) each join the group commit of the
- * event-loop iteration: one COMMIT for all the requests that arrived together instead of one each, and the
- * answer still waits for it. On PostgreSQL each statement commits alone as before (a transaction would only
- * add round trips).
- */
-function groupCommitted<T>(write: () => Promise<T>): Promise<T> {
-  return sqlProvider() === "sqlite" ? transaction(() => write()) : write();
-}
-
-/**
  * Whether a send's per-address count can be taken together with its task write, after the skill ran (one
- * commit job per message instead of two): the message starts a new task (no taskId, so no answer depends on a
+ * commit batch item per message instead of two, ./commit.ts): the message starts a new task (no taskId, so no answer depends on a
  * stored task) and its skill only reads. The answers are the same either way (over the limit -32010 and
  * nothing stored: the count and the write are one step, and a refused count skips the write); a skill that
  * writes (register_agent) or a message to an existing task is still counted before anything runs.
@@ -276,11 +266,11 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
   const taskId = messageTaskId(parsed);
   const countedWithTheTask = invocation !== undefined && countsWithTheTask(invocation, taskId);
   if (invocation && !countedWithTheTask) {
-    const limit = await groupCommitted(() => hitRateLimit(A2A_MESSAGE_SEND_RATE_LIMIT, ip, clock));
+    const limit = await countAndWrite(A2A_MESSAGE_SEND_RATE_LIMIT, ip, [], clock);
     if (!limit.allowed) return rpcServerError(parsed.id, rateLimitedRpcError(limit.resetSeconds));
   }
 
-  const store = new DbTaskStore(clock, "at-flush");
+  const store = new DbTaskStore(clock);
   // Most messages start a new task: nothing to look up, and no promise to wait for.
   const refusal = taskId === undefined ? undefined : await finishedTaskRefusal(parsed.version, taskId, store);
   if (refusal) return rpcError(parsed.id, refusal);
@@ -292,13 +282,9 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
   const failure = store.storageError ?? call.databaseError;
   if (failure) throw failure;
   if (countedWithTheTask) {
-    const limit = await groupCommitted(async () => {
-      const counted = await hitRateLimit(A2A_MESSAGE_SEND_RATE_LIMIT, ip, clock);
-      if (counted.allowed) await store.flush();
-      return counted;
-    });
+    const limit = await countAndWrite(A2A_MESSAGE_SEND_RATE_LIMIT, ip, store.takeWrites(), clock);
     if (!limit.allowed) return rpcServerError(parsed.id, rateLimitedRpcError(limit.resetSeconds));
-  } else await groupCommitted(() => store.flush());
+  } else await writeCommitted(store.takeWrites());
   if (Symbol.asyncIterator in result) {
     // Unreachable: streaming methods were answered above.
     return rpcError(parsed.id, { code: JSONRPC_ERRORS.unsupportedOperation, message: "Unsupported operation: streaming." });

@@ -70,11 +70,65 @@ const NOT_STORED: Promise<Task | undefined> = Promise.resolve(undefined);
 const PRUNE_INTERVAL_MS = 60_000;
 let lastPruneAt: number | undefined;
 
+/** A task to write, and when: its row's createdAt, and its expiry 24 hours on. */
+export interface TaskWrite {
+  task: Task;
+  at: Date;
+}
+
+/** Rows per INSERT: 7 values each, far below SQLite's 32,766 placeholders; one text per row count is prepared. */
+const ROWS_PER_INSERT = 64;
+const insertTexts: string[] = [];
+
+function insertText(rows: number): string {
+  let text = insertTexts[rows];
+  if (!text) {
+    const values = Array.from({ length: rows }, (_, row) => `(${Array.from({ length: 7 }, (_, column) => `$${row * 7 + column + 1}`).join(", ")})`);
+    text = `INSERT INTO "A2ATask" ("id", "contextId", "skill", "state", "task", "createdAt", "expiresAt") VALUES ${values.join(", ")}
+     ON CONFLICT ("id") DO UPDATE SET "state" = excluded."state", "task" = excluded."task"`;
+    insertTexts[rows] = text;
+  }
+  return text;
+}
+
 /**
- * One store per request. The SDK saves a task after every event it publishes (submitted, artifact, completed). With
- * `writes: "at-flush"` (what /a2a uses) those saves are kept here and written once, as the task's last state, by
- * flush() when the request's work is done, so a message costs one row write rather than three; load() sees the
- * saves not yet written. With "immediate" each save is written at once.
+ * Writes tasks (a new task's row, or a known task's state and content): one multi-row statement per 64 tasks, so
+ * the messages of one group commit write their tasks together (lib/a2a/commit.ts). A task written twice keeps its
+ * last state, as two writes one after the other would.
+ */
+export async function writeTasks(writes: readonly TaskWrite[]): Promise<void> {
+  const lastOfEach = new Map<string, TaskWrite>();
+  for (const write of writes) {
+    lastOfEach.delete(write.task.id);
+    lastOfEach.set(write.task.id, write);
+  }
+  const unique = [...lastOfEach.values()];
+  let finished = false;
+  let latest = 0;
+  for (let start = 0; start < unique.length; start += ROWS_PER_INSERT) {
+    const chunk = unique.slice(start, start + ROWS_PER_INSERT);
+    const values: SqlValue[] = [];
+    for (const { task, at } of chunk) {
+      const state = task.status?.state;
+      finished ||= state !== undefined && TERMINAL_STATES.has(state);
+      latest = Math.max(latest, at.getTime());
+      values.push(task.id, task.contextId, skillOf(task), stateName(state), JSON.stringify(Task.toJSON(task)), at, runtimeDate(at.getTime() + TASK_RETENTION_SECONDS * 1000));
+    }
+    await db().execute(insertText(chunk.length), values);
+  }
+  // The table stays about one day deep; a clock moved back (tests) prunes again at once.
+  const due = lastPruneAt === undefined || latest - lastPruneAt >= PRUNE_INTERVAL_MS || latest < lastPruneAt;
+  if (finished && due) {
+    lastPruneAt = latest;
+    await db().execute(`DELETE FROM "A2ATask" WHERE "expiresAt" < $1`, [runtimeDate(latest)]);
+  }
+}
+
+/**
+ * One store per request. The SDK saves a task after every event it publishes (submitted, artifact, completed):
+ * those saves are kept here, and the route writes each task once, in its last state, when the request's work is
+ * done (takeWrites, then writeTasks in lib/a2a/commit.ts), so a message costs one row rather than three; load()
+ * sees the saves not yet written.
  */
 export class DbTaskStore implements TaskStore {
   /** The first storage failure of this request: the SDK turns throws into JSON-RPC errors, the route needs to see it. */
@@ -84,10 +138,7 @@ export class DbTaskStore implements TaskStore {
   /** Tasks this request creates: not in the database yet, so loading one before its first save needs no query. */
   private readonly created = new Set<string>();
 
-  constructor(
-    private readonly clock: Clock = systemClock,
-    private readonly writes: "immediate" | "at-flush" = "immediate",
-  ) {}
+  constructor(private readonly clock: Clock = systemClock) {}
 
   /** Notes the first storage failure (the SDK turns throws into JSON-RPC errors, the route needs to see it). */
   private guarded<T>(work: () => Promise<T>): Promise<T> {
@@ -105,39 +156,19 @@ export class DbTaskStore implements TaskStore {
     this.created.add(taskId);
   }
 
-  // save, flush and load are not async functions (lib/async-context/promise.ts): the SDK calls save and load three
-  // times each per message; a settled promise is returned where nothing is waited for.
+  // save and load are not async functions (lib/async-context/promise.ts): the SDK calls each three times per
+  // message; a settled promise is returned where nothing is waited for.
   save(task: Task): Promise<void> {
     this.unwritten.set(task.id, task);
-    return this.writes === "immediate" ? this.flush() : DONE;
+    return DONE;
   }
 
-  /** Writes the last saved state of every task saved during the request (call once its work is done). */
-  flush(): Promise<void> {
-    const tasks = [...this.unwritten.values()];
+  /** The last saved state of every task saved during the request, to write now that its work is done (once). */
+  takeWrites(): TaskWrite[] {
+    const at = this.clock.now();
+    const writes = Array.from(this.unwritten.values(), (task) => ({ task, at }));
     this.unwritten.clear();
-    if (tasks.length === 0) return DONE;
-    const now = this.clock.now();
-    return this.guarded(() => this.write(tasks, now));
-  }
-
-  private async write(tasks: Task[], now: Date): Promise<void> {
-    let finished = false;
-    for (const task of tasks) {
-      const state = task.status?.state;
-      finished ||= state !== undefined && TERMINAL_STATES.has(state);
-      await db().execute(
-        `INSERT INTO "A2ATask" ("id", "contextId", "skill", "state", "task", "createdAt", "expiresAt") VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT ("id") DO UPDATE SET "state" = $4, "task" = $5`,
-        [task.id, task.contextId, skillOf(task), stateName(state), JSON.stringify(Task.toJSON(task)), now, runtimeDate(now.getTime() + TASK_RETENTION_SECONDS * 1000)],
-      );
-    }
-    // The table stays about one day deep; a clock moved back (tests) prunes again at once.
-    const due = lastPruneAt === undefined || now.getTime() - lastPruneAt >= PRUNE_INTERVAL_MS || now.getTime() < lastPruneAt;
-    if (finished && due) {
-      lastPruneAt = now.getTime();
-      await db().execute(`DELETE FROM "A2ATask" WHERE "expiresAt" < $1`, [now]);
-    }
+    return writes;
   }
 
   load(taskId: string): Promise<Task | undefined> {

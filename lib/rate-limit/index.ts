@@ -21,16 +21,17 @@ export interface RateLimitResult {
   windowStart?: Date;
 }
 
-// Inserts a fresh window, or on the existing row: restarts an expired window at 1, counts one more in a live
-// window that has room, and leaves a full live window alone (no row returned). The same text runs on SQLite
-// (3.35+) and PostgreSQL; SET expressions read the row as it was, and ON CONFLICT locks it (PostgreSQL) or the
-// one connection serialises it (SQLite), so concurrent reservations never pass the limit.
-const RESERVE = `INSERT INTO "RateLimitBucket" ("key", "windowStart", "count", "expiresAt") VALUES ($1, $2, 1, $3)
+// Counts $5 hits (1 for one request): inserts a fresh window, or on the existing row restarts an expired window
+// at $5, counts $5 more in a live window that has room for all of them, and leaves a live window without that
+// room alone (no row returned). The same text runs on SQLite (3.35+) and PostgreSQL; SET expressions read the
+// row as it was, and ON CONFLICT locks it (PostgreSQL) or the one connection serialises it (SQLite), so
+// concurrent reservations never pass the limit.
+const RESERVE = `INSERT INTO "RateLimitBucket" ("key", "windowStart", "count", "expiresAt") VALUES ($1, $2, $5, $3)
 ON CONFLICT ("key") DO UPDATE SET
   "windowStart" = CASE WHEN "RateLimitBucket"."expiresAt" <= $2 THEN $2 ELSE "RateLimitBucket"."windowStart" END,
-  "count" = CASE WHEN "RateLimitBucket"."expiresAt" <= $2 THEN 1 ELSE "RateLimitBucket"."count" + 1 END,
+  "count" = CASE WHEN "RateLimitBucket"."expiresAt" <= $2 THEN $5 ELSE "RateLimitBucket"."count" + $5 END,
   "expiresAt" = CASE WHEN "RateLimitBucket"."expiresAt" <= $2 THEN $3 ELSE "RateLimitBucket"."expiresAt" END
-WHERE "RateLimitBucket"."expiresAt" <= $2 OR "RateLimitBucket"."count" < $4
+WHERE "RateLimitBucket"."expiresAt" <= $2 OR "RateLimitBucket"."count" + $5 <= $4
 RETURNING "count", "windowStart", "expiresAt"`;
 
 const READ = `SELECT "count", "windowStart", "expiresAt" FROM "RateLimitBucket" WHERE "key" = $1`;
@@ -48,6 +49,18 @@ interface BucketRow {
 
 const secondsUntil = (end: Date, now: Date): number => Math.max(1, Math.ceil((end.getTime() - now.getTime()) / 1000));
 
+/** The result of an allowed hit after which the window counts `count`. */
+function allowedHit(row: BucketRow, count: number, limit: number, now: Date): RateLimitResult {
+  return { allowed: true, limit, remaining: Math.max(0, limit - count), resetSeconds: secondsUntil(readDate(row.expiresAt), now), windowStart: readDate(row.windowStart) };
+}
+
+/** Refused: the live window is full. Reads when it ends for Retry-After (a refusal only, off the hot path). */
+async function refusedHit(rule: RateLimitRule, key: string, limit: number, now: Date): Promise<RateLimitResult> {
+  recordRateLimitRefusal(rule.name);
+  const [full] = await query<BucketRow>(READ, [key]);
+  return { allowed: false, limit, remaining: 0, resetSeconds: full ? secondsUntil(readDate(full.expiresAt), now) : rule.windowSeconds };
+}
+
 /**
  * Reserves one hit of `rule` for `subject`: counted and allowed when the window has room, refused (and not
  * counted) when it is full. Check and count are one statement, so it holds under any parallelism.
@@ -56,20 +69,43 @@ export async function reserveRateLimit(rule: RateLimitRule, subject: string, clo
   const now = clock.now();
   const key = `${rule.name}:${subject}`;
   const limit = limitFor(rule, subject);
-  const [row] = await query<BucketRow>(RESERVE, [key, now, runtimeDate(now.getTime() + rule.windowSeconds * 1000), limit]);
-  if (row) {
-    return {
-      allowed: true,
-      limit,
-      remaining: Math.max(0, limit - Number(row.count)),
-      resetSeconds: secondsUntil(readDate(row.expiresAt), now),
-      windowStart: readDate(row.windowStart),
-    };
+  const [row] = await query<BucketRow>(RESERVE, [key, now, runtimeDate(now.getTime() + rule.windowSeconds * 1000), limit, 1]);
+  return row ? allowedHit(row, Number(row.count), limit, now) : refusedHit(rule, key, limit, now);
+}
+
+/**
+ * Reserves `hits` hits of `rule` for `subject` at `now`, as that many reserveRateLimit calls one after another
+ * would (the same results, in order), in one statement when the window has room for all of them. For writes
+ * made together (an A2A commit batch): run it inside a transaction, or the fallback's hits may interleave with
+ * other requests' (still never past the limit).
+ */
+export async function reserveRateLimitHits(rule: RateLimitRule, subject: string, hits: number, now: Date): Promise<RateLimitResult[]> {
+  const key = `${rule.name}:${subject}`;
+  const limit = limitFor(rule, subject);
+  const windowEnd = runtimeDate(now.getTime() + rule.windowSeconds * 1000);
+  if (hits <= limit) {
+    const [row] = await query<BucketRow>(RESERVE, [key, now, windowEnd, limit, hits]);
+    if (row) {
+      const before = Number(row.count) - hits;
+      return Array.from({ length: hits }, (_, index) => allowedHit(row, before + index + 1, limit, now));
+    }
   }
-  // Refused: the live window is full. Read when it ends for Retry-After (a refusal only, off the hot path).
-  recordRateLimitRefusal(rule.name);
-  const [full] = await query<BucketRow>(READ, [key]);
-  return { allowed: false, limit, remaining: 0, resetSeconds: full ? secondsUntil(readDate(full.expiresAt), now) : rule.windowSeconds };
+  // Not room for all: one at a time until the window is full; a refusal leaves it full for the rest.
+  const results: RateLimitResult[] = [];
+  while (results.length < hits) {
+    const [row] = await query<BucketRow>(RESERVE, [key, now, windowEnd, limit, 1]);
+    if (!row) break;
+    results.push(allowedHit(row, Number(row.count), limit, now));
+  }
+  if (results.length < hits) {
+    const refused = await refusedHit(rule, key, limit, now);
+    results.push(refused);
+    while (results.length < hits) {
+      recordRateLimitRefusal(rule.name);
+      results.push({ ...refused });
+    }
+  }
+  return results;
 }
 
 /** Counts one hit and says whether it is within the limit (a refused hit is not counted: the window stays full). */

@@ -7,6 +7,11 @@
 // time-ordered primary key's) are written once. Every caller's promise settles only after that COMMIT, so no answer is
 // sent on a write that is not committed. Jobs run one after another, never interleaved, in arrival order,
 // exactly as they did behind the gate one transaction at a time.
+//
+// Batches (joinBatch) go one step further for writes that many requests make alike (each A2A message's count
+// and task row): a caller hands the group an item instead of a job, and once the group's jobs have finished
+// the batch runs once for all its items (one multi-row statement rather than one statement and a savepoint
+// each: bench/README.md, fourteenth pass), in its own savepoint, before the COMMIT.
 import { promiseOf } from "@/lib/async-context/promise";
 import type { ConnectionGate, GateRelease } from "./gate";
 
@@ -26,12 +31,29 @@ interface Finished {
   fail(error: unknown): void;
 }
 
+/**
+ * Writes that many callers make alike, run once per group for all of them: `run` gets every item handed to the
+ * group (in arrival order) and returns one result per item, in the same order.
+ */
+export interface GroupBatch<Q, I, R> {
+  run(q: Q, items: readonly I[]): Promise<readonly R[]>;
+}
+
+/** A batch's items in one group, and their callers. */
+interface PendingBatch<Q> {
+  batch: GroupBatch<Q, unknown, unknown>;
+  items: unknown[];
+  callers: { resolve: (result: unknown) => void; reject: (error: unknown) => void }[];
+}
+
 interface CommitGroup {
   release: GateRelease;
   /** Settles when the last queued job has finished; the next job starts after it. */
   tail: Promise<void>;
-  /** Jobs whose savepoint was released: they settle with the group's COMMIT. */
+  /** Jobs (and batches) whose savepoint was released: they settle with the group's COMMIT. */
   finished: Finished[];
+  /** The batches handed items, in the order of their first item: they run after the jobs. */
+  batches: Map<GroupBatch<never, never, unknown>, PendingBatch<never>>;
   /** Set at the end of the iteration: later callers open the next group. */
   closing: boolean;
 }
@@ -66,18 +88,43 @@ export class GroupRolledBackError extends Error {
  * has committed; rejects at once when the job throws (its statements rolled back).
  */
 export function runInGroup<Q, T>(connection: GroupConnection<Q>, job: (q: Q) => Promise<T>): Promise<T> {
+  return inOpenGroup(connection, (group) => enqueue(group, connection, job));
+}
+
+/**
+ * Hands `item` to `batch` in the connection's open group, or opens one. Resolves with the item's result once the
+ * group has committed; rejects when the batch throws (its statements rolled back, the group's jobs unharmed).
+ */
+export function joinBatch<Q, I, R>(connection: GroupConnection<Q>, batch: GroupBatch<Q, I, R>, item: I): Promise<R> {
+  return inOpenGroup(connection, (group) => addToBatch(group, batch, item));
+}
+
+function inOpenGroup<Q, T>(connection: GroupConnection<Q>, join: (group: CommitGroup) => Promise<T>): Promise<T> {
   // Not async (lib/async-context/promise.ts): joining the open group or opening one on a free gate adds no promise.
   const state = stateOf(connection);
-  if (state.open && !state.open.closing) return enqueue(state.open, connection, job);
+  if (state.open && !state.open.closing) return join(state.open);
   if (!state.opening) {
     const release = connection.gate.tryAcquire("raw");
-    if (release) return promiseOf(() => enqueue(openGroup(state, connection, release), connection, job));
+    if (release) return promiseOf(() => join(openGroup(state, connection, release)));
     state.opening = connection.gate.acquire("raw").then((granted) => {
       state.opening = undefined;
       return openGroup(state, connection, granted);
     });
   }
-  return state.opening.then((group) => enqueue(group, connection, job));
+  return state.opening.then(join);
+}
+
+function addToBatch<Q, I, R>(group: CommitGroup, batch: GroupBatch<Q, I, R>, item: I): Promise<R> {
+  return new Promise<R>((resolve, reject) => {
+    const key = batch as unknown as GroupBatch<never, never, unknown>;
+    let pending = group.batches.get(key);
+    if (!pending) {
+      pending = { batch: key, items: [], callers: [] };
+      group.batches.set(key, pending);
+    }
+    pending.items.push(item as never);
+    pending.callers.push({ resolve: resolve as (result: unknown) => void, reject });
+  });
 }
 
 function openGroup<Q>(state: GroupState, connection: GroupConnection<Q>, release: GateRelease): CommitGroup {
@@ -88,7 +135,7 @@ function openGroup<Q>(state: GroupState, connection: GroupConnection<Q>, release
     release();
     throw error;
   }
-  const group: CommitGroup = { release, tail: Promise.resolve(), finished: [], closing: false };
+  const group: CommitGroup = { release, tail: Promise.resolve(), finished: [], batches: new Map(), closing: false };
   state.open = group;
   setImmediate(() => close(state, connection, group));
   return group;
@@ -160,27 +207,72 @@ function failFinished(group: CommitGroup, error: unknown): void {
   for (const job of finished) job.fail(error);
 }
 
+/**
+ * Runs each batch once for all its items, after the group's jobs, each in a savepoint: a batch that throws rolls
+ * back its own statements and rejects its own callers only.
+ */
+async function runBatches<Q>(group: CommitGroup, connection: GroupConnection<Q>): Promise<void> {
+  for (const pending of group.batches.values()) {
+    const { batch, items, callers } = pending as unknown as PendingBatch<Q>;
+    const rejectAll = (error: unknown): void => {
+      for (const caller of callers) caller.reject(error);
+    };
+    try {
+      beginIfEnded(group, connection);
+      connection.run("SAVEPOINT group_batch");
+    } catch (error) {
+      rejectAll(error);
+      continue;
+    }
+    try {
+      const results = await batch.run(connection.executor, items);
+      if (results.length !== items.length) throw new Error(`a batch returned ${results.length} results for ${items.length} items`);
+      connection.run("RELEASE group_batch");
+      callers.forEach((caller, index) => group.finished.push({ commit: () => caller.resolve(results[index]), fail: caller.reject }));
+    } catch (error) {
+      if (connection.inTransaction()) {
+        try {
+          connection.run("ROLLBACK TO group_batch");
+          connection.run("RELEASE group_batch");
+        } catch {
+          // Its writes must not be committed: end the whole transaction (close then fails the jobs finished before it).
+          try {
+            connection.run("ROLLBACK");
+          } catch {
+            // SQLite has already ended it.
+          }
+        }
+      }
+      rejectAll(error);
+    }
+  }
+  group.batches.clear();
+}
+
 function close<Q>(state: GroupState, connection: GroupConnection<Q>, group: CommitGroup): void {
   group.closing = true;
   if (state.open === group) state.open = undefined;
-  // A job may still await something truly asynchronous (e.g. a signature); commit after the last one.
-  void group.tail.then(() => {
-    const finished = group.finished;
-    group.finished = [];
-    try {
-      if (connection.inTransaction()) connection.run("COMMIT");
-      else if (finished.length > 0) throw new GroupRolledBackError(undefined);
-    } catch (error) {
+  // A job may still await something truly asynchronous (e.g. a signature); the batches run after the last one,
+  // then the COMMIT.
+  void group.tail
+    .then(() => (group.batches.size > 0 ? runBatches(group, connection) : undefined))
+    .then(() => {
+      const finished = group.finished;
+      group.finished = [];
       try {
-        if (connection.inTransaction()) connection.run("ROLLBACK");
-      } catch {
-        // Nothing more to undo: SQLite has already ended the transaction.
+        if (connection.inTransaction()) connection.run("COMMIT");
+        else if (finished.length > 0) throw new GroupRolledBackError(undefined);
+      } catch (error) {
+        try {
+          if (connection.inTransaction()) connection.run("ROLLBACK");
+        } catch {
+          // Nothing more to undo: SQLite has already ended the transaction.
+        }
+        group.release();
+        for (const job of finished) job.fail(error);
+        return;
       }
       group.release();
-      for (const job of finished) job.fail(error);
-      return;
-    }
-    group.release();
-    for (const job of finished) job.commit();
-  });
+      for (const job of finished) job.commit();
+    });
 }

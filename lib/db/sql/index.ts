@@ -20,7 +20,7 @@ import pg from "pg";
 import type { CustomTypesConfig, Pool, PoolClient } from "pg";
 import { sharedConnection, type SharedConnection, type SqliteConnection } from "../connection";
 import type { GateRelease } from "./gate";
-import { runInGroup, type GroupConnection } from "./group-commit";
+import { joinBatch, runInGroup, type GroupBatch, type GroupConnection } from "./group-commit";
 import { toPositional } from "./placeholders";
 
 export type SqlValue = string | number | boolean | Date | null;
@@ -211,6 +211,19 @@ function sqliteTransaction<T>(connection: SqliteConnection, fn: (q: SqlExecutor)
   return runInGroup(handlesOf(connection).group, (q) => runScoped(q, fn));
 }
 
+/** Each batch's form for group commit: its statements run in the group's transaction scope, as a job's do. */
+const groupBatches = new WeakMap<CommitBatch<never, unknown>, GroupBatch<SqlExecutor, never, unknown>>();
+
+function groupBatchOf<I, R>(batch: CommitBatch<I, R>): GroupBatch<SqlExecutor, I, R> {
+  const key = batch as unknown as CommitBatch<never, unknown>;
+  let made = groupBatches.get(key);
+  if (!made) {
+    made = { run: (q, items) => runScoped(q, () => batch.run(items as readonly I[])) };
+    groupBatches.set(key, made);
+  }
+  return made as unknown as GroupBatch<SqlExecutor, I, R>;
+}
+
 // ---------------------------------------------------------------- PostgreSQL
 
 function postgresExecutor(target: Pool | PoolClient): SqlExecutor {
@@ -331,6 +344,34 @@ export function transaction<T>(fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
     // Opening the connection may fail (an unreachable database): a rejection, as for any statement.
     const connection = sharedConnection();
     return connection.provider === "sqlite" ? sqliteTransaction(connection, fn) : postgresTransaction(connection.pool, fn);
+  });
+}
+
+/**
+ * Writes that many requests make alike, written together: `run` gets the items of several callers and returns one
+ * result per item, in order; its statements (through db(), query or execute) run in one transaction.
+ */
+export interface CommitBatch<I, R> {
+  run(items: readonly I[]): Promise<readonly R[]>;
+}
+
+/**
+ * Hands `item` to `batch`; resolves with its result once the batch's writes are committed. On SQLite the items of
+ * one event-loop iteration run as one call of the batch in that iteration's group commit (./group-commit.ts),
+ * after its transactions; on PostgreSQL (no group commit) each item runs alone in a transaction of its own; inside
+ * a store transaction, alone in that transaction. A batch that throws rejects its callers and writes nothing.
+ */
+export function inCommitBatch<I, R>(batch: CommitBatch<I, R>, item: I): Promise<R> {
+  return promiseOf(() => {
+    const runAlone = (): Promise<R> =>
+      batch.run([item]).then((results) => {
+        if (results.length !== 1) throw new Error(`a batch returned ${results.length} results for 1 item`);
+        return results[0] as R;
+      });
+    const outer = openFrame();
+    if (outer) return runAlone();
+    const connection = sharedConnection();
+    return connection.provider === "sqlite" ? joinBatch(handlesOf(connection).group, groupBatchOf(batch), item) : postgresTransaction(connection.pool, runAlone);
   });
 }
 

@@ -1,10 +1,12 @@
 // The A2A task store of one request (lib/a2a/task-store.ts): a task the request creates is not looked up in
 // the database before its first save (the SDK loads every task before merging an event into it; for a task id
 // it has just drawn that query could find nothing), while every other id is still read from the database.
+// writeTasks writes many tasks in one statement, each task once in its last state.
 import { describe, expect, it } from "vitest";
 import { TaskState, type Task } from "@a2a-js/sdk";
-import { DbTaskStore } from "@/lib/a2a/task-store";
+import { DbTaskStore, writeTasks } from "@/lib/a2a/task-store";
 import { ManualClock } from "@/lib/clock";
+import { query, readDate } from "@/lib/db";
 
 function task(id: string, state = TaskState.TASK_STATE_COMPLETED): Task {
   return {
@@ -21,17 +23,39 @@ describe("DbTaskStore", () => {
   it("answers a created task's first load without the database, then from the request's own saves; other ids from the database", async () => {
     const clock = new ManualClock(new Date(Date.UTC(2026, 10, 1)));
     // A row the created-task shortcut must not read: were the load to query, it would find this one.
-    await new DbTaskStore(clock).save(task("stored-elsewhere"));
-    await new DbTaskStore(clock).save(task("other-task"));
+    await writeTasks([{ task: task("stored-elsewhere"), at: clock.now() }]);
+    await writeTasks([{ task: task("other-task"), at: clock.now() }]);
 
-    const store = new DbTaskStore(clock, "at-flush");
+    const store = new DbTaskStore(clock);
     store.noteCreated("stored-elsewhere");
     expect(await store.load("stored-elsewhere")).toBeUndefined();
     expect((await store.load("other-task"))?.id).toBe("other-task");
 
     await store.save(task("stored-elsewhere", TaskState.TASK_STATE_WORKING));
     expect((await store.load("stored-elsewhere"))?.status?.state).toBe(TaskState.TASK_STATE_WORKING);
-    await store.flush();
+    const writes = store.takeWrites();
+    expect(writes.map((write) => write.task.id)).toEqual(["stored-elsewhere"]);
+    expect(store.takeWrites()).toEqual([]);
+    await writeTasks(writes);
     expect((await new DbTaskStore(clock).load("stored-elsewhere"))?.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+  });
+
+  it("writes many tasks in one call, past one statement's 64 rows; a task named twice keeps its last state", async () => {
+    const clock = new ManualClock(new Date(Date.UTC(2026, 10, 2)));
+    const ids = Array.from({ length: 150 }, (_, i) => `bulk-${i}`);
+    const writes = ids.map((id) => ({ task: task(id, TaskState.TASK_STATE_WORKING), at: clock.now() }));
+    writes.push({ task: task("bulk-7", TaskState.TASK_STATE_COMPLETED), at: clock.now() });
+    await writeTasks(writes);
+    const rows = await query<{ id: string; state: string }>(`SELECT "id", "state" FROM "A2ATask" WHERE "id" LIKE 'bulk-%'`);
+    expect(rows).toHaveLength(150);
+    expect(new Map(rows.map((row) => [row.id, row.state])).get("bulk-7")).toBe("completed");
+    expect(rows.filter((row) => row.state === "working")).toHaveLength(149);
+    // An existing row takes the new state and content; its creation stays.
+    clock.advance(60);
+    await writeTasks([{ task: task("bulk-0", TaskState.TASK_STATE_CANCELED), at: clock.now() }]);
+    const [row] = await query<{ state: string; createdAt: unknown }>(`SELECT "state", "createdAt" FROM "A2ATask" WHERE "id" = 'bulk-0'`);
+    expect(row?.state).toBe("canceled");
+    expect(readDate(row?.createdAt).getTime()).toBe(Date.UTC(2026, 10, 2));
+    expect((await new DbTaskStore(clock).load("bulk-0"))?.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
   });
 });

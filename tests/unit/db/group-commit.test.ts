@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConnectionGate } from "@/lib/db/sql/gate";
-import { GroupRolledBackError, runInGroup, type GroupConnection } from "@/lib/db/sql/group-commit";
+import { GroupRolledBackError, joinBatch, runInGroup, type GroupBatch, type GroupConnection } from "@/lib/db/sql/group-commit";
 
 const opened: { file: string; databases: Database.Database[] }[] = [];
 
@@ -193,5 +193,103 @@ describe("group commit", () => {
     // One group for all four: a queue on the gate would drain one transaction per iteration.
     expect(count("BEGIN IMMEDIATE")).toBe(1);
     expect(count("COMMIT")).toBe(1);
+  });
+});
+
+describe("group commit batches", () => {
+  /** A batch that inserts every item in one statement and answers each item with its row id; it notes each call's items. */
+  function insertBatch(calls: string[][], options: { failWith?: Error; results?: (ids: number[]) => number[] } = {}): GroupBatch<Database.Database, string, number> {
+    return {
+      run: (q, items) => {
+        calls.push([...items]);
+        const inserted = items.map((v) => Number(q.prepare("INSERT INTO t (v) VALUES (?)").run(v).lastInsertRowid));
+        if (options.failWith) return Promise.reject(options.failWith);
+        return Promise.resolve(options.results ? options.results(inserted) : inserted);
+      },
+    };
+  }
+
+  it("runs once for the items of one iteration, after the group's jobs and before its COMMIT; each caller gets its own result after the COMMIT", async () => {
+    const { connection, insert, committed, count, statements } = setup();
+    const calls: string[][] = [];
+    const batch = insertBatch(calls);
+    const settledBeforeCommit: boolean[] = [];
+    const results = await Promise.all([
+      joinBatch(connection, batch, "x").then((id) => (settledBeforeCommit.push(count("COMMIT") === 0), id)),
+      runInGroup(connection, insert("a")),
+      joinBatch(connection, batch, "y"),
+      runInGroup(connection, insert("b")),
+      joinBatch(connection, batch, "z"),
+    ]);
+    expect(calls).toEqual([["x", "y", "z"]]);
+    // The jobs ran first (ids 1, 2), then the batch's one call (3, 4, 5).
+    expect(results).toEqual([3, 1, 4, 2, 5]);
+    expect(committed()).toEqual(["a", "b", "x", "y", "z"]);
+    expect(settledBeforeCommit).toEqual([false]);
+    expect(count("BEGIN IMMEDIATE")).toBe(1);
+    expect(count("COMMIT")).toBe(1);
+    expect(statements.slice(-3)).toEqual(["SAVEPOINT group_batch", "RELEASE group_batch", "COMMIT"]);
+  });
+
+  it("opens a group of its own when no job runs, and items of different iterations are different calls", async () => {
+    const { connection, committed, count } = setup();
+    const calls: string[][] = [];
+    const batch = insertBatch(calls);
+    await Promise.all([joinBatch(connection, batch, "a"), joinBatch(connection, batch, "b")]);
+    await nextIteration();
+    await joinBatch(connection, batch, "c");
+    expect(calls).toEqual([["a", "b"], ["c"]]);
+    expect(committed()).toEqual(["a", "b", "c"]);
+    expect(count("COMMIT")).toBe(2);
+  });
+
+  it("a batch that throws rolls back its own statements and rejects its own callers; the jobs and other batches commit", async () => {
+    const { connection, insert, committed } = setup();
+    const failing = insertBatch([], { failWith: new Error("batch refused") });
+    const working = insertBatch([]);
+    const outcomes = await Promise.allSettled([
+      runInGroup(connection, insert("a")),
+      joinBatch(connection, failing, "doomed-1"),
+      joinBatch(connection, working, "kept"),
+      joinBatch(connection, failing, "doomed-2"),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled", "rejected"]);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toEqual(new Error("batch refused"));
+    expect(committed()).toEqual(["a", "kept"]);
+  });
+
+  it("a batch whose statement fails (UNIQUE) writes none of its items", async () => {
+    const { connection, insert, committed } = setup();
+    const outcomes = await Promise.allSettled([runInGroup(connection, insert("a")), joinBatch(connection, insertBatch([]), "b"), joinBatch(connection, insertBatch([]), "a")]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "fulfilled", "rejected"]);
+    expect(String((outcomes[2] as PromiseRejectedResult).reason)).toMatch(/UNIQUE/);
+    expect(committed()).toEqual(["a", "b"]);
+  });
+
+  it("a batch that answers the wrong number of results is a failure: its callers reject, its writes are rolled back", async () => {
+    const { connection, committed } = setup();
+    const short = insertBatch([], { results: (ids) => ids.slice(1) });
+    const outcomes = await Promise.allSettled([joinBatch(connection, short, "a"), joinBatch(connection, short, "b")]);
+    expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected"]);
+    expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/1 results for 2 items/);
+    expect(committed()).toEqual([]);
+  });
+
+  it("when the COMMIT fails, the batch's callers reject with the jobs' and the gate is free", async () => {
+    const { connection, gate, insert, committed } = setup({ failOn: "COMMIT" });
+    const outcomes = await Promise.allSettled([runInGroup(connection, insert("a")), joinBatch(connection, insertBatch([]), "b")]);
+    expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected"]);
+    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/injected failure of COMMIT/);
+    expect(committed()).toEqual([]);
+    expect(gate.holder).toBeNull();
+  });
+
+  it("when a failed batch cannot be rolled back to its savepoint, nothing of the group is committed", async () => {
+    const { database, connection, insert, committed } = setup({ failOn: "ROLLBACK TO group_batch" });
+    const outcomes = await Promise.allSettled([runInGroup(connection, insert("a")), joinBatch(connection, insertBatch([], { failWith: new Error("batch refused") }), "b")]);
+    expect(outcomes[0]).toEqual({ status: "rejected", reason: expect.any(GroupRolledBackError) });
+    expect(outcomes[1]).toEqual({ status: "rejected", reason: new Error("batch refused") });
+    expect(database.inTransaction).toBe(false);
+    expect(committed()).toEqual([]);
   });
 });

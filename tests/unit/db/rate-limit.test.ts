@@ -1,7 +1,10 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { NO_ADDRESS_KEY } from "@/lib/http/client-ip";
-import { hitRateLimit, peekRateLimit, rateLimitHeaders, releaseRateLimit, reserveRateLimit } from "@/lib/rate-limit";
+import { transaction } from "@/lib/db";
+import { hitRateLimit, peekRateLimit, rateLimitHeaders, releaseRateLimit, reserveRateLimit, reserveRateLimitHits } from "@/lib/rate-limit";
+import { sqlRunDuring } from "../../support/sql-trace";
 
 const rule = { name: "test-rule", limit: 3, windowSeconds: 60 };
 
@@ -87,5 +90,53 @@ describe("database-kept rate limits", () => {
     const results = [];
     for (let i = 0; i < 3; i++) results.push((await hitRateLimit(strict, NO_ADDRESS_KEY, clock)).allowed);
     expect(results).toEqual([true, true, false]);
+  });
+
+  it("reserves many hits at once exactly as that many single reservations one after another would", async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 0, max: 10 }),
+        fc.integer({ min: 0, max: 12 }),
+        fc.integer({ min: 0, max: 90 }),
+        async (limit, before, hits, later) => {
+          run += 1;
+          const clock = new ManualClock();
+          const batchRule = { name: `many-${run}-${Math.random()}`, limit, windowSeconds: 60 };
+          const singleRule = { ...batchRule, name: `${batchRule.name}-single` };
+          // The same history on both keys, then `later` seconds on (within the window, or past its end).
+          for (let i = 0; i < before; i++) {
+            await reserveRateLimit(batchRule, "subject", clock);
+            await reserveRateLimit(singleRule, "subject", clock);
+          }
+          clock.advance(later);
+          const many = await transaction(() => reserveRateLimitHits(batchRule, "subject", hits, clock.now()));
+          const singles = [];
+          for (let i = 0; i < hits; i++) singles.push(await reserveRateLimit(singleRule, "subject", clock));
+          const comparable = (results: Awaited<ReturnType<typeof reserveRateLimit>>[]) =>
+            results.map(({ allowed, remaining, resetSeconds, limit: l }) => ({ allowed, remaining, resetSeconds, limit: l }));
+          expect(comparable(many)).toEqual(comparable(singles));
+          expect(await peekRateLimit(batchRule, "subject", clock)).toEqual(await peekRateLimit(singleRule, "subject", clock));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("counts hits that all fit in one statement; a window without room for all of them takes them one by one until full", async () => {
+    const clock = new ManualClock();
+    const manyRule = { name: `statements-${Math.random()}`, limit: 10, windowSeconds: 60 };
+    const counting = (sql: string) => sql.includes(`INSERT INTO "RateLimitBucket"`);
+    const fits = await sqlRunDuring(() => transaction(() => reserveRateLimitHits(manyRule, "subject", 6, clock.now())));
+    expect(fits.filter(counting)).toHaveLength(1);
+    // 4 left: one try for all 6, four single hits, one refused single hit, then one read for Retry-After.
+    let results: Awaited<ReturnType<typeof reserveRateLimitHits>> = [];
+    const overflow = await sqlRunDuring(async () => {
+      results = await transaction(() => reserveRateLimitHits(manyRule, "subject", 6, clock.now()));
+    });
+    expect(overflow.filter(counting)).toHaveLength(6);
+    expect(results.map((r) => r.allowed)).toEqual([true, true, true, true, false, false]);
+    expect(results.map((r) => r.remaining)).toEqual([3, 2, 1, 0, 0, 0]);
   });
 });
