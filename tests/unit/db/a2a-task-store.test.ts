@@ -7,6 +7,8 @@ import { TaskState, type Task } from "@a2a-js/sdk";
 import { DbTaskStore, writeTasks } from "@/lib/a2a/task-store";
 import { ManualClock } from "@/lib/clock";
 import { query, readDate } from "@/lib/db";
+import { queryPlans } from "../../support/query-plans";
+import { sqlRunDuring } from "../../support/sql-trace";
 
 function task(id: string, state = TaskState.TASK_STATE_COMPLETED): Task {
   return {
@@ -57,5 +59,42 @@ describe("DbTaskStore", () => {
     expect(row?.state).toBe("canceled");
     expect(readDate(row?.createdAt).getTime()).toBe(Date.UTC(2026, 10, 2));
     expect((await new DbTaskStore(clock).load("bulk-0"))?.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+
+  it("lists one context's tasks through an index, never reading the whole table (ListTasks is anonymous)", async () => {
+    const clock = new ManualClock(new Date(Date.UTC(2026, 10, 3)));
+    await writeTasks(Array.from({ length: 3 }, (_, i) => ({ task: { ...task(`listed-${i}`), contextId: "ctx-listed" }, at: clock.now() })));
+    const store = new DbTaskStore(clock);
+    let pageToken = "";
+    const statements = await sqlRunDuring(async () => {
+      const first = await store.list({
+        tenant: "",
+        contextId: "ctx-listed",
+        pageSize: 2,
+        pageToken: "",
+        historyLength: 0,
+        status: TaskState.TASK_STATE_COMPLETED,
+        statusTimestampAfter: "2026-11-01T00:00:00Z",
+        includeArtifacts: false,
+      });
+      expect(first.tasks).toHaveLength(2);
+      expect(first.totalSize).toBe(3);
+      pageToken = first.nextPageToken;
+      const second = await store.list({
+        tenant: "",
+        contextId: "ctx-listed",
+        pageSize: 2,
+        pageToken,
+        historyLength: 0,
+        status: TaskState.TASK_STATE_UNSPECIFIED,
+        statusTimestampAfter: undefined,
+        includeArtifacts: false,
+      });
+      expect(second.tasks).toHaveLength(1);
+    });
+    const reads = [...new Set(statements.filter((sql) => /^\s*SELECT\b/i.test(sql)))];
+    expect(reads.length).toBeGreaterThanOrEqual(3);
+    // Every read finds the context through its index (the expiry's index would read every live task).
+    for (const plan of await queryPlans(reads)) expect(plan).toContain("A2ATask_contextId_createdAt_idx");
   });
 });
