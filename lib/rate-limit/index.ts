@@ -89,6 +89,8 @@ export async function reserveRateLimitHits(rule: RateLimitRule, subject: string,
       const before = Number(row.count) - hits;
       return Array.from({ length: hits }, (_, index) => allowedHit(row, before + index + 1, limit, now));
     }
+    // One hit without room: the window is full, trying it again alone would only repeat the statement.
+    if (hits === 1) return [await refusedHit(rule, key, limit, now)];
   }
   // Not room for all: one at a time until the window is full; a refusal leaves it full for the rest.
   const results: RateLimitResult[] = [];

@@ -138,5 +138,9 @@ describe("database-kept rate limits", () => {
     expect(overflow.filter(counting)).toHaveLength(6);
     expect(results.map((r) => r.allowed)).toEqual([true, true, true, true, false, false]);
     expect(results.map((r) => r.remaining)).toEqual([3, 2, 1, 0, 0, 0]);
+    // A full window: one hit is refused by one statement, and a read for Retry-After.
+    const full = await sqlRunDuring(() => transaction(() => reserveRateLimitHits(manyRule, "subject", 1, clock.now())));
+    expect(full.filter(counting)).toHaveLength(1);
+    expect(full.filter((sql) => !/^(BEGIN|COMMIT)/.test(sql))).toHaveLength(2);
   });
 });
