@@ -66,11 +66,8 @@ async function refusedHit(rule: RateLimitRule, key: string, limit: number, now: 
  * counted) when it is full. Check and count are one statement, so it holds under any parallelism.
  */
 export async function reserveRateLimit(rule: RateLimitRule, subject: string, clock: Clock = systemClock): Promise<RateLimitResult> {
-  const now = clock.now();
-  const key = `${rule.name}:${subject}`;
-  const limit = limitFor(rule, subject);
-  const [row] = await query<BucketRow>(RESERVE, [key, now, runtimeDate(now.getTime() + rule.windowSeconds * 1000), limit, 1]);
-  return row ? allowedHit(row, Number(row.count), limit, now) : refusedHit(rule, key, limit, now);
+  const [result] = await reserveRateLimitHits(rule, subject, 1, clock.now());
+  return result!;
 }
 
 /**

@@ -147,23 +147,7 @@ function enqueue<Q, T>(group: CommitGroup, connection: GroupConnection<Q>, job: 
     // the whole transaction back loses nothing else (most groups under light load hold one job).
     let first = true;
     const failed = (error: unknown): void => {
-      if (connection.inTransaction()) {
-        try {
-          if (first) connection.run("ROLLBACK");
-          else {
-            connection.run("ROLLBACK TO group_job");
-            connection.run("RELEASE group_job");
-          }
-        } catch {
-          // Its writes must not be committed: end the whole transaction (beginIfEnded and close then
-          // fail the jobs finished before it).
-          try {
-            connection.run("ROLLBACK");
-          } catch {
-            // SQLite has already ended it.
-          }
-        }
-      }
+      undoWrites(connection, first ? null : "group_job");
       reject(error);
     };
     const succeeded = (result: T): void => {
@@ -189,6 +173,28 @@ function enqueue<Q, T>(group: CommitGroup, connection: GroupConnection<Q>, job: 
       return promiseOf(() => job(connection.executor)).then(succeeded, failed);
     });
   });
+}
+
+/**
+ * Undoes a failed job's or batch's writes: back to its savepoint, or the whole transaction when it has none (it
+ * was alone in it). Should that fail, its writes must not be committed: the whole transaction ends (beginIfEnded
+ * and close then fail the jobs finished before it). Nothing to undo when SQLite has already ended it.
+ */
+function undoWrites<Q>(connection: GroupConnection<Q>, savepoint: string | null): void {
+  if (!connection.inTransaction()) return;
+  try {
+    if (savepoint === null) connection.run("ROLLBACK");
+    else {
+      connection.run(`ROLLBACK TO ${savepoint}`);
+      connection.run(`RELEASE ${savepoint}`);
+    }
+  } catch {
+    try {
+      connection.run("ROLLBACK");
+    } catch {
+      // SQLite has already ended it.
+    }
+  }
 }
 
 /**
@@ -230,19 +236,7 @@ async function runBatches<Q>(group: CommitGroup, connection: GroupConnection<Q>)
       connection.run("RELEASE group_batch");
       callers.forEach((caller, index) => group.finished.push({ commit: () => caller.resolve(results[index]), fail: caller.reject }));
     } catch (error) {
-      if (connection.inTransaction()) {
-        try {
-          connection.run("ROLLBACK TO group_batch");
-          connection.run("RELEASE group_batch");
-        } catch {
-          // Its writes must not be committed: end the whole transaction (close then fails the jobs finished before it).
-          try {
-            connection.run("ROLLBACK");
-          } catch {
-            // SQLite has already ended it.
-          }
-        }
-      }
+      undoWrites(connection, "group_batch");
       rejectAll(error);
     }
   }
