@@ -7,6 +7,7 @@ import { discoveryText } from "../../lib/discovery/respond";
 import { jsonReply, textReply } from "../../lib/http/api";
 import { errorReply, jsonRpcErrorReply, jsonRpcTransportErrorReply } from "../../lib/http/errors";
 import { withFields } from "../../lib/objects";
+import { systemClock } from "../../lib/clock";
 
 const haveSameMap = new Function("a", "b", "return %HaveSameMap(a, b)") as (a: unknown, b: unknown) => boolean;
 
@@ -34,7 +35,7 @@ const legacySend = (i: number): string =>
 function runnable(text: string, version: "0.3" | "1.0"): Record<string, unknown> {
   const parsed = version === "1.0" ? { ...parseA2aV1Request(text), version } : { ...parseA2aRequest(text), version };
   if (!parsed.ok) throw new Error(`the probe's message does not parse: ${text}`);
-  return paramsToRun(parsed);
+  return paramsToRun(parsed, systemClock);
 }
 
 const report = {
@@ -49,6 +50,7 @@ const report = {
   discoveryText: sharesHiddenClass((i) => discoveryText("{}", "application/json", freshHeaders(i)).headers),
   a2aV1Params: sharesHiddenClass((i) => runnable(v1Send(i), "1.0")),
   a2aV1Configuration: sharesHiddenClass((i) => runnable(v1Send(i), "1.0")["configuration"] as object),
+  a2aV1Message: sharesHiddenClass((i) => runnable(v1Send(i), "1.0")["message"] as object),
   a2aLegacyParams: sharesHiddenClass((i) => runnable(legacySend(i), "0.3")),
 };
 process.stdout.write(`${JSON.stringify(report)}\n`);
