@@ -20,6 +20,7 @@ import { Client } from "pg";
 import { migrate, ROOT } from "../scripts/lib";
 import { freePort, SERVER_ENTRY } from "../tests/support/server";
 import type { LoadJob, LoadResult, RequestVariant } from "./load";
+import { rowOf, type Round, type Row } from "./rows";
 import type { BenchFixtures } from "./seed";
 import { janitorMillion, webhookBacklog, type SideWork } from "./side-work";
 
@@ -43,6 +44,8 @@ interface Options {
   warmupSeconds: number;
   connections: number;
   only: string[] | null;
+  /** Runs of each scenario compared with a bare server, alternating with that server's (bench/README.md, fifteenth pass). */
+  rounds: number;
   keep: boolean;
   /** Directory for a V8 CPU profile of the server (node --cpu-prof), written when it stops. */
   cpuProfDir: string | null;
@@ -81,6 +84,9 @@ function parseOptions(argv: string[]): Options {
   const duration = Number(value("--duration") ?? (smoke ? 2 : 10));
   const connections = Number(value("--connections") ?? (smoke ? 8 : 64));
   if (!(duration > 0) || !(connections > 0)) throw new Error("--duration and --connections must be positive numbers");
+  // Two in the smoke run: CI goes through the alternation without spending minutes on it.
+  const rounds = Number(value("--rounds") ?? (smoke ? 2 : 3));
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a whole number of at least 1");
   return {
     build: !argv.includes("--no-build"),
     smoke,
@@ -88,6 +94,7 @@ function parseOptions(argv: string[]): Options {
     warmupSeconds: smoke ? 1 : 2,
     connections,
     only: value("--only")?.split(",") ?? null,
+    rounds,
     keep: argv.includes("--keep"),
     // What `npm start` runs with (its heap flags, bench/README.md "Sixth pass: memory"): the live heap is 60–75 MB,
     // but without a cap V8 lets garbage grow the heap under load until the process passes 300 MB of RSS.
@@ -508,18 +515,6 @@ function harnessProblems(rows: Row[], all: Scenario[], counts: BenchFixtures["co
   return problems;
 }
 
-interface Row {
-  name: string;
-  result: LoadResult;
-  peakRss: number;
-  load: string;
-  ratio: number | null;
-  /** Server CPU time per answered request: unlike req/s, barely affected by other work on the machine. */
-  cpuMsPerRequest: number;
-  /** What the scenario's side work got done (bench/side-work.ts). */
-  notes?: string[];
-}
-
 function budgetChecks(rows: Row[], servicePeak: number, connections: number): { check: string; ok: boolean }[] {
   const find = (name: string) => rows.find((r) => r.name === name);
   const checks: { check: string; ok: boolean }[] = [];
@@ -628,6 +623,7 @@ async function runMixed(all: Scenario[], target: { origin: string; pid: number }
     ratio: null,
     // The server's CPU is shared by the four parts: only the total per request is known.
     cpuMsPerRequest: Number.NaN,
+    rounds: [],
   }));
   const total: LoadResult = {
     requests: results.reduce((n, r) => n + r.requests, 0),
@@ -638,7 +634,7 @@ async function runMixed(all: Scenario[], target: { origin: string; pid: number }
     errors: results.reduce((n, r) => n + r.errors, 0),
     errorSamples: results.flatMap((r) => r.errorSamples),
   };
-  rows.unshift({ name: MIXED_NAME, result: total, peakRss, load: loadavg(), ratio: null, cpuMsPerRequest });
+  rows.unshift({ name: MIXED_NAME, result: total, peakRss, load: loadavg(), ratio: null, cpuMsPerRequest, rounds: [] });
   return { rows, peakRss, restRss, seconds };
 }
 
@@ -840,15 +836,8 @@ async function main(): Promise<number> {
     const rows: Row[] = [];
     const sideProblems: string[] = [];
     let servicePeak = treeRss(app.pid!);
-    for (const scenario of all) {
-      // A selected scenario brings its baseline along, so its ratio is always printed.
-      if (!selected(scenario.name) && !all.some((other) => (other.baseline === scenario.name || other.baselineAfter === scenario.name) && selected(other.name))) continue;
-      if (scenario.optIn && !runsJanitor) continue;
-      // The operator scenarios' side work reads and writes the SQLite file directly.
-      if (postgres && scenario.sideWork) continue;
-      const target = targets[scenario.target];
-      if (target === undefined) continue;
-      log(`${scenario.name}…`);
+    /** One run of a scenario on its target: its load, the server's peak RSS and CPU, and its side work's notes. */
+    const measure = async (scenario: Scenario, target: { origin: string; pid: number }): Promise<Round> => {
       const sideWork = scenario.sideWork?.();
       await sideWork?.prepare();
       const sampler = sampleRss(target.pid);
@@ -873,15 +862,41 @@ async function main(): Promise<number> {
       const scrapes = scraper?.stop();
       if (scrapes) log(`  /metrics scraped ${scrapes.answered} times (${scrapes.failed} failed)`);
       // Includes the warm-up: CPU per request is measured over every request the server answered.
-      const cpuMsPerRequest = (treeCpuMs(target.pid) - cpuBefore) / Math.max(1, result.requests + result.warmupRequests);
+      const cpuMs = treeCpuMs(target.pid) - cpuBefore;
       const side = await sideWork?.finish();
       for (const note of side?.notes ?? []) log(`  ${note}`);
       sideProblems.push(...(side?.problems ?? []));
       if (scenario.target === "app") servicePeak = Math.max(servicePeak, peakRss);
-      const base = scenario.baseline ? rows.find((r) => r.name === scenario.baseline) : undefined;
-      const ratio = base && base.result.requestsPerSecond > 0 ? result.requestsPerSecond / base.result.requestsPerSecond : null;
-      rows.push({ name: scenario.name, result, peakRss, load: loadavg(), ratio, cpuMsPerRequest, notes: side?.notes });
       for (const sample of result.errorSamples) log(`  unexpected: ${sample}`);
+      return { result, peakRss, cpuMs, load: loadavg(), notes: side?.notes };
+    };
+    for (const scenario of all) {
+      // A selected scenario brings its baseline along, so its ratio is always printed.
+      if (!selected(scenario.name) && !all.some((other) => (other.baseline === scenario.name || other.baselineAfter === scenario.name) && selected(other.name))) continue;
+      if (scenario.optIn && !runsJanitor) continue;
+      // The operator scenarios' side work reads and writes the SQLite file directly.
+      if (postgres && scenario.sideWork) continue;
+      const target = targets[scenario.target];
+      if (target === undefined) continue;
+      log(`${scenario.name}…`);
+      const row = rowOf(scenario.name, [await measure(scenario, target)]);
+      rows.push(row);
+      const baseScenario = all.find((candidate) => candidate.name === scenario.baseline);
+      const baseRow = rows.find((r) => r.name === scenario.baseline);
+      const baseTarget = baseScenario ? targets[baseScenario.target] : undefined;
+      // A ratio to a bare server alternates with it (--rounds): the machine's speed drifts between two windows
+      // of ten seconds by more than the goals' margins (bench/README.md, fifteenth pass).
+      if (baseScenario && baseRow && baseTarget && baseScenario.target !== scenario.target) {
+        for (let round = 2; round <= options.rounds; round++) {
+          log(`${baseScenario.name}, round ${round}…`);
+          baseRow.rounds.push(await measure(baseScenario, baseTarget));
+          log(`${scenario.name}, round ${round}…`);
+          row.rounds.push(await measure(scenario, target));
+        }
+        Object.assign(baseRow, rowOf(baseRow.name, baseRow.rounds));
+        Object.assign(row, rowOf(row.name, row.rounds));
+      }
+      if (baseRow && baseRow.result.requestsPerSecond > 0) row.ratio = row.result.requestsPerSecond / baseRow.result.requestsPerSecond;
     }
     // The operator scenarios' brackets: now that the plain run after each exists, the ratio is to the mean.
     for (const row of rows) {
@@ -909,6 +924,12 @@ async function main(): Promise<number> {
       `data: ${fixtures.counts.members} members, ${fixtures.counts.delegations} active delegations, ${fixtures.counts.pending} pending claims, ${fixtures.counts.documents} generated documents\n`,
     );
     console.log(table(rows));
+    for (const row of rows) {
+      const base = rows.find((r) => r.name === all.find((scenario) => scenario.name === row.name)?.baseline);
+      if (!base || row.rounds.length < 2 || base.rounds.length !== row.rounds.length) continue;
+      const each = row.rounds.map((round, i) => pct(round.result.requestsPerSecond / base.rounds[i]!.result.requestsPerSecond));
+      console.log(`rounds: ${row.name}, ${each.join(", ")} of "${base.name}" round by round (alternating runs); the table's ratio is of their means`);
+    }
     for (const row of rows) {
       const pairedWith = all.find((scenario) => scenario.name === row.name)?.pairedWith;
       const other = pairedWith ? rows.find((r) => r.name === pairedWith) : undefined;
