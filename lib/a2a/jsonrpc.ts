@@ -1,9 +1,10 @@
 // POST /a2a: JSON-RPC 2.0, A2A 1.0 and 0.3.0 at the same URL. The A2A-Version header picks the generation (version.ts:
 // absent or empty is 0.3). The envelope, the method and its params are checked here (0.3 below, 1.0 in v1.ts), so bad
 // input gets the right JSON-RPC code, never a 500; the methods then run through the A2A SDK: its
-// DefaultRequestHandler (with time-ordered ids for new tasks, request-handler.ts) and a database task store, behind its JsonRpcTransportHandler (1.0) or its v0.3
-// compatibility layer's LegacyJsonRpcTransportHandler (0.3), which translates 0.3 requests and answers. These are
-// built once per process; each call's own state rides in its call context (call.ts).
+// DefaultRequestHandler (new tasks with time-ordered ids, request-handler.ts) with a database task store, behind its
+// JsonRpcTransportHandler (1.0) or its v0.3 compatibility layer's LegacyJsonRpcTransportHandler (0.3), which
+// translates 0.3 requests and answers. These are built once per process; each call's own state rides in its call
+// context (call.ts).
 // Every answer is a JSON-RPC response in our own words: an unreachable database is -32011 with HTTP 503 and
 // Retry-After, a budget or the per-address limit on message/send and SendMessage -32010 with 429, anything
 // unexpected -32603 (logged).
@@ -213,11 +214,12 @@ export function handleA2aRequest(request: ApiRequest, clock: Clock = systemClock
 /**
  * The params the SDK runs: skills finish within the request, so every send is answered with the finished task. A
  * message that names neither a task nor a context starts a new context, whose id the server makes: made here,
- * time-ordered (lib/ids: 74 random bits after the time), where the SDK would draw a random UUID, so the
+ * time-ordered (lib/ids: the time, monotonic in the process, then 74 random bits; as request-handler.ts does for
+ * tasks), where the SDK would draw a random UUID, so the
  * A2ATask (contextId, createdAt) index grows at its end instead of dirtying a random page per message
  * (bench/README.md, fifteenth pass).
  */
-export function paramsToRun(parsed: ParsedCall & { ok: true }, clock: Clock): Record<string, unknown> {
+export function paramsToRun(parsed: ParsedCall & { ok: true }): Record<string, unknown> {
   const params = parsed.params;
   const isSend = parsed.method === "message/send" || parsed.method === "SendMessage";
   if (!isSend) return params;
@@ -228,7 +230,7 @@ export function paramsToRun(parsed: ParsedCall & { ok: true }, clock: Clock): Re
   const startsContext = !message.taskId && !message.contextId;
   return withFields(params, {
     configuration: withFields(base, parsed.version === "0.3" ? { blocking: true } : { returnImmediately: false }),
-    message: startsContext ? withFields(message, { contextId: timeOrderedId(clock.now()) }) : message,
+    message: startsContext ? withFields(message, { contextId: timeOrderedId() }) : message,
   });
 }
 
@@ -290,7 +292,7 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
   if (refusal) return rpcError(parsed.id, refusal);
   const call: A2aCall = { clientIp: ip, tasks: store };
   const context = new A2aCallContext(parsed.version, call);
-  const body = { jsonrpc: "2.0", id: parsed.id, method: parsed.method, params: paramsToRun(parsed, clock) };
+  const body = { jsonrpc: "2.0", id: parsed.id, method: parsed.method, params: paramsToRun(parsed) };
   const transports = a2aTransports(clock);
   const result = parsed.version === "1.0" ? await transports.v1.handle(body, context) : await transports.legacy.handle(body, context);
   const failure = store.storageError ?? call.databaseError;

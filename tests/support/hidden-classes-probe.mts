@@ -7,7 +7,6 @@ import { discoveryText } from "../../lib/discovery/respond";
 import { jsonReply, textReply } from "../../lib/http/api";
 import { errorReply, jsonRpcErrorReply, jsonRpcTransportErrorReply } from "../../lib/http/errors";
 import { withFields } from "../../lib/objects";
-import { systemClock } from "../../lib/clock";
 
 const haveSameMap = new Function("a", "b", "return %HaveSameMap(a, b)") as (a: unknown, b: unknown) => boolean;
 
@@ -35,7 +34,7 @@ const legacySend = (i: number): string =>
 function runnable(text: string, version: "0.3" | "1.0"): Record<string, unknown> {
   const parsed = version === "1.0" ? { ...parseA2aV1Request(text), version } : { ...parseA2aRequest(text), version };
   if (!parsed.ok) throw new Error(`the probe's message does not parse: ${text}`);
-  return paramsToRun(parsed, systemClock);
+  return paramsToRun(parsed);
 }
 
 const report = {
