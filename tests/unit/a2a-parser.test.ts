@@ -194,7 +194,12 @@ describe("the params the SDK runs", () => {
   const v1Send = (message: Record<string, unknown>) =>
     JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "stats" }], ...message } } });
   const legacySend = (message: Record<string, unknown>) =>
-    JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params: { message: { kind: "message", messageId: "m", role: "user", parts: [{ kind: "text", text: "stats" }], ...message } } });
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "message/send",
+      params: { message: { kind: "message", messageId: "m", role: "user", parts: [{ kind: "text", text: "stats" }], ...message } },
+    });
   function run(text: string, version: "0.3" | "1.0"): { message: { contextId?: string; taskId?: string }; configuration: Record<string, unknown> } {
     const parsed = version === "1.0" ? { ...parseA2aV1Request(text), version } : { ...parseA2aRequest(text), version };
     if (!parsed.ok) throw new Error(`does not parse: ${text}`);
