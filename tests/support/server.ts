@@ -78,7 +78,25 @@ function probe(port: number): Promise<void> {
   });
 }
 
+/** The port freePort() chose was taken before this server could listen on it (by another test file's server). */
+class PortTakenError extends Error {}
+
+/**
+ * Starts the production server on a free port. freePort() releases the port before the server takes it, so a server
+ * started by another test file at the same moment can take it first: this one then exits with EADDRINUSE (while the
+ * other answers on the port) and is started again on a new port.
+ */
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServerOnce(options);
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt >= 3) throw error;
+    }
+  }
+}
+
+async function startServerOnce(options: StartOptions): Promise<TestServer> {
   assertBuilt();
   const port = await freePort();
   const baseUrl = `http://localhost:${port}`;
@@ -138,9 +156,14 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   });
   const answering = (async () => {
     for (;;) {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server exited early (${child.exitCode ?? child.signalCode}):\n${output}`);
+      if (child.exitCode !== null || child.signalCode !== null) {
+        const message = `the server exited early (${child.exitCode ?? child.signalCode}):\n${output}`;
+        throw output.includes("EADDRINUSE") ? new PortTakenError(message) : new Error(message);
+      }
       try {
         await probe(port);
+        // An answer proves only that something listens on the port: this server says when it is the one.
+        if (!output.includes("[agent-gate] listening on")) throw new Error("the port answers, but this server has not said it listens");
         return;
       } catch (error) {
         lastProbe = `${(error as Error).message} after ${Date.now() - started} ms`;
