@@ -1,7 +1,7 @@
 // POST /a2a: JSON-RPC 2.0, A2A 1.0 and 0.3.0 at the same URL. The A2A-Version header picks the generation (version.ts:
 // absent or empty is 0.3). The envelope, the method and its params are checked here (0.3 below, 1.0 in v1.ts), so bad
 // input gets the right JSON-RPC code, never a 500; the methods then run through the A2A SDK: its
-// DefaultRequestHandler (new tasks with time-ordered ids, request-handler.ts) with a database task store, behind its
+// DefaultRequestHandler (new tasks and contexts with time-ordered ids, request-handler.ts) with a database task store, behind its
 // JsonRpcTransportHandler (1.0) or its v0.3 compatibility layer's LegacyJsonRpcTransportHandler (0.3), which
 // translates 0.3 requests and answers. These are built once per process; each call's own state rides in its call
 // context (call.ts).
@@ -20,7 +20,6 @@ import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { clientIp } from "@/lib/http/client-ip";
 import { INTERNAL_RPC_ERROR, rateLimitedRpcError, temporarilyUnavailableRpcError, type JsonRpcServerError } from "@/lib/http/errors";
-import { timeOrderedId } from "@/lib/ids";
 import { withFields } from "@/lib/objects";
 import { budgetRule, type RateLimitRule } from "@/lib/rate-limit";
 import { chargeBudgets, type BudgetCharge } from "@/lib/rate-limit/memory";
@@ -211,27 +210,14 @@ export function handleA2aRequest(request: ApiRequest, clock: Clock = systemClock
   });
 }
 
-/**
- * The params the SDK runs: skills finish within the request, so every send is answered with the finished task. A
- * message that names neither a task nor a context starts a new context, whose id the server makes: made here,
- * time-ordered (lib/ids: the time, monotonic in the process, then 74 random bits; as request-handler.ts does for
- * tasks), where the SDK would draw a random UUID, so the
- * A2ATask (contextId, createdAt) index grows at its end instead of dirtying a random page per message
- * (bench/README.md, fifteenth pass).
- */
+/** The params the SDK runs: skills finish within the request, so every send is answered with the finished task. */
 export function paramsToRun(parsed: ParsedCall & { ok: true }): Record<string, unknown> {
   const params = parsed.params;
   const isSend = parsed.method === "message/send" || parsed.method === "SendMessage";
   if (!isSend) return params;
   const configuration = params["configuration"];
   const base = typeof configuration === "object" && configuration !== null ? configuration : {};
-  const message = params["message"] as { taskId?: unknown; contextId?: unknown };
-  // Absent or empty ("" is proto3 JSON's none in 1.0): the SDK treats both as no id.
-  const startsContext = !message.taskId && !message.contextId;
-  return withFields(params, {
-    configuration: withFields(base, parsed.version === "0.3" ? { blocking: true } : { returnImmediately: false }),
-    message: startsContext ? withFields(message, { contextId: timeOrderedId() }) : message,
-  });
+  return withFields(params, { configuration: withFields(base, parsed.version === "0.3" ? { blocking: true } : { returnImmediately: false }) });
 }
 
 /** The task a message/send or SendMessage is sent to, if it names one. */

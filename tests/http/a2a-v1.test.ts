@@ -215,8 +215,8 @@ describe("ListTasks is scoped to one context", () => {
     const mine = (await rpc(sendMessage(1, [{ text: "get_community_stats" }]))).body.result?.["task"] as { id: string; contextId: string };
     const theirs = (await rpc(sendMessage(2, [{ text: "get_community_stats" }]))).body.result?.["task"] as { id: string; contextId: string };
     expect(theirs.contextId).not.toBe(mine.contextId);
-    // A context the server starts has a time-ordered id (UUIDv7: the context index grows at its end, jsonrpc.ts).
-    // Its tasks too (lib/a2a/request-handler.ts): both indexes grow at their end.
+    // A context the server starts has a time-ordered id (UUIDv7: the context index grows at its end, request-handler.ts).
+    // Its tasks too: both indexes grow at their end.
     for (const task of [mine, theirs]) {
       expect(task.contextId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       expect(task.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

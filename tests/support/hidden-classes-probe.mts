@@ -49,7 +49,6 @@ const report = {
   discoveryText: sharesHiddenClass((i) => discoveryText("{}", "application/json", freshHeaders(i)).headers),
   a2aV1Params: sharesHiddenClass((i) => runnable(v1Send(i), "1.0")),
   a2aV1Configuration: sharesHiddenClass((i) => runnable(v1Send(i), "1.0")["configuration"] as object),
-  a2aV1Message: sharesHiddenClass((i) => runnable(v1Send(i), "1.0")["message"] as object),
   a2aLegacyParams: sharesHiddenClass((i) => runnable(legacySend(i), "0.3")),
 };
 process.stdout.write(`${JSON.stringify(report)}\n`);

@@ -4,7 +4,6 @@ import { describe, expect, it } from "vitest";
 import type { Message } from "a2a-js-sdk-v0-3";
 import { JSONRPC_ERRORS, paramsToRun, parseA2aRequest } from "@/lib/a2a/jsonrpc";
 import { parseA2aV1Request } from "@/lib/a2a/v1";
-import { firstTimeOrderedIdAt } from "@/lib/ids";
 import { readInvocation } from "@/lib/a2a/invocation";
 import { COMMUNITY_TOOLS } from "@/lib/tools";
 
@@ -200,36 +199,11 @@ describe("the params the SDK runs", () => {
       method: "message/send",
       params: { message: { kind: "message", messageId: "m", role: "user", parts: [{ kind: "text", text: "stats" }], ...message } },
     });
-  function run(text: string, version: "0.3" | "1.0"): { message: { contextId?: string; taskId?: string }; configuration: Record<string, unknown> } {
+  function run(text: string, version: "0.3" | "1.0"): { configuration: Record<string, unknown> } {
     const parsed = version === "1.0" ? { ...parseA2aV1Request(text), version } : { ...parseA2aRequest(text), version };
     if (!parsed.ok) throw new Error(`does not parse: ${text}`);
     return paramsToRun(parsed) as ReturnType<typeof run>;
   }
-
-  it("gives a message that names neither a task nor a context a time-ordered context id, later ones sorting later", () => {
-    // Without it the SDK draws a random UUID, and every message inserts at a random page of the context index.
-    for (const [text, version] of [
-      [v1Send({}), "1.0"],
-      [v1Send({ contextId: "", taskId: "" }), "1.0"],
-      [legacySend({}), "0.3"],
-    ] as const) {
-      const before = firstTimeOrderedIdAt(new Date());
-      const contextId = run(text, version).message.contextId ?? "";
-      expect(contextId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-      expect(contextId >= before && contextId < firstTimeOrderedIdAt(new Date(Date.now() + 1000))).toBe(true);
-    }
-    const ids = Array.from({ length: 50 }, () => run(v1Send({}), "1.0").message.contextId ?? "");
-    expect(new Set(ids).size).toBe(50);
-    expect([...ids].sort()).toEqual(ids);
-  });
-
-  it("leaves a context the caller names, and a task's context (the SDK takes the task's), alone", () => {
-    expect(run(v1Send({ contextId: "mine" }), "1.0").message.contextId).toBe("mine");
-    expect(run(legacySend({ contextId: "mine" }), "0.3").message.contextId).toBe("mine");
-    expect(run(v1Send({ taskId: "t-1" }), "1.0").message).toMatchObject({ taskId: "t-1" });
-    expect(run(v1Send({ taskId: "t-1" }), "1.0").message.contextId).toBeUndefined();
-    expect(run(legacySend({ taskId: "t-1" }), "0.3").message.contextId).toBeUndefined();
-  });
 
   it("asks for the finished task in both generations and leaves the other methods' params as sent", () => {
     expect(run(v1Send({}), "1.0").configuration).toEqual({ returnImmediately: false });
