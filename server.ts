@@ -22,6 +22,9 @@ import { outliveClosedLogPipes } from "@/lib/operations/log";
 import { observeRequest } from "@/lib/operations/observe";
 import { transportSecurityHeaders } from "@/lib/http/security-headers";
 import { configOrExit, markServerEntry, refuseUnsafeStart } from "@/lib/startup";
+import { Admission } from "@/lib/admission";
+import { writeOverloaded } from "@/lib/server/overload";
+import { recordShed } from "@/lib/operations/metrics";
 
 /** How long a shutdown waits for requests in flight before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -62,14 +65,31 @@ async function main(): Promise<void> {
   // HSTS on every answer of an https deployment, the front's and Next's alike (next.config.ts's headers are fixed at build).
   const transportSecurity = transportSecurityHeaders(config.baseUrl);
   addResponseHeaders(transportSecurity);
+  // Every class of work has its bounds (README "Limits"): a burst is refused at once instead of piling up in memory.
+  const { lanes, queueWaitMs, heapShedShare } = config.admission;
+  const admission = new Admission({
+    bounds: {
+      account: { ...lanes.account, maxWaitMs: queueWaitMs },
+      token: { ...lanes.token, maxWaitMs: queueWaitMs },
+      pages: { ...lanes.pages, maxWaitMs: queueWaitMs },
+      public: { ...lanes.public, maxWaitMs: queueWaitMs },
+      general: { ...lanes.general, maxWaitMs: queueWaitMs },
+    },
+    heapShedShare,
+    refuse: (req, res, workClass) => writeOverloaded(req, res, workClass),
+    onShed: recordShed,
+  }).start();
   const server = http.createServer(
     requestListener(app.getRequestHandler(), {
+      admission,
       observe: (req, res) => observeRequest(req, res, undefined, { setHeader: false }),
       responseHeaders: transportSecurity,
       front: config.nodeFront ? serveFront : undefined,
       turns: turns(),
     }),
   );
+  // The pacer starts heavy work only in iterations that accepted no connection (lib/admission/pacer.ts).
+  server.on("connection", () => admission.noteConnection());
   // Bounded tables: the janitor's passes in this process (one instance at a time on PostgreSQL).
   const stopJanitor = process.env.JANITOR !== "off" ? startJanitor() : null;
 
@@ -87,6 +107,7 @@ async function main(): Promise<void> {
       clearInterval(sweep);
       clearTimeout(grace);
       void (async () => {
+        admission.stop();
         await app.close();
         await webhooks?.stop();
         await stopJanitor?.();

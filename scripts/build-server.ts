@@ -10,7 +10,7 @@ const OUT = path.join(ROOT, "dist");
 async function main(): Promise<void> {
   await build({
     absWorkingDir: ROOT,
-    entryPoints: { server: "server.ts", "sqlite-checkpoint-worker": "lib/db/sqlite-checkpoint-worker.ts" },
+    entryPoints: { server: "server.ts", "sqlite-checkpoint-worker": "lib/db/sqlite-checkpoint-worker.ts", "heap-flags": "scripts/heap-flags.ts" },
     outdir: OUT,
     outExtension: { ".js": ".mjs" },
     bundle: true,
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
     banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
     logLevel: "warning",
   });
-  console.log(`server bundled: ${path.relative(ROOT, OUT)}/server.mjs, ${path.relative(ROOT, OUT)}/sqlite-checkpoint-worker.mjs`);
+  console.log(`server bundled: ${path.relative(ROOT, OUT)}/server.mjs, sqlite-checkpoint-worker.mjs, heap-flags.mjs`);
 }
 
 main().catch((error: unknown) => {

@@ -4,6 +4,61 @@ import { z } from "zod";
 /** The embedded SQLite database (relative to the working directory); the one database that may migrate itself at start. */
 export const DEFAULT_DATABASE_URL = "file:./data/app.db";
 
+// ---- Admission control (lib/admission; README "Limits"): per class of work, requests running at once and waiting ----
+
+/** Each class's default bounds: in flight, waiting. Chosen so the bench's 64 connections per scenario are never refused. */
+export const ADMISSION_DEFAULTS = {
+  ACCOUNT: { inFlight: 64, queue: 1024 },
+  TOKEN: { inFlight: 32, queue: 256 },
+  PAGES: { inFlight: 8, queue: 64 },
+  PUBLIC: { inFlight: 16, queue: 128 },
+  GENERAL: { inFlight: 32, queue: 256 },
+} as const;
+export const ADMISSION_QUEUE_WAIT_MS_DEFAULT = 2000;
+export const ADMISSION_HEAP_SHED_SHARE_DEFAULT = 0.8;
+
+const wholeNumber = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^[0-9]+$/, `must be a whole number from ${min} to ${max}`)
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `must be a whole number from ${min} to ${max}`);
+
+function admissionEnvShape() {
+  const shape: Record<string, z.ZodType<number | undefined, string | undefined>> = {};
+  for (const name of Object.keys(ADMISSION_DEFAULTS)) {
+    shape[`ADMISSION_${name}_IN_FLIGHT`] = wholeNumber(1, 10_000).optional();
+    shape[`ADMISSION_${name}_QUEUE`] = wholeNumber(0, 100_000).optional();
+  }
+  shape.ADMISSION_QUEUE_WAIT_MS = wholeNumber(1, 60_000).optional();
+  shape.ADMISSION_HEAP_SHED_SHARE = z
+    .string()
+    .regex(/^0?\.[0-9]+$/, "must be a decimal share of the heap limit from 0.5 to 0.95, e.g. 0.8")
+    .transform(Number)
+    .refine((n) => n >= 0.5 && n <= 0.95, "must be a decimal share of the heap limit from 0.5 to 0.95, e.g. 0.8")
+    .optional();
+  return shape;
+}
+
+export interface AdmissionConfig {
+  /** Per class (lib/admission WORK_CLASSES, upper-cased in the variables): requests running at once and waiting. */
+  lanes: Record<"account" | "token" | "pages" | "public" | "general", { inFlight: number; queue: number }>;
+  queueWaitMs: number;
+  heapShedShare: number;
+}
+
+function admissionConfig(raw: Record<string, unknown>): AdmissionConfig {
+  const lane = (name: keyof typeof ADMISSION_DEFAULTS) => ({
+    inFlight: (raw[`ADMISSION_${name}_IN_FLIGHT`] as number | undefined) ?? ADMISSION_DEFAULTS[name].inFlight,
+    queue: (raw[`ADMISSION_${name}_QUEUE`] as number | undefined) ?? ADMISSION_DEFAULTS[name].queue,
+  });
+  return {
+    lanes: { account: lane("ACCOUNT"), token: lane("TOKEN"), pages: lane("PAGES"), public: lane("PUBLIC"), general: lane("GENERAL") },
+    queueWaitMs: (raw.ADMISSION_QUEUE_WAIT_MS as number | undefined) ?? ADMISSION_QUEUE_WAIT_MS_DEFAULT,
+    heapShedShare: (raw.ADMISSION_HEAP_SHED_SHARE as number | undefined) ?? ADMISSION_HEAP_SHED_SHARE_DEFAULT,
+  };
+}
+
 /** Environment variables of CONTRACT.md §1, validated once at start. */
 export const rawEnvSchema = z.object({
   BASE_URL: z
@@ -46,6 +101,7 @@ export const rawEnvSchema = z.object({
   VERCEL_PROJECT_PRODUCTION_URL: z.string().optional(),
   /** 1: allow an http:// BASE_URL in production (a trial on a private network only). */
   ALLOW_INSECURE_BASE_URL: z.enum(["0", "1"], { message: "must be 1 (allow an http:// BASE_URL in production) or 0" }).optional(),
+  ...admissionEnvShape(),
 });
 
 export type TrustedProxy = { kind: "none" } | { kind: "vercel" } | { kind: "hops"; hops: number };
@@ -64,6 +120,8 @@ export interface AppConfig {
   /** Serve the hottest API paths from node:http under `next start` (lib/front). */
   nodeFront: boolean;
   production: boolean;
+  /** Admission control under npm start (lib/admission). */
+  admission: AdmissionConfig;
 }
 
 export const ed25519PrivateJwkSchema = z
@@ -242,6 +300,7 @@ export function checkConfig(env: Record<string, string | undefined>): ConfigChec
       trustedProxy,
       nodeFront: raw.NODE_FRONT === "on",
       production,
+      admission: admissionConfig(raw),
     },
   };
 }

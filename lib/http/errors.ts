@@ -96,6 +96,31 @@ export const rateLimitedReply = (retryAfterSeconds: number, headers?: HeadersIni
 
 export const temporarilyUnavailableReply = (): ApiReply => errorReply("temporarily_unavailable", "The service cannot reach its database; retry after a delay.", { retryAfter: 5 });
 
+/** Seconds a client is told to wait when the server is too busy to take its request (lib/admission). */
+export const OVERLOADED_RETRY_AFTER_SECONDS = 1;
+
+const OVERLOADED_DESCRIPTION = "The service is too busy to take this request now; retry after Retry-After seconds.";
+
+/**
+ * A request the server refused before running it because its class of work is full (lib/admission): HTTP 503 with
+ * Retry-After, as CONTRACT.md §2's temporarily_unavailable on REST, as JSON-RPC -32011 (id null: the body was never
+ * read) on MCP and A2A, and as a short HTML page for a browser's page.
+ */
+export function overloadedReply(surface: "rest" | "json-rpc" | "page"): ApiReply {
+  const seconds = OVERLOADED_RETRY_AFTER_SECONDS;
+  if (surface === "json-rpc") {
+    const refusal = temporarilyUnavailableRpcError(seconds);
+    return jsonRpcErrorReply(null, refusal.error, refusal.status, refusal.headers);
+  }
+  if (surface === "page")
+    return {
+      status: 503,
+      headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "retry-after": String(seconds) },
+      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Busy: try again</title></head><body><main><h1>The service is busy</h1><p>${OVERLOADED_DESCRIPTION.replace("after Retry-After seconds", `in ${seconds} second`)}</p></main></body></html>`,
+    };
+  return errorReply("temporarily_unavailable", OVERLOADED_DESCRIPTION, { retryAfter: seconds });
+}
+
 /** A JSON-RPC error outside any request (MCP Streamable HTTP transport refusals): id null, code -32000. */
 export function jsonRpcTransportErrorReply(status: number, message: string, headers?: HeadersInit): ApiReply {
   return {

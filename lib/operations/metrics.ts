@@ -127,6 +127,7 @@ interface ServiceMetrics {
   decisions: Counter<"decision">;
   rateLimitRefusals: Counter<"rule">;
   databaseErrors: Counter<"kind">;
+  shed: Counter<"class" | "reason">;
 }
 
 function build(): ServiceMetrics {
@@ -158,6 +159,12 @@ function build(): ServiceMetrics {
       name: "agent_gate_database_errors_total",
       help: "Database failures seen by request handling: unavailable (unreachable) or other.",
       labelNames: ["kind"],
+      registers,
+    }),
+    shed: new Counter({
+      name: "agent_gate_requests_shed_total",
+      help: "Requests refused with 503 before running, by class of work (account, token, pages, public, general) and reason (queue_full, queue_timeout, heap).",
+      labelNames: ["class", "reason"],
       registers,
     }),
   };
@@ -223,6 +230,11 @@ export function recordRateLimitRefusal(rule: string): void {
 
 export function recordDatabaseError(kind: "unavailable" | "other"): void {
   serviceMetrics().databaseErrors.inc({ kind });
+}
+
+/** Counts a request that admission control refused (lib/admission). */
+export function recordShed(workClass: string, reason: string): void {
+  serviceMetrics().shed.inc({ class: label(workClass), reason: label(reason) });
 }
 
 /** Counts a failure a request handler did not expect when it came from the database (a driver's code). */

@@ -2,8 +2,9 @@
 // 1. Stamp each request with its socket address (PEER_HEADER), replacing any client-sent copy. A route
 //    handler under Next sees only headers, and Next copies a client-sent X-Forwarded-For verbatim, so
 //    TRUSTED_PROXY=none really means "the socket address" only thanks to this stamp.
-// 2. Let the node:http front (lib/server/front) answer the paths it serves.
-// 3. Hand every other request to Next one per event-loop turn (lib/server/turns), so a saturated server
+// 2. Admit it (lib/admission): its class of work runs it now, queues it, or refuses it with a 503 at once.
+// 3. Let the node:http front (lib/server/front) answer the paths it serves.
+// 4. Hand every other request to Next one per event-loop turn (lib/server/turns), so a saturated server
 //    keeps admitting new connections; a request whose client has left meanwhile is skipped.
 import type http from "node:http";
 import { PEER_HEADER } from "@/lib/http/client-ip";
@@ -40,6 +41,8 @@ export interface RequestListenerOptions {
   front?: FrontServer;
   /** Hands every other request to `next` on its turn; none: at once. */
   turns?: TurnQueue;
+  /** Runs each request now, on its class's turn, or answers it with a refusal (lib/admission); none: all at once. */
+  admission?: { admit(req: http.IncomingMessage, res: http.ServerResponse, handle: () => void): void };
 }
 
 /** Whether the client is gone (it closed the connection while its request waited for a turn). */
@@ -65,18 +68,22 @@ function handOver(next: NextHandler, req: http.IncomingMessage, res: http.Server
   }
 }
 
-/** The listener for http.createServer: peer stamp → front → turns → `next`. */
+/** The listener for http.createServer: peer stamp → admission → front → turns → `next`. */
 export function requestListener(next: NextHandler, options: RequestListenerOptions = {}): http.RequestListener {
-  const { observe, front, turns, responseHeaders } = options;
-  return (req, res) => {
-    req.headers[PEER_HEADER] = req.socket?.remoteAddress ?? "unknown";
-    const requestId = observe?.(req, res);
-    if (requestId) (req as IdentifiedRequest)[REQUEST_ID] = requestId;
+  const { observe, front, turns, responseHeaders, admission } = options;
+  const dispatch = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     if (front?.(req, res)) return;
     if (!turns) return handOver(next, req, res, responseHeaders);
     turns.run(() => {
       // Work for a client that gave up is skipped: under load it would only delay the others.
       if (!abandoned(req)) handOver(next, req, res, responseHeaders);
     });
+  };
+  return (req, res) => {
+    req.headers[PEER_HEADER] = req.socket?.remoteAddress ?? "unknown";
+    const requestId = observe?.(req, res);
+    if (requestId) (req as IdentifiedRequest)[REQUEST_ID] = requestId;
+    if (!admission) return dispatch(req, res);
+    admission.admit(req, res, () => dispatch(req, res));
   };
 }

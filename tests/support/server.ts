@@ -1,5 +1,5 @@
-// Starts the built app with its production entry (dist/server.mjs, as `npm start` does) on a free port with its
-// own throwaway database.
+// Starts the built app exactly as `npm start` does (scripts/start.sh: the heap sized from the process's memory, then
+// dist/server.mjs, with no flags of the tests' own) on a free port with its own throwaway database.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -49,6 +49,8 @@ export async function freePort(): Promise<number> {
 
 /** The bundled custom server (server.ts), written by `npm run build`. */
 export const SERVER_ENTRY = path.join(ROOT, "dist", "server.mjs");
+/** What `npm start` runs (package.json "start"); it execs node, so the child's pid is the server's. */
+export const START_SCRIPT = path.join(ROOT, "scripts", "start.sh");
 
 function assertBuilt(): void {
   if (!fs.existsSync(path.join(ROOT, ".next", "BUILD_ID")) || !fs.existsSync(SERVER_ENTRY)) {
@@ -102,10 +104,12 @@ async function startServerOnce(options: StartOptions): Promise<TestServer> {
   const baseUrl = `http://localhost:${port}`;
   const databaseUrl = options.databaseUrl ?? (await freshDatabase(options.label ?? "server"));
   let output = "";
-  const child: ChildProcess = spawn(process.execPath, ["--enable-source-maps", SERVER_ENTRY], {
+  const child: ChildProcess = spawn("sh", [START_SCRIPT], {
     cwd: ROOT,
     env: {
       ...process.env,
+      // The start script runs the first `node` on PATH: the one running these tests.
+      PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ""}`,
       NODE_ENV: "production",
       PORT: String(port),
       HOSTNAME: "127.0.0.1",

@@ -1,0 +1,258 @@
+// Admission control (lib/admission): each class of work runs at most its bound at once, queues a bounded number more
+// in arrival order, refuses the rest at once, refuses a waiter that waited too long, skips a waiter whose client left,
+// and sheds anonymous costly work first when the heap fills up. Injected clock and heap readings; no timers.
+import { EventEmitter } from "node:events";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { describe, expect, it } from "vitest";
+import { Admission, classify, WORK_CLASSES, type AdmissionBounds, type ShedReason, type WorkClass } from "@/lib/admission";
+import { HeapPressure } from "@/lib/admission/heap";
+import { AdmissionLane } from "@/lib/admission/lane";
+
+function lane(inFlight: number, queue: number, maxWaitMs = 1000) {
+  let now = 0;
+  const l = new AdmissionLane({ inFlight, queue, maxWaitMs }, () => now);
+  return { lane: l, advance: (ms: number) => (now += ms) };
+}
+
+describe("a lane", () => {
+  it("starts up to its bound, queues up to its queue, refuses the rest at once", () => {
+    const { lane: l } = lane(2, 1);
+    const started: number[] = [];
+    const entries = [0, 1, 2, 3].map((i) =>
+      l.enter(
+        () => started.push(i),
+        () => undefined,
+        () => false,
+      ),
+    );
+    expect(entries).toEqual(["started", "started", "queued", "refused"]);
+    expect(started).toEqual([0, 1]);
+    expect(l.inFlight).toBe(2);
+    expect(l.queued).toBe(1);
+    l.leave();
+    expect(started).toEqual([0, 1, 2]);
+    expect(l.queued).toBe(0);
+    expect(l.inFlight).toBe(2);
+  });
+
+  it("serves waiters in arrival order, and a new arrival never overtakes a waiter", () => {
+    const { lane: l } = lane(1, 10);
+    const started: string[] = [];
+    l.enter(
+      () => started.push("a"),
+      () => undefined,
+      () => false,
+    );
+    l.enter(
+      () => started.push("b"),
+      () => undefined,
+      () => false,
+    );
+    l.enter(
+      () => started.push("c"),
+      () => undefined,
+      () => false,
+    );
+    l.leave();
+    l.leave();
+    expect(started).toEqual(["a", "b", "c"]);
+  });
+
+  it("skips a waiter whose client left, without counting it as running", () => {
+    const { lane: l } = lane(1, 10);
+    const started: string[] = [];
+    l.enter(
+      () => started.push("a"),
+      () => undefined,
+      () => false,
+    );
+    let bGone = false;
+    l.enter(
+      () => started.push("b"),
+      () => undefined,
+      () => bGone,
+    );
+    l.enter(
+      () => started.push("c"),
+      () => undefined,
+      () => false,
+    );
+    bGone = true;
+    l.leave();
+    expect(started).toEqual(["a", "c"]);
+    expect(l.inFlight).toBe(1);
+  });
+
+  it("refuses waiters that waited longer than maxWaitMs, oldest first, and keeps the younger ones", () => {
+    const { lane: l, advance } = lane(1, 10, 1000);
+    const refused: string[] = [];
+    l.enter(
+      () => undefined,
+      () => refused.push("running"),
+      () => false,
+    );
+    l.enter(
+      () => undefined,
+      () => refused.push("old"),
+      () => false,
+    );
+    advance(600);
+    l.enter(
+      () => undefined,
+      () => refused.push("young"),
+      () => false,
+    );
+    advance(500);
+    expect(l.expire()).toBe(1);
+    expect(refused).toEqual(["old"]);
+    expect(l.queued).toBe(1);
+    advance(600);
+    expect(l.expire()).toBe(1);
+    expect(refused).toEqual(["old", "young"]);
+  });
+
+  it("stays consistent over many turns (the queue's storage is compacted)", () => {
+    const { lane: l } = lane(3, 50);
+    let started = 0;
+    for (let round = 0; round < 1000; round++) {
+      for (let i = 0; i < 10; i++)
+        l.enter(
+          () => (started += 1),
+          () => undefined,
+          () => false,
+        );
+      while (l.inFlight > 0) l.leave();
+    }
+    expect(started).toBe(10_000);
+    expect(l.queued).toBe(0);
+  });
+});
+
+describe("classes of work", () => {
+  it("puts each surface in its class and leaves the probes and static files unqueued", () => {
+    const cases: [string, WorkClass | null][] = [
+      ["/api/v1/agent/account", "account"],
+      ["/api/v1/agent/registrations", "account"],
+      ["/oauth2/token", "token"],
+      ["/oauth2/revoke", "token"],
+      ["/account", "pages"],
+      ["/agent/authorize", "pages"],
+      ["/agent/authorize/decision", "pages"],
+      ["/login", "pages"],
+      ["/api/auth/callback/credentials", "pages"],
+      ["/mcp", "public"],
+      ["/mcp/docs", "public"],
+      ["/a2a", "public"],
+      ["/ask", "public"],
+      ["/api/v1/batch", "public"],
+      ["/api/v1/sandbox/simulate", "public"],
+      ["/agent/identity", "public"],
+      ["/page-markdown/docs/getting-started", "general"],
+      // Next answers a twin with a second request to this server (/page-markdown…), which is the one admitted.
+      ["/docs/getting-started.md", null],
+      ["/docs", "general"],
+      ["/.well-known/jwks.json", "general"],
+      ["/healthz", null],
+      ["/readyz", null],
+      ["/metrics", null],
+      ["/_next/static/chunks/app.js", null],
+    ];
+    for (const [path, expected] of cases) expect(classify(path), path).toBe(expected);
+    expect(classify("/docs/webhooks", "text/markdown")).toBeNull();
+    expect(classify("/docs/webhooks", "text/html")).toBe("general");
+    expect(classify("/ask", "text/markdown")).toBe("public");
+  });
+});
+
+interface FakeExchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  finish(): void;
+}
+
+function exchange(url: string): FakeExchange {
+  const socket = { destroyed: false };
+  const req = Object.assign(new EventEmitter(), { url, method: "POST", destroyed: false, socket, headers: {} }) as unknown as IncomingMessage;
+  const res = Object.assign(new EventEmitter(), { writableEnded: false }) as unknown as ServerResponse;
+  return {
+    req,
+    res,
+    finish: () => {
+      (res as unknown as { writableEnded: boolean }).writableEnded = true;
+      res.emit("close");
+    },
+  };
+}
+
+function admissionWith(bounds: Partial<AdmissionBounds>, heapShare = 0) {
+  const all = Object.fromEntries(WORK_CLASSES.map((c) => [c, bounds[c] ?? { inFlight: 1, queue: 0, maxWaitMs: 1000 }])) as AdmissionBounds;
+  const shed: [WorkClass, ShedReason][] = [];
+  let share = heapShare;
+  const heap = new HeapPressure(() => ({ used: share * 1000, limit: 1000 }));
+  const admission = new Admission({ bounds: all, heapShedShare: 0.8, refuse: (_req, _res, c, reason) => shed.push([c, reason]), onShed: () => undefined, heap });
+  heap.sample();
+  return {
+    admission,
+    shed,
+    setHeap: (value: number) => {
+      share = value;
+      heap.sample();
+    },
+  };
+}
+
+describe("admission", () => {
+  it("keeps a burst of one class from taking another's room", () => {
+    const { admission, shed } = admissionWith({ public: { inFlight: 2, queue: 1, maxWaitMs: 1000 }, account: { inFlight: 1, queue: 0, maxWaitMs: 1000 } });
+    let handled = 0;
+    for (let i = 0; i < 10; i++) admission.admit(exchange("/mcp").req, exchange("/mcp").res, () => (handled += 1));
+    expect(handled).toBe(2);
+    expect(shed.filter(([, reason]) => reason === "queue_full")).toHaveLength(7);
+    let accountRan = false;
+    const account = exchange("/api/v1/agent/account");
+    admission.admit(account.req, account.res, () => (accountRan = true));
+    expect(accountRan).toBe(true);
+    let healthRan = 0;
+    for (let i = 0; i < 100; i++) admission.admit(exchange("/healthz").req, exchange("/healthz").res, () => (healthRan += 1));
+    expect(healthRan).toBe(100);
+  });
+
+  it("gives a slot back when the answer is finished or the connection closes", () => {
+    const { admission } = admissionWith({ public: { inFlight: 1, queue: 1, maxWaitMs: 1000 } });
+    const first = exchange("/ask");
+    const second = exchange("/ask");
+    const ran: string[] = [];
+    admission.admit(first.req, first.res, () => ran.push("first"));
+    admission.admit(second.req, second.res, () => ran.push("second"));
+    expect(ran).toEqual(["first"]);
+    expect(admission.state().public).toEqual({ inFlight: 1, queued: 1 });
+    first.finish();
+    expect(ran).toEqual(["first", "second"]);
+    second.finish();
+    expect(admission.state().public).toEqual({ inFlight: 0, queued: 0 });
+  });
+
+  it("sheds anonymous costly work first when the heap fills up, then pages, never own-account reads or tokens", () => {
+    const { admission, shed, setHeap } = admissionWith({}, 0.85);
+    const ran: string[] = [];
+    for (const path of ["/mcp", "/docs", "/account", "/api/v1/agent/account", "/oauth2/token", "/healthz"]) {
+      const x = exchange(path);
+      admission.admit(x.req, x.res, () => ran.push(path));
+      x.finish();
+    }
+    expect(shed).toEqual([["public", "heap"]]);
+    expect(ran).toEqual(["/docs", "/account", "/api/v1/agent/account", "/oauth2/token", "/healthz"]);
+    setHeap(0.95);
+    ran.length = 0;
+    for (const path of ["/docs", "/account", "/api/v1/agent/account", "/oauth2/token"]) {
+      const x = exchange(path);
+      admission.admit(x.req, x.res, () => ran.push(path));
+      x.finish();
+    }
+    expect(ran).toEqual(["/api/v1/agent/account", "/oauth2/token"]);
+    setHeap(0.1);
+    const x = exchange("/mcp");
+    admission.admit(x.req, x.res, () => ran.push("/mcp"));
+    expect(ran).toContain("/mcp");
+  });
+});
