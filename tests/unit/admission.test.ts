@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { Admission, classify, WORK_CLASSES, type AdmissionBounds, type ShedReason, type WorkClass } from "@/lib/admission";
 import { HeapPressure } from "@/lib/admission/heap";
 import { AdmissionLane } from "@/lib/admission/lane";
+import { Pacer } from "@/lib/admission/pacer";
 
 function lane(inFlight: number, queue: number, maxWaitMs = 1000) {
   let now = 0;
@@ -189,7 +190,9 @@ function admissionWith(bounds: Partial<AdmissionBounds>, heapShare = 0) {
   const shed: [WorkClass, ShedReason][] = [];
   let share = heapShare;
   const heap = new HeapPressure(() => ({ used: share * 1000, limit: 1000 }));
-  const admission = new Admission({ bounds: all, heapShedShare: 0.8, refuse: (_req, _res, c, reason) => shed.push([c, reason]), onShed: () => undefined, heap });
+  // A pacer that starts each job at once: these cases are about bounds, the pacer's own are below.
+  const pacer = new Pacer((callback) => callback());
+  const admission = new Admission({ bounds: all, heapShedShare: 0.8, refuse: (_req, _res, c, reason) => shed.push([c, reason]), onShed: () => undefined, heap, pacer });
   heap.sample();
   return {
     admission,
@@ -254,5 +257,70 @@ describe("admission", () => {
     const x = exchange("/mcp");
     admission.admit(x.req, x.res, () => ran.push("/mcp"));
     expect(ran).toContain("/mcp");
+  });
+});
+
+describe("the pacer", () => {
+  function pacer() {
+    const ticks: (() => void)[] = [];
+    let now = 0;
+    const p = new Pacer((callback) => void ticks.push(callback), () => now);
+    /** Runs one event-loop iteration's check phase. */
+    const iteration = (): void => {
+      const due = ticks.splice(0);
+      for (const tick of due) tick();
+    };
+    return { p, iteration, advance: (ms: number) => (now += ms), pending: () => ticks.length };
+  }
+
+  it("starts one job per iteration, in order", () => {
+    const { p, iteration } = pacer();
+    const ran: number[] = [];
+    for (let i = 0; i < 3; i++) p.run(() => ran.push(i));
+    expect(ran).toEqual([]);
+    iteration();
+    expect(ran).toEqual([0]);
+    iteration();
+    iteration();
+    expect(ran).toEqual([0, 1, 2]);
+  });
+
+  it("starts no job in an iteration that accepted a connection, so waiting connections are taken first", () => {
+    const { p, iteration, advance } = pacer();
+    const ran: string[] = [];
+    p.run(() => ran.push("job"));
+    for (let i = 0; i < 10; i++) {
+      p.noteConnection();
+      advance(1);
+      iteration();
+    }
+    expect(ran).toEqual([]);
+    iteration();
+    expect(ran).toEqual(["job"]);
+  });
+
+  it("runs a job anyway once connections have kept it waiting for 50 ms", () => {
+    const { p, iteration, advance } = pacer();
+    const ran: string[] = [];
+    p.run(() => ran.push("job"));
+    p.noteConnection();
+    iteration();
+    advance(60);
+    p.noteConnection();
+    iteration();
+    expect(ran).toEqual(["job"]);
+  });
+
+  it("keeps going after a job that throws", () => {
+    const { p, iteration, pending } = pacer();
+    const ran: string[] = [];
+    p.run(() => {
+      throw new Error("job failed");
+    });
+    p.run(() => ran.push("next"));
+    expect(() => iteration()).toThrow("job failed");
+    expect(pending()).toBe(1);
+    iteration();
+    expect(ran).toEqual(["next"]);
   });
 });
