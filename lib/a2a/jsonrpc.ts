@@ -228,6 +228,17 @@ function messageTaskId(parsed: ParsedCall & { ok: true }): string | undefined {
 }
 
 /**
+ * The contextId a send's message chose itself for a new task (none names a task): that context is its
+ * caller's alone (task-store.ts). A message to a task keeps the task's context, whoever made it.
+ */
+function clientChosenContextId(parsed: ParsedCall & { ok: true }): string | undefined {
+  if (parsed.method !== "message/send" && parsed.method !== "SendMessage") return undefined;
+  const message = parsed.params["message"] as { taskId?: unknown; contextId?: unknown };
+  if (typeof message.taskId === "string" && message.taskId !== "") return undefined;
+  return typeof message.contextId === "string" && message.contextId !== "" ? message.contextId : undefined;
+}
+
+/**
  * A message to a finished task is refused before anything runs, in each generation's words: 0.3 answers
  * -32600 as it always did, 1.0 UnsupportedOperation (-32004). (The SDK would name the 1.0 state by its number.)
  */
@@ -272,7 +283,7 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
     if (!limit.allowed) return rpcServerError(parsed.id, rateLimitedRpcError(limit.resetSeconds));
   }
 
-  const store = new DbTaskStore(clock);
+  const store = new DbTaskStore(clock, ip, clientChosenContextId(parsed));
   // Most messages start a new task: nothing to look up, and no promise to wait for.
   const refusal = taskId === undefined ? undefined : await finishedTaskRefusal(parsed.version, taskId, store);
   if (refusal) return rpcError(parsed.id, refusal);

@@ -1,6 +1,12 @@
 // A2A tasks kept in the database (A2ATask; this module is its store) for 24 hours, so GetTask/tasks/get and
 // ListTasks work on any instance. Rows hold the SDK's 1.0 Task as proto JSON; both protocol generations read them
 // (the SDK's compat layer turns a 1.0 task into its 0.3 form).
+//
+// Who may list a context (issue 32): a context id the service made (a UUIDv7 in a SendMessage answer) is
+// listed for whoever knows it, as a task id is read; a context id the client chose ("session-1") is its
+// caller's alone. Such a task's row keeps the id in its task JSON but holds a caller-scoped key in the
+// "contextId" column (callerContextKey), so ListTasks from another caller key never finds it.
+import { createHash } from "node:crypto";
 import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from "@a2a-js/sdk";
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { TaskStore } from "@a2a-js/sdk/server";
@@ -46,6 +52,14 @@ function readStoredTask(text: string): Task {
   return Task.fromJSON(legacyTaskToV1Json(stored) ?? stored);
 }
 
+/** The prefix of a caller-scoped context key; a ListTasks contextId with it never matches a row as it stands. */
+const CALLER_SCOPED = "caller:";
+
+/** The column value of a task in a context its client chose: the caller key's digest, then the client's id. */
+export function callerContextKey(callerKey: string, contextId: string): string {
+  return `${CALLER_SCOPED}${createHash("sha256").update(callerKey).digest("hex").slice(0, 32)}:${contextId}`;
+}
+
 /** ListTasks pages: newest first; the token is the (createdAt, id) of the last task of the page before. */
 function encodePageToken(createdAt: Date, id: string): string {
   return Buffer.from(JSON.stringify([createdAt.getTime(), id]), "utf8").toString("base64url");
@@ -70,10 +84,14 @@ const NOT_STORED: Promise<Task | undefined> = Promise.resolve(undefined);
 const PRUNE_INTERVAL_MS = 60_000;
 let lastPruneAt: number | undefined;
 
-/** A task to write, and when: its row's createdAt, and its expiry 24 hours on. */
+/**
+ * A task to write, and when: its row's createdAt, and its expiry 24 hours on. contextKey: the "contextId"
+ * column of a new row when it is not the task's own contextId (callerContextKey); a known task keeps its row's.
+ */
 export interface TaskWrite {
   task: Task;
   at: Date;
+  contextKey?: string | undefined;
 }
 
 /** Rows per INSERT: 7 values each, far below SQLite's 32,766 placeholders; one text per row count is prepared. */
@@ -108,11 +126,19 @@ export async function writeTasks(writes: readonly TaskWrite[]): Promise<void> {
   for (let start = 0; start < unique.length; start += ROWS_PER_INSERT) {
     const chunk = unique.slice(start, start + ROWS_PER_INSERT);
     const values: SqlValue[] = [];
-    for (const { task, at } of chunk) {
+    for (const { task, at, contextKey } of chunk) {
       const state = task.status?.state;
       finished ||= state !== undefined && TERMINAL_STATES.has(state);
       latest = Math.max(latest, at.getTime());
-      values.push(task.id, task.contextId, skillOf(task), stateName(state), JSON.stringify(Task.toJSON(task)), at, runtimeDate(at.getTime() + TASK_RETENTION_SECONDS * 1000));
+      values.push(
+        task.id,
+        contextKey ?? task.contextId,
+        skillOf(task),
+        stateName(state),
+        JSON.stringify(Task.toJSON(task)),
+        at,
+        runtimeDate(at.getTime() + TASK_RETENTION_SECONDS * 1000),
+      );
     }
     await db().execute(insertText(chunk.length), values);
   }
@@ -138,7 +164,15 @@ export class DbTaskStore implements TaskStore {
   /** Tasks this request creates: not in the database yet, so loading one before its first save needs no query. */
   private readonly created = new Set<string>();
 
-  constructor(private readonly clock: Clock = systemClock) {}
+  /**
+   * callerKey: the calling request's (lib/http/client-ip.ts), which scopes ListTasks and the contexts it names.
+   * clientContextId: the contextId the call's message chose itself, if any: new tasks in it are the caller's.
+   */
+  constructor(
+    private readonly clock: Clock = systemClock,
+    private readonly callerKey: string = "",
+    private readonly clientContextId: string | undefined = undefined,
+  ) {}
 
   /** Notes the first storage failure (the SDK turns throws into JSON-RPC errors, the route needs to see it). */
   private guarded<T>(work: () => Promise<T>): Promise<T> {
@@ -166,7 +200,12 @@ export class DbTaskStore implements TaskStore {
   /** The last saved state of every task saved during the request, to write now that its work is done (once). */
   takeWrites(): TaskWrite[] {
     const at = this.clock.now();
-    const writes = Array.from(this.unwritten.values(), (task) => ({ task, at }));
+    const chosen = this.clientContextId;
+    const writes = Array.from(this.unwritten.values(), (task) => ({
+      task,
+      at,
+      contextKey: chosen !== undefined && task.contextId === chosen ? callerContextKey(this.callerKey, chosen) : undefined,
+    }));
     this.unwritten.clear();
     return writes;
   }
@@ -187,14 +226,17 @@ export class DbTaskStore implements TaskStore {
 
   /**
    * The tasks of one context (the scope of ListTasks for anonymous callers: jsonrpc.ts requires contextId), newest
-   * first. statusTimestampAfter compares with the task's creation: skills finish within the request that creates
+   * first: the rows of a context the service made, and those of a context this caller chose (see the top). statusTimestampAfter compares with the task's creation: skills finish within the request that creates
    * the task, so its creation and its last status change are the same moment.
    */
   async list(params: ListTasksRequest): Promise<ListTasksResponse> {
     const pageSize = params.pageSize ?? 50;
     if (!params.contextId) return { tasks: [], nextPageToken: "", pageSize, totalSize: 0 };
-    const conditions = [`"contextId" = $1`, `"expiresAt" > $2`];
-    const values: SqlValue[] = [params.contextId, this.clock.now()];
+    const scoped = callerContextKey(this.callerKey, params.contextId);
+    // A scoped key sent as a contextId names someone's chosen context as stored: only the caller's own matches.
+    const asMade = params.contextId.startsWith(CALLER_SCOPED) ? scoped : params.contextId;
+    const conditions = [`"contextId" IN ($1, $2)`, `"expiresAt" > $3`];
+    const values: SqlValue[] = [asMade, scoped, this.clock.now()];
     if (params.status !== undefined && params.status !== TaskState.TASK_STATE_UNSPECIFIED) {
       values.push(stateName(params.status));
       conditions.push(`"state" = $${values.length}`);

@@ -15,17 +15,18 @@ export type PostgresConnection = { provider: "postgres"; pool: Pool };
 export type SharedConnection = SqliteConnection | PostgresConnection;
 
 /**
- * The app's SQLite connection, in WAL mode with synchronous = NORMAL. In the default rollback-journal mode
+ * The app's SQLite connection, in WAL mode with synchronous = FULL. In the default rollback-journal mode
  * every commit creates, syncs and deletes a journal file (the Node thread blocked meanwhile); in WAL mode a
- * commit is one append and readers never block the writer (figures: bench/README.md). synchronous = NORMAL: a commit no longer
- * waits for an fsync of the log (synced at checkpoints): the database can never be corrupted, but a power
- * loss (not a process crash) may undo the last transactions before a checkpoint (bench/README.md).
+ * commit is one append and readers never block the writer (figures: bench/README.md). synchronous = FULL: a
+ * commit returns only once the log is fsynced, so a power loss cannot undo it (NORMAL could undo the last
+ * commits, and with them a revocation, a denial or a lock: issue 32). The transactions of one event-loop
+ * iteration share one COMMIT (./sql/group-commit.ts), so one fsync serves all of them.
  */
 export function openSqliteDatabase(url: string): BetterSqlite3.Database {
   const file = sqliteFilePath(url);
   const database = new BetterSqlite3(file, { fileMustExist: false });
   database.pragma("journal_mode = WAL");
-  database.pragma("synchronous = NORMAL");
+  database.pragma("synchronous = FULL");
   // A worker checkpoints off the event loop (./sqlite-checkpointer.ts); this connection's own is the backstop.
   if (checkpointerRunsFor(file)) database.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
   // Without statistics SQLite may pick Member_publicProfile_idx (two values) over displayNameKey for a name

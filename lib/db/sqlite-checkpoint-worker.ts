@@ -19,11 +19,19 @@ function logFailure(what: string, error: unknown): void {
   console.error(`[agent-gate] SQLite checkpoint worker: ${what} failed: ${message.slice(0, 200)}`);
 }
 
+/** The worker's own connection: it never waits for a lock (busy: the next tick retries). */
+export function openWorkerDatabase(file: string): Database.Database {
+  const db = new Database(file, { fileMustExist: true });
+  db.pragma("busy_timeout = 0");
+  // Stated, not left to the build's default: as the app's connection (lib/db/connection.ts), every sync is made.
+  db.pragma("synchronous = FULL");
+  return db;
+}
+
 function run(port: NonNullable<typeof parentPort>, data: CheckpointWorkerData): void {
   let db: Database.Database;
   try {
-    db = new Database(data.file, { fileMustExist: true });
-    db.pragma("busy_timeout = 0");
+    db = openWorkerDatabase(data.file);
   } catch (error) {
     // Nothing to checkpoint with: the thread ends (no listener keeps it) and the backstop does the work.
     logFailure("opening the database", error);

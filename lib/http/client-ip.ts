@@ -1,6 +1,7 @@
 // The caller key of a request (CONTRACT.md §1): every per-address limit hangs on it, so a client must never
 // be able to choose its own bucket. The address comes from the socket (the peer stamp, which replaces any
-// client-sent copy), from the platform's header under TRUSTED_PROXY=vercel, or from the Nth hop of
+// client-sent copy; trusted only when server.ts's listener made it: under a bare `next start` the header is
+// the client's, ./server-entry.ts), from the platform's header under TRUSTED_PROXY=vercel, or from the Nth hop of
 // X-Forwarded-For that the operator's own proxies appended (TRUSTED_PROXY=<hops>); never from a header
 // the client alone controls. IPv4 callers are keyed by address, IPv6 callers by their /64 (anyone with
 // IPv6 holds at least a /64), IPv4-mapped IPv6 as the IPv4 it maps.
@@ -8,8 +9,9 @@ import ipaddr from "ipaddr.js";
 import type { TrustedProxy } from "@/lib/config";
 import { getConfig } from "@/lib/config";
 import type { HeaderReader } from "./api";
+import { startedByServerEntry } from "./server-entry";
 
-/** Header stamped from the socket by instrumentation (lib/http/peer-stamp.ts); any client-sent copy is replaced. */
+/** Header stamped from the socket by server.ts's request listener (lib/server/request-listener.ts), replacing any client-sent copy. */
 export const PEER_HEADER = "x-agent-gate-peer";
 
 /**
@@ -66,8 +68,8 @@ function forwardedChain(headers: HeaderReader): string[] {
 }
 
 /** The caller's address text by the TRUSTED_PROXY policy, or undefined when the request carries none we trust. */
-function trustedAddress(headers: HeaderReader, policy: TrustedProxy): string | undefined {
-  const peer = headers.get(PEER_HEADER) ?? undefined;
+function trustedAddress(headers: HeaderReader, policy: TrustedProxy, peerStamped: boolean): string | undefined {
+  const peer = peerStamped ? (headers.get(PEER_HEADER) ?? undefined) : undefined;
   switch (policy.kind) {
     case "none":
       // Only the socket. X-Forwarded-For is the client's to write here, so it never counts.
@@ -78,17 +80,23 @@ function trustedAddress(headers: HeaderReader, policy: TrustedProxy): string | u
       return vercel ? vercel.split(",")[0] : peer;
     }
     case "hops": {
-      // Rightmost entries were appended by our trusted proxies; the socket is the nearest hop.
-      const chain = [...forwardedChain(headers), ...(peer ? [peer] : [])];
-      const index = chain.length - 1 - policy.hops;
+      // Rightmost entries were appended by our trusted proxies; the socket is the nearest hop. Without the
+      // stamp (a bare `next start`) the nearest proxy's own address is unknown, but the entries it and the
+      // others appended are the same: the caller is still the hops-th entry from the right.
+      const forwarded = forwardedChain(headers);
+      const chain = peer ? [...forwarded, peer] : forwarded;
+      const index = chain.length - (peer ? 1 : 0) - policy.hops;
       return chain[Math.max(0, index)];
     }
   }
 }
 
-/** The caller key of a request: see the module comment; NO_ADDRESS_KEY when no trusted address is known. */
-export function callerKey(headers: HeaderReader, policy: TrustedProxy = getConfig().trustedProxy): string {
-  const address = trustedAddress(headers, policy);
+/**
+ * The caller key of a request: see the module comment; NO_ADDRESS_KEY when no trusted address is known.
+ * `peerStamped`: whether PEER_HEADER is this process's own stamp (server.ts started it).
+ */
+export function callerKey(headers: HeaderReader, policy: TrustedProxy = getConfig().trustedProxy, peerStamped: boolean = startedByServerEntry()): string {
+  const address = trustedAddress(headers, policy, peerStamped);
   return (address !== undefined ? addressKey(address) : null) ?? NO_ADDRESS_KEY;
 }
 

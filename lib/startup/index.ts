@@ -27,14 +27,5 @@ export function configOrExit(): AppConfig {
   }
 }
 
-const SERVER_ENTRY = Symbol.for("agent-gate.server-entry");
-
-/** Called by server.ts before Next starts, so instrumentation can tell it from a bare `next start`. */
-export function markServerEntry(): void {
-  (globalThis as Record<symbol, unknown>)[SERVER_ENTRY] = true;
-}
-
-/** Whether server.ts started this process (then it stamps socket addresses and mounts the front). */
-export function startedByServerEntry(): boolean {
-  return (globalThis as Record<symbol, unknown>)[SERVER_ENTRY] === true;
-}
+// The marker lives with the caller key, which trusts the peer stamp only under server.ts.
+export { markServerEntry, startedByServerEntry } from "@/lib/http/server-entry";

@@ -19,6 +19,11 @@ export interface PreflightOptions {
   migrate?: (databaseUrl: string, projectDir: string) => Promise<void>;
   /** One line of news that is not a problem (the default database was migrated, the database could not be asked). */
   log?: (line: string) => void;
+  /**
+   * False when this process was not started by server.ts (a bare `next start`): nothing stamps socket
+   * addresses then (lib/http/client-ip.ts), so a production start needs TRUSTED_PROXY=vercel or a hop count.
+   */
+  serverEntry?: boolean;
 }
 
 export interface PreflightResult {
@@ -47,6 +52,21 @@ function describeBehind(state: Extract<MigrationState, { kind: "behind" }>): str
   return parts.join("; ");
 }
 
+/**
+ * A production start without server.ts under TRUSTED_PROXY=none: no socket address is known (the peer header
+ * is then the client's own, and ignored), so every caller would share the one no-address bucket. Refused.
+ */
+function withoutServerEntryProblem(env: Record<string, string | undefined>, config: AppConfig | undefined): StartProblem | undefined {
+  // A configuration with problems is refused anyway; this one is then reported once they are fixed.
+  if (env.NODE_ENV !== "production" || config?.trustedProxy.kind !== "none") return undefined;
+  return {
+    kind: "configuration",
+    variable: "TRUSTED_PROXY",
+    detail:
+      "is none, but this process was started without server.ts (a bare `next start`), which cannot see socket addresses: start with `npm start`, or set TRUSTED_PROXY to the number of proxies in front that append X-Forwarded-For (vercel on Vercel)",
+  };
+}
+
 /** Every reason not to start, all at once (never throws); the default SQLite database is migrated on the way. */
 export async function preflight(options: PreflightOptions = {}): Promise<PreflightResult> {
   const env = options.env ?? process.env;
@@ -58,6 +78,8 @@ export async function preflight(options: PreflightOptions = {}): Promise<Preflig
   // The operator settings and the budgets' allowances: a malformed one is refused, not silently replaced by its default.
   for (const problem of operationsProblems(env)) problems.push({ ...problem, kind: "configuration" });
   for (const problem of budgetEnvironmentProblems(env)) problems.push({ ...problem, kind: "configuration" });
+  const entryProblem = options.serverEntry === false ? withoutServerEntryProblem(env, checked.ok ? checked.config : undefined) : undefined;
+  if (entryProblem) problems.push(entryProblem);
 
   // The database is checked even when the configuration has problems (all of them at once), unless its URL
   // is itself refused; nothing is migrated on a start that is refused anyway.

@@ -1,7 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { callerKey, clientIp, NO_ADDRESS_KEY, PEER_HEADER } from "@/lib/http/client-ip";
+import { markServerEntry } from "@/lib/http/server-entry";
 import { limitFor, noAddressLimit } from "@/lib/rate-limit/budgets";
+
+// Unless a case says otherwise, the peer header is server.ts's own stamp (its listener replaced any client copy).
+markServerEntry();
 
 const h = (init: Record<string, string>) => new Headers(init);
 
@@ -37,6 +41,24 @@ describe("clientIp by TRUSTED_PROXY policy", () => {
         }
       }),
     );
+  });
+});
+
+describe("a peer header nobody stamped (a bare `next start`, issue 32)", () => {
+  it("is ignored: a rotating header is one no-address bucket under none, and hops count X-Forwarded-For alone", () => {
+    const keys = new Set(Array.from({ length: 25 }, (_, i) => callerKey(h({ [PEER_HEADER]: `10.77.0.${i}` }), { kind: "none" }, false)));
+    expect([...keys]).toEqual([NO_ADDRESS_KEY]);
+    // Without the socket, the caller is still the hops-th X-Forwarded-For entry from the right.
+    const forwarded = h({ "x-forwarded-for": "6.6.6.6, 198.51.100.7, 10.0.0.2", [PEER_HEADER]: "10.77.0.1" });
+    expect(callerKey(forwarded, { kind: "hops", hops: 1 }, false)).toBe("10.0.0.2");
+    expect(callerKey(forwarded, { kind: "hops", hops: 2 }, false)).toBe("198.51.100.7");
+    const rotating = new Set(Array.from({ length: 25 }, (_, i) => callerKey(h({ [PEER_HEADER]: `10.77.0.${i}` }), { kind: "hops", hops: 1 }, false)));
+    expect([...rotating]).toEqual([NO_ADDRESS_KEY]);
+    expect(callerKey(h({ [PEER_HEADER]: "10.77.0.1" }), { kind: "vercel" }, false)).toBe(NO_ADDRESS_KEY);
+  });
+
+  it("by default follows the process: stamped once server.ts has marked its entry", () => {
+    expect(callerKey(h({ [PEER_HEADER]: "203.0.113.9" }), { kind: "none" })).toBe("203.0.113.9");
   });
 });
 

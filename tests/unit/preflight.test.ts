@@ -162,3 +162,33 @@ describe("preflight", () => {
     expect(t.lines).toEqual([expect.stringContaining("the checked-in migrations are not deployed with the app")]);
   });
 });
+
+describe("preflight without server.ts (a bare `next start`, issue 32)", () => {
+  const BASE = { NODE_ENV: "production", BASE_URL: "http://localhost:3000" };
+
+  it("refuses TRUSTED_PROXY=none (set or by default) in production with one TRUSTED_PROXY line naming the fix", async () => {
+    for (const env of [BASE, { ...BASE, TRUSTED_PROXY: "none" }]) {
+      const t = setup();
+      const result = await preflight({ env, projectDir: t.dir, migrate: t.migrate, log: t.log, serverEntry: false });
+      expect(result.config).toBeUndefined();
+      expect(result.problems).toEqual([
+        { kind: "configuration", variable: "TRUSTED_PROXY", detail: expect.stringMatching(/without server\.ts.*`npm start`.*number of proxies.*vercel/) },
+      ]);
+    }
+  });
+
+  it("accepts a hop count or vercel, outside production anything, and server.ts's own start as before", async () => {
+    const starts = [
+      { env: { ...BASE, TRUSTED_PROXY: "1" }, serverEntry: false },
+      { env: { ...BASE, TRUSTED_PROXY: "vercel" }, serverEntry: false },
+      { env: { BASE_URL: "http://localhost:3000" }, serverEntry: false },
+      { env: BASE, serverEntry: true },
+      { env: BASE, serverEntry: undefined },
+    ];
+    for (const { env, serverEntry } of starts) {
+      const t = setup();
+      const result = await preflight({ env, projectDir: t.dir, migrate: t.migrate, log: t.log, serverEntry });
+      expect(result.problems, JSON.stringify(env)).toEqual([]);
+    }
+  });
+});

@@ -9,6 +9,10 @@ import { ManualClock } from "@/lib/clock";
 import { getDb } from "@/lib/db/prisma";
 import { PEER_HEADER } from "@/lib/http/client-ip";
 import { apiRequest, webResponse } from "../../support/api";
+import { markServerEntry } from "@/lib/http/server-entry";
+
+// These requests carry the socket address as server.ts's listener stamps it: play that entry.
+markServerEntry();
 
 function post(body: unknown, address: string, version?: string): Request {
   const headers: Record<string, string> = { "Content-Type": "application/json", [PEER_HEADER]: address };

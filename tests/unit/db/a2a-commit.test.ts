@@ -11,6 +11,10 @@ import { callerKey, PEER_HEADER } from "@/lib/http/client-ip";
 import { budgetRule, reserveRateLimitHits } from "@/lib/rate-limit";
 import { apiRequest, webResponse } from "../../support/api";
 import { sqlRunDuring } from "../../support/sql-trace";
+import { markServerEntry } from "@/lib/http/server-entry";
+
+// These requests carry the socket address as server.ts's listener stamps it: play that entry.
+markServerEntry();
 
 const SEND_BUDGET = budgetRule("a2aMessageSend");
 

@@ -97,4 +97,42 @@ describe("DbTaskStore", () => {
     // Every read finds the context through its index (the expiry's index would read every live task).
     for (const plan of await queryPlans(reads)) expect(plan).toContain("A2ATask_contextId_createdAt_idx");
   });
+
+  it("a context the client chose is listed for its caller only; one the service made for whoever knows it (issue 32)", async () => {
+    const clock = new ManualClock(new Date(Date.UTC(2026, 10, 4)));
+    const listOf = async (callerKey: string, contextId: string) =>
+      (
+        await new DbTaskStore(clock, callerKey).list({
+          tenant: "",
+          contextId,
+          pageSize: 10,
+          pageToken: "",
+          historyLength: 0,
+          status: TaskState.TASK_STATE_UNSPECIFIED,
+          statusTimestampAfter: undefined,
+          includeArtifacts: false,
+        })
+      ).tasks.map((t) => t.id);
+    // 127.0.0.11 chose "session-1"; the service made "made-ctx" for a task of 127.0.0.11.
+    const chosen = new DbTaskStore(clock, "127.0.0.11", "session-1");
+    await chosen.save({ ...task("chosen-a"), contextId: "session-1" });
+    await writeTasks(chosen.takeWrites());
+    const made = new DbTaskStore(clock, "127.0.0.11");
+    await made.save({ ...task("made-a"), contextId: "made-ctx" });
+    await writeTasks(made.takeWrites());
+    // 127.0.0.12 chose "session-1" too: its own context, not the other caller's.
+    const other = new DbTaskStore(clock, "127.0.0.12", "session-1");
+    await other.save({ ...task("chosen-b"), contextId: "session-1" });
+    await writeTasks(other.takeWrites());
+
+    expect(await listOf("127.0.0.11", "session-1")).toEqual(["chosen-a"]);
+    expect(await listOf("127.0.0.12", "session-1")).toEqual(["chosen-b"]);
+    expect(await listOf("127.0.0.13", "session-1")).toEqual([]);
+    expect(await listOf("127.0.0.12", "made-ctx")).toEqual(["made-a"]);
+    // The stored key itself names nobody else's context; the task keeps the id its client chose.
+    const [row] = await query<{ contextId: string }>(`SELECT "contextId" FROM "A2ATask" WHERE "id" = $1`, ["chosen-a"]);
+    expect(await listOf("127.0.0.12", row!.contextId)).toEqual([]);
+    expect(await listOf("127.0.0.11", row!.contextId)).toEqual([]);
+    expect((await new DbTaskStore(clock, "127.0.0.12").load("chosen-a"))?.contextId).toBe("session-1");
+  });
 });

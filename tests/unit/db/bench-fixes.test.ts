@@ -9,6 +9,7 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { openSqliteDatabase } from "@/lib/db/connection";
+import { openWorkerDatabase } from "@/lib/db/sqlite-checkpoint-worker";
 import { getDb } from "@/lib/db/prisma";
 import { decideAttempt, pollClaim, registerClaim } from "@/lib/service-auth/lifecycle";
 import { LAST_USED_RESOLUTION_MS, verifyAccessToken } from "@/lib/tokens";
@@ -77,7 +78,7 @@ describe("the app's SQLite connection", () => {
     }
   });
 
-  it("runs in WAL journal mode with synchronous NORMAL (a commit is an append, with no fsync of its own)", async () => {
+  it("runs in WAL journal mode with synchronous FULL (a commit is on disk before it returns: issue 32, a power loss cannot undo it)", async () => {
     // Its own SQLite file, so this holds in the PostgreSQL pass too.
     const file = path.join(os.tmpdir(), `agent-gate-wal-${randomBytes(4).toString("hex")}.db`);
     const db = openSqliteDatabase(`file:${file}`);
@@ -85,7 +86,14 @@ describe("the app's SQLite connection", () => {
       const rows = db.pragma("journal_mode") as { journal_mode: string }[];
       expect(rows[0]?.journal_mode).toBe("wal");
       const sync = db.pragma("synchronous") as { synchronous: bigint | number }[];
-      expect(Number(sync[0]?.synchronous)).toBe(1);
+      expect(Number(sync[0]?.synchronous)).toBe(2);
+      // The checkpoint worker's own connection syncs as fully.
+      const worker = openWorkerDatabase(file);
+      try {
+        expect(Number((worker.pragma("synchronous") as { synchronous: bigint | number }[])[0]?.synchronous)).toBe(2);
+      } finally {
+        worker.close();
+      }
     } finally {
       db.close();
       removeSqlite(file);
