@@ -2,7 +2,7 @@
 // as MiniSearch ranks (./inverted-index). Results are ordered by (score rounded to 3 decimals, desc), then
 // slug, then section position, so the same question always yields the same answers and the same bytes.
 import { getCorpus, type Corpus, type Doc, type DocSection } from "./corpus";
-import { buildInvertedIndex, searchInvertedIndex, type InvertedIndex, type SearchOptions } from "./inverted-index";
+import { buildInvertedIndex, searchInvertedIndex, tokenize, type InvertedIndex, type SearchOptions } from "./inverted-index";
 
 // Words that match nearly every section and so only add noise to a question like "how do I revoke".
 const STOP_WORDS = new Set(
@@ -19,12 +19,39 @@ export function searchTerm(term: string): string | null {
 /** The fields indexed per section, in field-number order (the order of SEARCH_OPTIONS.boosts). */
 const FIELDS = ["title", "heading", "text"] as const;
 
+/**
+ * The most search terms (after stop words, repeats counted) one question is searched by; the rest are
+ * ignored. Each term walks the whole term list for its typos, so a question's cost grows with its terms:
+ * 32 is five times the terms of the longest title or heading, and a 500-character question rarely has more.
+ */
+export const MAX_QUERY_TERMS = 32;
+
+/**
+ * The longest query term (UTF-16 code units, as the index counts) matched with typos. A term's allowed edits
+ * grow with its length (a tenth, up to 6) and the typo walk's cost steeply with the edits; the corpus's terms
+ * are 20 units or shorter but for a few identifiers and tokens nobody types by hand. Longer terms still
+ * match exactly and as prefixes.
+ */
+export const FUZZY_TERM_MAX_LENGTH = 24;
+
 export const SEARCH_OPTIONS: SearchOptions = {
   boosts: [3, 2, 1],
   // Prefix and typo matching only for longer words: they cost the most on a large corpus.
   prefix: (term) => term.length >= 5,
-  fuzzy: (term) => (term.length >= 7 ? 0.1 : false),
+  fuzzy: (term) => (term.length >= 7 && term.length <= FUZZY_TERM_MAX_LENGTH ? 0.1 : false),
 };
+
+/** The question searched for: itself, or, when it has more than MAX_QUERY_TERMS search terms, its first ones. */
+export function boundedQuery(query: string): string {
+  const terms: string[] = [];
+  for (const token of tokenize(query)) {
+    const term = searchTerm(token);
+    if (!term) continue;
+    if (terms.length === MAX_QUERY_TERMS) return terms.join(" ");
+    terms.push(term);
+  }
+  return query;
+}
 
 export interface SearchIndex {
   corpus: Corpus;
@@ -99,7 +126,7 @@ function rankDocs(query: string, limit: number, index: SearchIndex, filter?: (do
   // A common word matches most sections, so keep only each document's best section (ties: the earliest)
   // and sort documents rather than every matching section; matched terms are listed only for the
   // documents returned. Same order as sorting all sections by (score desc, slug, position).
-  const matches = searchInvertedIndex(index.index, query, searchTerm, SEARCH_OPTIONS);
+  const matches = searchInvertedIndex(index.index, boundedQuery(query), searchTerm, SEARCH_OPTIONS);
   const best = new Map<string, { entry: SearchIndex["entries"][number]; section: number; score: number }>();
   for (const section of matches.documents) {
     const entry = index.entries[section]!;

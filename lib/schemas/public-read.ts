@@ -8,13 +8,16 @@ import { text } from "./text";
 /** Length in characters (code points), so a question of 500 emoji is 500 characters, not 1000. */
 export const characterLength = (value: string): number => [...value].length;
 
+/** Whether a string has at most `max` characters; decided from its UTF-16 length alone when that settles it. */
+export const hasAtMostCharacters = (value: string, max: number): boolean => value.length <= max || (value.length <= 2 * max && characterLength(value) <= max);
+
 export const QUESTION_MIN = 2;
 export const QUESTION_MAX = 500;
 
 /** A question: trimmed, then 2 to 500 characters (the /ask and docs.ask rule). */
 export const questionSchema = text()
   .transform((v) => v.trim())
-  .refine((v) => characterLength(v) >= QUESTION_MIN && characterLength(v) <= QUESTION_MAX, `must be ${QUESTION_MIN} to ${QUESTION_MAX} characters after trimming`);
+  .refine((v) => hasAtMostCharacters(v, QUESTION_MAX) && characterLength(v) >= QUESTION_MIN, `must be ${QUESTION_MIN} to ${QUESTION_MAX} characters after trimming`);
 
 // ---- /ask and docs.ask ----
 
@@ -36,7 +39,7 @@ export const contentListArgumentsSchema = z
   .strictObject({
     query: text()
       .transform((v) => v.trim())
-      .refine((v) => characterLength(v) >= 1 && characterLength(v) <= QUESTION_MAX, `must be 1 to ${QUESTION_MAX} characters after trimming`)
+      .refine((v) => v.length >= 1 && hasAtMostCharacters(v, QUESTION_MAX), `must be 1 to ${QUESTION_MAX} characters after trimming`)
       .optional(),
     type: contentKindSchema.optional(),
     limit: z.number().int().min(1).max(CONTENT_LIST_LIMIT_MAX).default(CONTENT_LIST_LIMIT_DEFAULT),
@@ -120,7 +123,13 @@ export const SEARCH_DOCS_LIMIT_MAX = 20;
 export const SEARCH_DOCS_LIMIT_DEFAULT = 5;
 
 export const searchDocsInputShape = {
-  query: text().min(1).max(QUESTION_MAX).describe("What to look for, e.g. 'slow_down polling interval'."),
+  // Characters (code points), as /ask counts them and as JSON Schema's maxLength means them; .max() would count
+  // UTF-16 units and refuse 500 emoji that /ask takes.
+  query: text()
+    .min(1)
+    .refine((v) => hasAtMostCharacters(v, QUESTION_MAX), `must be at most ${QUESTION_MAX} characters`)
+    .meta({ maxLength: QUESTION_MAX })
+    .describe("What to look for, e.g. 'slow_down polling interval'."),
   limit: z.number().int().min(1).max(SEARCH_DOCS_LIMIT_MAX).optional().describe(`Most results wanted (1-${SEARCH_DOCS_LIMIT_MAX}, default ${SEARCH_DOCS_LIMIT_DEFAULT}).`),
 };
 

@@ -172,6 +172,17 @@ describe("JSON-RPC error paths", () => {
     expect(body.error?.code).toBe(-32602);
   });
 
+  it("a message's size is bounded: a text part of 10,000 characters and 20 parts run, one more is -32602 and nothing is stored", async () => {
+    expect((await send(textMessage("x".repeat(10_000)))).kind).toBe("task");
+    expect((await send(userMessage(Array.from({ length: 20 }, () => ({ kind: "text" as const, text: "get_community_stats" }))))).kind).toBe("task");
+    for (const message of [textMessage("x".repeat(10_001)), userMessage(Array.from({ length: 21 }, () => ({ kind: "text" as const, text: "x" })))]) {
+      const { status, body } = await rpc({ jsonrpc: "2.0", id: 6, method: "message/send", params: { message } });
+      expect(status).toBe(200);
+      expect(body.error?.code).toBe(-32602);
+      expect(body.result).toBeUndefined();
+    }
+  });
+
   it("tasks/get of an unknown task -32001", async () => {
     const { body } = await rpc({ jsonrpc: "2.0", id: 5, method: "tasks/get", params: { id: randomUUID() } });
     expect(body.error?.code).toBe(-32001);

@@ -23,6 +23,16 @@ describe("/ask parameters", () => {
     await expectInvalid(await ask(`query=${"x".repeat(501)}`));
   });
 
+  it("counts characters, not UTF-16 units: 500 emoji accepted, 501 refused; words past the first 32 search terms are not searched", async () => {
+    const emoji = encodeURIComponent("\u{1f600}");
+    expect((await ask(`query=${emoji.repeat(500)}`)).status).toBe(200);
+    await expectInvalid(await ask(`q=${emoji.repeat(501)}`));
+    const filler = Array.from({ length: 32 }, (_, i) => `zq${i}`);
+    const answersOf = async (query: string) => askResponseSchema.parse(await (await ask(`query=${encodeURIComponent(query)}`)).json()).answers;
+    expect((await answersOf(`${filler.slice(1).join(" ")} revoke`)).length).toBeGreaterThan(0);
+    expect(await answersOf(`${filler.join(" ")} revoke`)).toEqual([]);
+  });
+
   it("q is the alias; exactly one of query or q", async () => {
     const viaQ = await ask("q=scopes");
     const viaQuery = await ask("query=scopes");

@@ -63,6 +63,26 @@ describe("/mcp/docs via the MCP SDK client", () => {
     expect((missing.content as { text: string }[])[0]!.text).toMatch(/No published document/);
   });
 
+  it("search_docs takes a question of 500 characters (emoji count once, as /ask counts them) and refuses 501 as bad arguments", async () => {
+    const emoji = "\u{1f600}";
+    const longest = await client.callTool({ name: "search_docs", arguments: { query: emoji.repeat(500) } });
+    expect(longest.isError).toBeFalsy();
+    expect(longest.structuredContent).toEqual({ results: [] });
+    for (const query of [emoji.repeat(501), "x".repeat(501)]) {
+      const refused = await client.callTool({ name: "search_docs", arguments: { query } });
+      expect(refused.isError).toBe(true);
+      expect((refused.content as { text: string }[])[0]!.text).toMatch(/at most 500 characters/);
+    }
+  });
+
+  it("a question's words past the first 32 search terms are not searched", async () => {
+    const filler = Array.from({ length: 32 }, (_, i) => `zq${i}`).join(" ");
+    const within = await client.callTool({ name: "search_docs", arguments: { query: `${filler.slice(0, filler.lastIndexOf(" "))} revoke` } });
+    expect((within.structuredContent as { results: unknown[] }).results.length).toBeGreaterThan(0);
+    const past = await client.callTool({ name: "search_docs", arguments: { query: `${filler} revoke` } });
+    expect(past.structuredContent).toEqual({ results: [] });
+  });
+
   it("bad arguments are a tool error, not a crash", async () => {
     const result = await client.callTool({ name: "search_docs", arguments: { query: "", limit: 1000 } });
     expect(result.isError).toBe(true);

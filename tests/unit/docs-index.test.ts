@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { benchDocuments, prng } from "@/bench/documents";
 import { getCorpus, loadCorpus, type Corpus } from "@/lib/docs/corpus";
 import { buildInvertedIndex, forEachTermWithin, searchInvertedIndex, tokenize, type InvertedIndex } from "@/lib/docs/inverted-index";
-import { buildIndex, roundScore, SEARCH_OPTIONS, searchDocs, searchTerm } from "@/lib/docs/search";
+import { buildIndex, FUZZY_TERM_MAX_LENGTH, roundScore, SEARCH_OPTIONS, searchDocs, searchTerm } from "@/lib/docs/search";
 
 interface Section {
   id: number;
@@ -21,7 +21,7 @@ interface Section {
   text: string;
 }
 
-/** MiniSearch configured as lib/docs/search.ts configured it before the index was its own. */
+/** MiniSearch configured as lib/docs/search.ts configured it before the index was its own (plus the typo-length bound). */
 function miniSearchOf(sections: readonly Section[]): MiniSearch<Section> {
   const miniSearch = new MiniSearch<Section>({
     idField: "id",
@@ -30,7 +30,7 @@ function miniSearchOf(sections: readonly Section[]): MiniSearch<Section> {
     searchOptions: {
       boost: { title: 3, heading: 2, text: 1 },
       prefix: (term) => term.length >= 5,
-      fuzzy: (term) => (term.length >= 7 ? 0.1 : false),
+      fuzzy: (term) => (term.length >= 7 && term.length <= FUZZY_TERM_MAX_LENGTH ? 0.1 : false),
       combineWith: "OR",
     },
   });
