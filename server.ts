@@ -54,10 +54,10 @@ async function main(): Promise<void> {
   const checkpointer = config.databaseProvider === "sqlite" ? startSqliteCheckpointer(sqliteFilePath(config.databaseUrl), { holdConnection: holdSqliteConnection }) : null;
 
   // Webhook delivery runs in this process (content/docs/webhooks.md); on Vercel the cron route and after() do.
-  const webhooks = process.env.WEBHOOK_DELIVERY !== "off" ? startWebhookDelivery() : null;
+  const webhooks = config.webhookDelivery ? startWebhookDelivery() : null;
 
   markServerEntry();
-  applyBuiltNextConfig(process.cwd());
+  applyBuiltNextConfig(process.cwd(), process.env);
   // Loaded only now, after shareAsyncContextFrames() (a static import would load it before any line here runs).
   const { default: next } = await import("next");
   const app = next({ dev: false, dir: process.cwd(), hostname: hostname ?? "localhost", port });
@@ -91,7 +91,7 @@ async function main(): Promise<void> {
   // The pacer starts heavy work only in iterations that accepted no connection (lib/admission/pacer.ts).
   server.on("connection", () => admission.noteConnection());
   // Bounded tables: the janitor's passes in this process (one instance at a time on PostgreSQL).
-  const stopJanitor = process.env.JANITOR !== "off" ? startJanitor() : null;
+  const stopJanitor = config.janitor ? startJanitor() : null;
 
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals): void => {

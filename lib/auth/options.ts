@@ -11,6 +11,7 @@ import { safeReturnPath } from "./return-path";
 export async function getAuthOptions(): Promise<NextAuthOptions> {
   const { baseUrl } = getConfig();
   // next-auth v4 reads its own base URL from the environment; BASE_URL is the only source of truth.
+  // eslint-disable-next-line no-restricted-properties -- a write for next-auth, not a read of configuration
   process.env.NEXTAUTH_URL = baseUrl;
   return {
     secret: await getAuthSecret(),

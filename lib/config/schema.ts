@@ -59,6 +59,43 @@ function admissionConfig(raw: Record<string, unknown>): AdmissionConfig {
   };
 }
 
+/** A number read from the environment: finite, at least `min` (more than 0 when `min` is 0). */
+function numberSetting(message: string, min = 0) {
+  return z.string().transform((value, ctx) => {
+    const number = Number(value);
+    if (!Number.isFinite(number) || (min === 0 ? number <= 0 : number < min)) {
+      ctx.addIssue({ code: "custom", message });
+      return z.NEVER;
+    }
+    return number;
+  });
+}
+
+/**
+ * The in-process loops', webhooks' and docs' settings (issue 33): checked at start with the rest (one line per
+ * bad value), and read on each call through `setting()` (./index.ts) so tests can change them between cases.
+ */
+export const settingsEnvSchema = z.object({
+  /** off: server.ts starts no janitor loop (the cron route still runs a pass). */
+  JANITOR: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
+  /** off: server.ts starts no webhook delivery loop (the cron route and after() still deliver). */
+  WEBHOOK_DELIVERY: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
+  /** 1: webhooks may use http and reach private addresses (tests, local use). */
+  WEBHOOK_ALLOW_PRIVATE: z.enum(["0", "1"], { message: "must be 1 (allow http and private addresses for webhooks) or 0" }).default("0"),
+  /** 1: a delivery pass after each response that caused an event, as on Vercel (tests of that path under npm start). */
+  WEBHOOK_AFTER_RESPONSE: z.enum(["0", "1"], { message: "must be 1 (deliver webhooks after the response, as on Vercel) or 0" }).default("0"),
+  /** Multiplies every retry interval and the three days before giving up (tests run the schedule in seconds). */
+  WEBHOOK_RETRY_SCALE: numberSetting("must be a positive number (1: the documented retry schedule)").default(1),
+  /** Milliseconds between the delivery loop's passes. */
+  WEBHOOK_POLL_MS: numberSetting("must be a number of milliseconds from 50", 50).default(1000),
+  /** Seconds a delivery attempt may take. */
+  WEBHOOK_TIMEOUT_SECONDS: numberSetting("must be a positive number of seconds").default(10),
+  /** The documentation corpus's directory; unset: content/docs of the app. */
+  CONTENT_DIR: z.string().optional(),
+});
+
+export type Settings = z.output<typeof settingsEnvSchema>;
+
 /** Environment variables of CONTRACT.md §1, validated once at start. */
 export const rawEnvSchema = z.object({
   BASE_URL: z
@@ -102,6 +139,7 @@ export const rawEnvSchema = z.object({
   /** 1: allow an http:// BASE_URL in production (a trial on a private network only). */
   ALLOW_INSECURE_BASE_URL: z.enum(["0", "1"], { message: "must be 1 (allow an http:// BASE_URL in production) or 0" }).optional(),
   ...admissionEnvShape(),
+  ...settingsEnvSchema.shape,
 });
 
 export type TrustedProxy = { kind: "none" } | { kind: "vercel" } | { kind: "hops"; hops: number };
@@ -122,6 +160,12 @@ export interface AppConfig {
   production: boolean;
   /** Admission control under npm start (lib/admission). */
   admission: AdmissionConfig;
+  /** VERCEL=1: Next's after() and the cron routes deliver webhooks (no loop runs between requests). */
+  vercel: boolean;
+  /** JANITOR: server.ts runs the janitor's loop. */
+  janitor: boolean;
+  /** WEBHOOK_DELIVERY: server.ts runs the webhook delivery loop. */
+  webhookDelivery: boolean;
 }
 
 export const ed25519PrivateJwkSchema = z
@@ -301,6 +345,9 @@ export function checkConfig(env: Record<string, string | undefined>): ConfigChec
       nodeFront: raw.NODE_FRONT === "on",
       production,
       admission: admissionConfig(raw),
+      vercel: onVercel,
+      janitor: raw.JANITOR === "on",
+      webhookDelivery: raw.WEBHOOK_DELIVERY === "on",
     },
   };
 }

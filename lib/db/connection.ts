@@ -4,7 +4,7 @@
 import BetterSqlite3 from "better-sqlite3";
 import { Pool } from "pg";
 import { getConfig } from "@/lib/config";
-import { operationsConfig } from "@/lib/operations/config";
+import { operationsConfig } from "@/lib/config/operations";
 import { BACKSTOP_PAGES, checkpointerRunsFor } from "./sqlite-checkpoint-state";
 import { ConnectionGate } from "./sql/gate";
 import { perUrl, takePerUrl } from "./per-url";
@@ -39,7 +39,7 @@ export function openSqliteDatabase(url: string): BetterSqlite3.Database {
 /**
  * PostgreSQL: one pool per process; idle connections do not keep a finished script alive. DATABASE_POOL_MAX
  * bounds the connections of one instance; every statement is cancelled by the server after
- * DATABASE_STATEMENT_TIMEOUT_MS (lib/operations/config.ts), so a stuck query cannot hold a connection.
+ * DATABASE_STATEMENT_TIMEOUT_MS (lib/config/operations.ts), so a stuck query cannot hold a connection.
  */
 export function openPostgresPool(url: string): Pool {
   const { DATABASE_POOL_MAX, DATABASE_STATEMENT_TIMEOUT_MS } = operationsConfig();

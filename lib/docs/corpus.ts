@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { absoluteUrl } from "@/lib/config";
+import { absoluteUrl, setting } from "@/lib/config";
 
 const frontMatterSchema = z.object({
   title: z.string().trim().min(1).max(200),
@@ -47,7 +47,7 @@ export interface Corpus {
 
 /** The directory holding the corpus: CONTENT_DIR, else content/docs of the app. */
 export function contentDir(): string {
-  const configured = process.env.CONTENT_DIR;
+  const configured = setting("CONTENT_DIR");
   return configured && configured.trim() !== "" ? path.resolve(configured) : path.join(process.cwd(), "content", "docs");
 }
 

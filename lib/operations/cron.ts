@@ -1,7 +1,7 @@
 // GET /api/cron/janitor (Vercel Cron, vercel.json): one bounded janitor pass per call, for deployments
 // without a long-running process. Vercel sends `Authorization: Bearer <CRON_SECRET>`.
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
-import { operationsConfig } from "./config";
+import { operationsConfig } from "@/lib/config/operations";
 import { runJanitorPass } from "./janitor";
 import { bearerMatches, operatorUnauthorized } from "./operator-auth";
 

@@ -17,7 +17,7 @@ import { deleteEndedWindows } from "@/lib/rate-limit";
 import { deleteDeadTokensBefore } from "@/lib/service-auth/stores/access-tokens";
 import { deleteEndedAttemptsBefore } from "@/lib/service-auth/stores/claim-attempts";
 import { deleteUnapprovedBefore } from "@/lib/service-auth/stores/registrations";
-import { operationsConfig } from "./config";
+import { operationsConfig } from "@/lib/config/operations";
 import { Pacer, type PacingOptions } from "./pacing";
 
 const DAY_MS = 24 * 3600 * 1000;

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import pino, { type DestinationStream, type Logger } from "pino";
 import { runtimeDate, runtimeNow } from "@/lib/clock";
-import { operationsConfig } from "./config";
+import { operationsConfig } from "@/lib/config/operations";
 
 export const REDACTED_PATHS = [
   "authorization",

@@ -5,7 +5,7 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { textReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { notFoundReply } from "@/lib/http/errors";
-import { operationsConfig } from "./config";
+import { operationsConfig } from "@/lib/config/operations";
 import { bearerMatches, operatorUnauthorized } from "./operator-auth";
 
 type RequestLabel = "method" | "route" | "status";

@@ -3,6 +3,7 @@
 // allowance. Anonymous read surfaces count in memory per instance (a Map lookup per message; N instances
 // give N times the allowance); budgets that guard credentials or writes count in the database, shared by
 // every instance.
+import { allowanceSetting } from "@/lib/config/allowance";
 import { NO_ADDRESS_KEY } from "@/lib/http/client-ip";
 
 /** What a budget's bucket is keyed by. caller: lib/http/client-ip.ts callerKey (IPv4 address, IPv6 /64). */
@@ -130,18 +131,11 @@ export function limitFor(rule: RateLimitRule, subject: string): number {
   return subject === NO_ADDRESS_KEY ? noAddressLimit(rule.limit) : rule.limit;
 }
 
-function parseAllowance(value: string | undefined): number | undefined | "invalid" {
-  if (value === undefined || value.trim() === "") return undefined;
-  const trimmed = value.trim();
-  if (!/^[1-9][0-9]{0,9}$/.test(trimmed)) return "invalid";
-  return Number(trimmed);
-}
-
 /** One problem per variable of the table that is set to something other than a whole number from 1 (for the start checks). */
-export function budgetEnvironmentProblems(env: Record<string, string | undefined> = process.env): { variable: string; detail: string }[] {
+export function budgetEnvironmentProblems(env?: Readonly<Record<string, string | undefined>>): { variable: string; detail: string }[] {
   const problems: { variable: string; detail: string }[] = [];
   for (const budget of Object.values(BUDGETS)) {
-    if (parseAllowance(env[budget.env]) === "invalid")
+    if (allowanceSetting(budget.env, env) === "invalid")
       problems.push({ variable: budget.env, detail: `must be a whole number from 1 (the ${budget.name} allowance per ${budget.windowSeconds} seconds)` });
   }
   return problems;
@@ -150,9 +144,9 @@ export function budgetEnvironmentProblems(env: Record<string, string | undefined
 const warned = new Set<string>();
 
 /** The rule of a budget, its allowance taken from the environment when set (an invalid value keeps the default, logged once). */
-export function budgetRule(name: BudgetName, env: Record<string, string | undefined> = process.env): RateLimitRule {
+export function budgetRule(name: BudgetName, env?: Readonly<Record<string, string | undefined>>): RateLimitRule {
   const budget: BudgetDefinition = BUDGETS[name];
-  const override = parseAllowance(env[budget.env]);
+  const override = allowanceSetting(budget.env, env);
   if (override === "invalid" && !warned.has(budget.env)) {
     warned.add(budget.env);
     console.error(`[agent-gate] ${budget.env} must be a whole number from 1; the default ${budget.limit} applies`);

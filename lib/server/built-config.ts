@@ -10,10 +10,11 @@ import path from "node:path";
 export const BUILT_CONFIG_VARIABLE = "__NEXT_PRIVATE_STANDALONE_CONFIG";
 
 /**
- * Points Next at the build's resolved configuration under `dir`. Returns false (and changes nothing) when the
+ * Points Next at the build's resolved configuration under `dir`, by setting the variable in `env` (server.ts
+ * passes process.env, which Next reads). Returns false (and changes nothing) when the
  * variable is already set or the build wrote no such file: Next then loads next.config.ts as before.
  */
-export function applyBuiltNextConfig(dir: string, env: Record<string, string | undefined> = process.env): boolean {
+export function applyBuiltNextConfig(dir: string, env: Record<string, string | undefined>): boolean {
   if (env[BUILT_CONFIG_VARIABLE]) return false;
   let config: unknown;
   try {

@@ -3,7 +3,8 @@
 // itself; any other database must be migrated by its operator (`npm run db:migrate`), so a start never
 // changes a shared database behind the back of whoever deploys it.
 import { checkConfig, configProblemLine, DEFAULT_DATABASE_URL, rawEnvSchema, type AppConfig, type ConfigProblem } from "@/lib/config/schema";
-import { operationsProblems } from "@/lib/operations/config";
+import { environment } from "@/lib/config";
+import { operationsProblems } from "@/lib/config/operations";
 import { budgetEnvironmentProblems } from "@/lib/rate-limit";
 import { applyMigrations, migrationState, type MigrationState } from "./migrations";
 
@@ -69,7 +70,7 @@ function withoutServerEntryProblem(env: Record<string, string | undefined>, conf
 
 /** Every reason not to start, all at once (never throws); the default SQLite database is migrated on the way. */
 export async function preflight(options: PreflightOptions = {}): Promise<PreflightResult> {
-  const env = options.env ?? process.env;
+  const env = options.env ?? environment();
   const projectDir = options.projectDir ?? process.cwd();
   const migrate = options.migrate ?? applyMigrations;
   const log = options.log ?? ((line: string) => console.error(line));

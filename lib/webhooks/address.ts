@@ -6,9 +6,10 @@
 import dns from "node:dns";
 import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
+import { setting } from "@/lib/config";
 
 export function privateAddressesAllowed(): boolean {
-  return process.env.WEBHOOK_ALLOW_PRIVATE === "1";
+  return setting("WEBHOOK_ALLOW_PRIVATE") === "1";
 }
 
 export class WebhookAddressError extends Error {

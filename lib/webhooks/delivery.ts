@@ -10,6 +10,7 @@
 import { createHash } from "node:crypto";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
+import { setting } from "@/lib/config";
 import { isDatabaseUnavailable, transaction } from "@/lib/db";
 import { Pacer, type PacingOptions } from "@/lib/operations/pacing";
 import { expireLapsedPending } from "@/lib/service-auth/stores/registrations";
@@ -213,8 +214,7 @@ export interface DeliveryLoop {
 }
 
 function pollMs(): number {
-  const raw = Number(process.env.WEBHOOK_POLL_MS ?? "1000");
-  return Number.isFinite(raw) && raw >= 50 ? raw : 1000;
+  return setting("WEBHOOK_POLL_MS");
 }
 
 let loop: DeliveryLoop | null = null;

@@ -10,6 +10,7 @@ import http from "node:http";
 import https from "node:https";
 import net from "node:net";
 import { Webhook } from "standardwebhooks";
+import { setting } from "@/lib/config";
 import { checkedAddresses, checkedLookup, privateAddressesAllowed, WebhookAddressError } from "./address";
 
 export const EXCERPT_CHARS = 256;
@@ -46,8 +47,7 @@ export function closeWebhookConnections(): void {
 }
 
 export function timeoutMs(): number {
-  const raw = Number(process.env.WEBHOOK_TIMEOUT_SECONDS ?? "10");
-  return (Number.isFinite(raw) && raw > 0 ? raw : 10) * 1000;
+  return setting("WEBHOOK_TIMEOUT_SECONDS") * 1000;
 }
 
 /** The webhook-signature header: one v1 signature per secret (old and new during a rotation), space-separated. */

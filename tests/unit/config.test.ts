@@ -1,5 +1,6 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { setting } from "@/lib/config";
 import { checkConfig, ConfigError, parseConfig } from "@/lib/config/schema";
 
 const KEY = { kty: "OKP", crv: "Ed25519", x: "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", d: "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A" };
@@ -264,5 +265,68 @@ describe("SIGNING_KEYS", () => {
   it("accepts distinct keys with or without kid (absent: the RFC 7638 thumbprint)", () => {
     expect(parseConfig({ SIGNING_KEYS: JSON.stringify([{ ...KEY, kid: "k1" }, KEY2]) }).signingKeys).toHaveLength(2);
     expect(parseConfig({ SIGNING_KEYS: JSON.stringify([KEY, { ...KEY2, kid: "k2" }]) }).signingKeys).toHaveLength(2);
+  });
+});
+
+describe("the loops', webhooks' and docs' settings (issue 33)", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  /** The setting as the app reads it, with the variable set to `value` (undefined: unset). */
+  function read<K extends Parameters<typeof setting>[0]>(name: K, value: string | undefined): ReturnType<typeof setting<K>> {
+    vi.stubEnv<string>(name, value);
+    return setting(name);
+  }
+
+  it("have the defaults the code had: loops on, no private addresses, no after-response pass, 1, 1000 ms, 10 s, no CONTENT_DIR", () => {
+    expect(parseConfig({})).toMatchObject({ janitor: true, webhookDelivery: true, vercel: false });
+    expect(read("JANITOR", undefined)).toBe("on");
+    expect(read("WEBHOOK_DELIVERY", "")).toBe("on");
+    expect(read("WEBHOOK_ALLOW_PRIVATE", undefined)).toBe("0");
+    expect(read("WEBHOOK_AFTER_RESPONSE", undefined)).toBe("0");
+    expect(read("WEBHOOK_RETRY_SCALE", undefined)).toBe(1);
+    expect(read("WEBHOOK_POLL_MS", undefined)).toBe(1000);
+    expect(read("WEBHOOK_TIMEOUT_SECONDS", undefined)).toBe(10);
+    expect(read("CONTENT_DIR", undefined)).toBeUndefined();
+  });
+
+  it("accept the values the code acted on", () => {
+    expect(parseConfig({ JANITOR: "off", WEBHOOK_DELIVERY: "off" })).toMatchObject({ janitor: false, webhookDelivery: false });
+    expect(parseConfig({ JANITOR: "on", WEBHOOK_DELIVERY: "on" })).toMatchObject({ janitor: true, webhookDelivery: true });
+    expect(read("WEBHOOK_ALLOW_PRIVATE", "1")).toBe("1");
+    expect(read("WEBHOOK_AFTER_RESPONSE", "1")).toBe("1");
+    expect(read("WEBHOOK_RETRY_SCALE", "0.02")).toBe(0.02);
+    expect(read("WEBHOOK_POLL_MS", "50")).toBe(50);
+    expect(read("WEBHOOK_POLL_MS", "200")).toBe(200);
+    expect(read("WEBHOOK_TIMEOUT_SECONDS", "0.3")).toBe(0.3);
+    expect(read("CONTENT_DIR", "/srv/docs")).toBe("/srv/docs");
+  });
+
+  it.each([
+    ["JANITOR", "of", "must be on or off"],
+    ["WEBHOOK_DELIVERY", "false", "must be on or off"],
+    ["WEBHOOK_ALLOW_PRIVATE", "yes", "must be 1 (allow http and private addresses for webhooks) or 0"],
+    ["WEBHOOK_AFTER_RESPONSE", "true", "must be 1 (deliver webhooks after the response, as on Vercel) or 0"],
+    ["WEBHOOK_RETRY_SCALE", "0", "must be a positive number (1: the documented retry schedule)"],
+    ["WEBHOOK_RETRY_SCALE", "fast", "must be a positive number (1: the documented retry schedule)"],
+    ["WEBHOOK_POLL_MS", "49", "must be a number of milliseconds from 50"],
+    ["WEBHOOK_TIMEOUT_SECONDS", "-1", "must be a positive number of seconds"],
+  ] as const)("a bad %s (%s) is one line at start, and the same ConfigError when read", (variable, value, detail) => {
+    const line = `Invalid configuration: ${variable} ${detail}`;
+    expect(() => parseConfig({ [variable]: value })).toThrow(new ConfigError(variable, detail));
+    let caught: unknown;
+    try {
+      parseConfig({ [variable]: value });
+    } catch (error) {
+      caught = error;
+    }
+    expect((caught as ConfigError).message).toBe(line);
+    vi.stubEnv(variable, value);
+    expect(() => setting(variable)).toThrow(line);
+  });
+
+  it("a bad setting is listed with the other problems", () => {
+    expect(problemVariables({ RELEASE_MODE: "staging", JANITOR: "no", WEBHOOK_POLL_MS: "10" })).toEqual(["RELEASE_MODE", "JANITOR", "WEBHOOK_POLL_MS"]);
   });
 });
