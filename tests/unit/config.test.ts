@@ -330,3 +330,43 @@ describe("the loops', webhooks' and docs' settings (issue 33)", () => {
     expect(problemVariables({ RELEASE_MODE: "staging", JANITOR: "no", WEBHOOK_POLL_MS: "10" })).toEqual(["RELEASE_MODE", "JANITOR", "WEBHOOK_POLL_MS"]);
   });
 });
+
+describe("admission bounds (ADMISSION_*)", () => {
+  it("defaults to the documented bounds", () => {
+    expect(parseConfig({}).admission).toEqual({
+      lanes: {
+        account: { inFlight: 64, queue: 1024 },
+        token: { inFlight: 32, queue: 256 },
+        pages: { inFlight: 8, queue: 64 },
+        public: { inFlight: 16, queue: 128 },
+        general: { inFlight: 32, queue: 256 },
+      },
+      queueWaitMs: 2000,
+      heapShedShare: 0.8,
+    });
+  });
+
+  it("takes each variable's override", () => {
+    const { admission } = parseConfig({ ADMISSION_PUBLIC_IN_FLIGHT: "4", ADMISSION_PUBLIC_QUEUE: "0", ADMISSION_PAGES_QUEUE: "10", ADMISSION_QUEUE_WAIT_MS: "500", ADMISSION_HEAP_SHED_SHARE: "0.7" });
+    expect(admission.lanes.public).toEqual({ inFlight: 4, queue: 0 });
+    expect(admission.lanes.pages).toEqual({ inFlight: 8, queue: 10 });
+    expect(admission.queueWaitMs).toBe(500);
+    expect(admission.heapShedShare).toBe(0.7);
+  });
+
+  it("refuses a bound that is not a whole number in range, naming the variable", () => {
+    for (const [variable, value] of [
+      ["ADMISSION_ACCOUNT_IN_FLIGHT", "0"],
+      ["ADMISSION_TOKEN_IN_FLIGHT", "-1"],
+      ["ADMISSION_GENERAL_QUEUE", "1.5"],
+      ["ADMISSION_PAGES_IN_FLIGHT", "many"],
+      ["ADMISSION_QUEUE_WAIT_MS", "0"],
+      ["ADMISSION_HEAP_SHED_SHARE", "0.99"],
+      ["ADMISSION_HEAP_SHED_SHARE", "1"],
+    ]) {
+      const checked = checkConfig({ [variable!]: value });
+      expect(checked.ok, `${variable}=${value}`).toBe(false);
+      if (!checked.ok) expect(checked.problems.map((p) => p.variable)).toContain(variable);
+    }
+  });
+});
