@@ -45,15 +45,29 @@ function countPlaywright(file: string): void {
   tally.skipped += report.stats.skipped;
 }
 
+/**
+ * The overload test (tests/http/overload.test.ts) runs alone after the other Vitest files: it measures how fast the
+ * server answers probes during bursts, which other test files sharing the two cores would distort.
+ */
+const OVERLOAD_TEST = "tests/http/overload.test.ts";
+
+function vitestSteps(label: string, paths: string[], report: string, env: NodeJS.ProcessEnv): void {
+  const overloadReport = report.replace(/\.json$/, "-overload.json");
+  fs.rmSync(report, { force: true });
+  fs.rmSync(overloadReport, { force: true });
+  step(`vitest (${label})`, "npx", ["vitest", "run", ...paths, "--exclude", OVERLOAD_TEST, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`], env);
+  countVitest(report);
+  step(`vitest overload (${label})`, "npx", ["vitest", "run", OVERLOAD_TEST, "--reporter=default", "--reporter=json", `--outputFile.json=${overloadReport}`], env);
+  countVitest(overloadReport);
+}
+
 function testsOn(provider: "sqlite" | "postgres", env: NodeJS.ProcessEnv): void {
   const vitestReport = path.join(TMP, `vitest-${provider}.json`);
   const playwrightReport = path.join(TMP, `playwright-${provider}.json`);
-  fs.rmSync(vitestReport, { force: true });
   fs.rmSync(playwrightReport, { force: true });
   // On PostgreSQL only the database-facing tests run again; pure logic does not depend on the database.
   const vitestPaths = provider === "sqlite" ? [] : ["tests/unit/db", "tests/http"];
-  step(`vitest (${provider})`, "npx", ["vitest", "run", ...vitestPaths, "--reporter=default", "--reporter=json", `--outputFile.json=${vitestReport}`], env);
-  countVitest(vitestReport);
+  vitestSteps(provider, vitestPaths, vitestReport, env);
   step(`playwright (${provider})`, "npx", ["playwright", "test", "--reporter=list,json"], { ...env, PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport });
   countPlaywright(playwrightReport);
 }
@@ -77,10 +91,7 @@ function localPostgres(): string | undefined {
 if (process.env.TEST_SCOPE === "runtime") {
   console.log(`\n=== runtime pass under Node ${process.version}`);
   if (step("build", "npm", ["run", "build"])) {
-    const vitestReport = path.join(TMP, "vitest-runtime.json");
-    fs.rmSync(vitestReport, { force: true });
-    step(`vitest (sqlite, Node ${process.version})`, "npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestReport}`]);
-    countVitest(vitestReport);
+    vitestSteps(`sqlite, Node ${process.version}`, [], path.join(TMP, "vitest-runtime.json"), baseEnv);
   }
   console.log(`\nFailed steps: ${failures.length ? failures.join(", ") : "none"}`);
   console.log(`tests: ${tally.passed} passed, ${tally.failed} failed, ${tally.skipped} skipped`);
