@@ -52,6 +52,15 @@ export function renderMarkdown(markdown: string): RenderedDoc {
         if (!safe) return escapeHtml(text);
         return `<img src="${escapeHtml(safe)}" alt="${escapeHtml(text)}"${title ? ` title="${escapeHtml(title)}"` : ""} loading="lazy">`;
       },
+      code({ text, lang, escaped }: Tokens.Code): string {
+        // A long line scrolls inside the block: focusable (tabindex) so a keyboard can scroll it, and a named
+        // region so a screen reader says what it lands on (WCAG 2.1.1; axe's scrollable-region-focusable).
+        const language = /^\S*/.exec(lang ?? "")?.[0] ?? "";
+        const body = text ? `${text.replace(/\n$/, "")}\n` : "";
+        const label = language ? `Code example (${language})` : "Code example";
+        const open = language ? `<code class="language-${escapeHtml(language)}">` : "<code>";
+        return `<pre tabindex="0" role="region" aria-label="${escapeHtml(label)}">${open}${escaped ? body : escapeHtml(body)}</code></pre>\n`;
+      },
       table(token: Tokens.Table): string | false {
         // Wide tables scroll inside their own box on a phone instead of widening the page. Alignment is a class,
         // not a style attribute: the pages' Content-Security-Policy allows no inline style (lib/http/security-headers.ts).

@@ -218,6 +218,14 @@ describe("rendering and negotiation", () => {
     expect(html).toContain('<a href="/docs/scopes">ok</a>');
   });
 
+  it("code blocks, which scroll, are keyboard-reachable named regions (issue 33)", () => {
+    const { html } = renderMarkdown("```sh\ncurl -H 'A: <b>' \"$BASE\"\n```\n\n```\nplain\n```\n");
+    expect(html).toContain(
+      `<pre tabindex="0" role="region" aria-label="Code example (sh)"><code class="language-sh">curl -H &#39;A: &lt;b&gt;&#39; &quot;$BASE&quot;\n</code></pre>`,
+    );
+    expect(html).toContain(`<pre tabindex="0" role="region" aria-label="Code example"><code>plain\n</code></pre>`);
+  });
+
   it("prefers markdown only when asked explicitly, by q-value", () => {
     expect(prefersMarkdown("text/markdown", "text/html")).toBe(true);
     expect(prefersMarkdown("text/html, text/markdown;q=0.5", "text/html")).toBe(false);
