@@ -8,6 +8,7 @@
 //    keeps admitting new connections; a request whose client has left meanwhile is skipped.
 import type http from "node:http";
 import { PEER_HEADER } from "@/lib/http/client-ip";
+import { markServerEntry } from "@/lib/http/server-entry";
 import type { TurnQueue } from "@/lib/server/turns";
 
 /** Answers a request itself (true) or leaves it to the next handler (false). */
@@ -71,6 +72,8 @@ function handOver(next: NextHandler, req: http.IncomingMessage, res: http.Server
 /** The listener for http.createServer: peer stamp → admission → front → turns → `next`. */
 export function requestListener(next: NextHandler, options: RequestListenerOptions = {}): http.RequestListener {
   const { observe, front, turns, responseHeaders, admission } = options;
+  // This listener stamps every request's peer header: from now on that header is this process's own (client-ip.ts).
+  markServerEntry();
   const dispatch = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     if (front?.(req, res)) return;
     if (!turns) return handOver(next, req, res, responseHeaders);

@@ -266,7 +266,7 @@ describe("the embedded SQLite default (DATABASE_URL unset) migrates itself", () 
   // A project directory of its own whose data/ starts empty: the built app, its dependencies and the
   // migrations are links to this checkout, so the real default database (./data/app.db) is never touched.
   const project = fs.mkdtempSync(path.join(os.tmpdir(), "agent-gate-default-db-"));
-  for (const entry of [".next", "dist", "node_modules", "prisma", "lib", "content", "package.json", "next.config.ts", "prisma.config.ts", "tsconfig.json"]) {
+  for (const entry of [".next", "dist", "node_modules", "prisma", "lib", "content", "scripts", "package.json", "next.config.ts", "prisma.config.ts", "tsconfig.json"]) {
     fs.symlinkSync(path.join(ROOT, entry), path.join(project, entry));
   }
   afterAll(() => fs.rmSync(project, { recursive: true, force: true }));

@@ -12,6 +12,10 @@ import { addressKey } from "@/lib/http/client-ip";
 import { createLogger, LineBatch, requestLine, requestLog, setLogger, type RequestLogEntry } from "@/lib/operations/log";
 import { recordRequest, serviceMetrics } from "@/lib/operations/metrics";
 import { observeRequest } from "@/lib/operations/observe";
+import { markServerEntry } from "@/lib/http/server-entry";
+
+// These servers stand in for server.ts, whose request listener makes the peer address this process's own.
+markServerEntry();
 
 afterAll(() => setLogger(undefined));
 

@@ -16,6 +16,10 @@ import { handleMetrics, recordRateLimitRefusal } from "@/lib/operations/metrics"
 import { observeRequest, routeTemplateOf } from "@/lib/operations/observe";
 import { handleClaimRefresh, handleRegistration, handleRevoke, handleToken } from "@/lib/service-auth/http";
 import { apiRequest, webResponse } from "../../support/api";
+import { markServerEntry } from "@/lib/http/server-entry";
+
+// These servers stand in for server.ts, whose request listener makes the peer address this process's own.
+markServerEntry();
 
 const lines: string[] = [];
 const capture = { write: (line: string) => void lines.push(line) };
