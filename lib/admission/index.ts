@@ -57,20 +57,17 @@ export function pathOf(url: string | undefined): string {
 }
 
 /**
- * Whether Next will answer the request by a rewrite to the markdown route (proxy.ts): a page's `.md` twin, or a page
- * asked for as markdown. Next's custom server runs a rewrite as a second request to this same server, which is
- * admitted on its own (/page-markdown, a general request); admitting the first too would let twins that hold every
- * general slot wait for the slots their own second requests need.
+ * The internal target of proxy.ts's markdown rewrites. Next's custom server may run a rewrite as a second request to
+ * this same server: that request gets a lane of its own, as wide as the general lane's slots and queue together, so
+ * twins that hold every general slot never wait for slots their own second requests need, and a client that calls
+ * the target directly is still bounded.
  */
-function rewrittenToMarkdown(path: string, accept: string | undefined): boolean {
-  return path.endsWith(".md") || (accept !== undefined && accept.includes("text/markdown"));
-}
+const REWRITE_TARGET_PREFIX = "/page-markdown";
 
 /** The class of work of a request path, or null for what is never queued. */
-export function classify(path: string, accept?: string): WorkClass | null {
+export function classify(path: string): WorkClass | null {
   if (OWN_ACCOUNT_PATHS.has(path)) return "account";
   if (UNBOUNDED_PATHS.has(path) || path.startsWith("/_next/static/")) return null;
-  if (rewrittenToMarkdown(path, accept) && !JSON_RPC_PATHS.has(path) && !PUBLIC_PATHS.has(path)) return null;
   if (TOKEN_PATHS.has(path)) return "token";
   if (PAGE_PATHS.has(path) || path.startsWith("/api/auth/")) return "pages";
   if (PUBLIC_PATHS.has(path)) return "public";
@@ -85,6 +82,8 @@ export interface LaneState {
 
 export class Admission {
   private readonly lanes: Record<WorkClass, AdmissionLane>;
+  /** The markdown rewrites' second requests (REWRITE_TARGET_PREFIX), counted as general work. */
+  private readonly rewrites: AdmissionLane;
   private readonly heap: HeapPressure;
   private readonly pacer: Pacer;
   private sweeper: NodeJS.Timeout | undefined;
@@ -97,6 +96,8 @@ export class Admission {
       public: new AdmissionLane(options.bounds.public),
       general: new AdmissionLane(options.bounds.general),
     };
+    const general = options.bounds.general;
+    this.rewrites = new AdmissionLane({ inFlight: general.inFlight + general.queue, queue: general.inFlight + general.queue, maxWaitMs: general.maxWaitMs });
     this.heap = options.heap ?? new HeapPressure();
     this.pacer = options.pacer ?? new Pacer();
   }
@@ -134,6 +135,7 @@ export class Admission {
       // A lane's waiters refuse themselves through the callbacks they were queued with.
       this.lanes[c].expire();
     }
+    this.rewrites.expire();
   }
 
   /**
@@ -141,10 +143,11 @@ export class Admission {
    * given back when the answer is finished or the connection closes, whichever comes first.
    */
   admit(req: IncomingMessage, res: ServerResponse, handle: () => void): void {
-    const workClass = classify(pathOf(req.url), req.headers.accept);
+    const path = pathOf(req.url);
+    const workClass = classify(path);
     if (workClass === null) return handle();
     if (this.heapRefuses(workClass)) return this.shed(req, res, workClass, "heap");
-    const lane = this.lanes[workClass];
+    const lane = path.startsWith(REWRITE_TARGET_PREFIX) ? this.rewrites : this.lanes[workClass];
     const run = (): void => {
       // A client that left while its job waited for the pacer gives its slot back at once.
       if (gone()) return lane.leave();

@@ -149,8 +149,7 @@ describe("classes of work", () => {
       ["/api/v1/sandbox/simulate", "public"],
       ["/agent/identity", "public"],
       ["/page-markdown/docs/getting-started", "general"],
-      // Next answers a twin with a second request to this server (/page-markdown…), which is the one admitted.
-      ["/docs/getting-started.md", null],
+      ["/docs/getting-started.md", "general"],
       ["/docs", "general"],
       ["/.well-known/jwks.json", "general"],
       ["/healthz", null],
@@ -159,9 +158,6 @@ describe("classes of work", () => {
       ["/_next/static/chunks/app.js", null],
     ];
     for (const [path, expected] of cases) expect(classify(path), path).toBe(expected);
-    expect(classify("/docs/webhooks", "text/markdown")).toBeNull();
-    expect(classify("/docs/webhooks", "text/html")).toBe("general");
-    expect(classify("/ask", "text/markdown")).toBe("public");
   });
 });
 
@@ -220,6 +216,22 @@ describe("admission", () => {
     expect(healthRan).toBe(100);
   });
 
+  it("admits a markdown rewrite's second request in a lane of its own, so twins holding every general slot still finish", () => {
+    const { admission, shed } = admissionWith({ general: { inFlight: 1, queue: 0, maxWaitMs: 1000 } });
+    const ran: string[] = [];
+    const twin = exchange("/docs/webhooks.md");
+    admission.admit(twin.req, twin.res, () => ran.push("twin"));
+    for (let i = 0; i < 2; i++) {
+      const inner = exchange("/page-markdown/docs/webhooks");
+      admission.admit(inner.req, inner.res, () => ran.push("rewrite"));
+    }
+    expect(ran).toEqual(["twin", "rewrite"]);
+    expect(shed).toEqual([]);
+    const third = exchange("/page-markdown/docs/webhooks");
+    admission.admit(third.req, third.res, () => ran.push("rewrite"));
+    expect(shed).toEqual([["general", "queue_full"]]);
+  });
+
   it("gives a slot back when the answer is finished or the connection closes", () => {
     const { admission } = admissionWith({ public: { inFlight: 1, queue: 1, maxWaitMs: 1000 } });
     const first = exchange("/ask");
@@ -264,7 +276,10 @@ describe("the pacer", () => {
   function pacer() {
     const ticks: (() => void)[] = [];
     let now = 0;
-    const p = new Pacer((callback) => void ticks.push(callback), () => now);
+    const p = new Pacer(
+      (callback) => void ticks.push(callback),
+      () => now,
+    );
     /** Runs one event-loop iteration's check phase. */
     const iteration = (): void => {
       const due = ticks.splice(0);
