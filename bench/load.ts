@@ -45,11 +45,14 @@ export interface LoadResult {
 }
 
 /**
- * A refusal of lib/admission (lib/http/errors.ts overloadedReply): HTTP 503 saying the service is busy, as REST
- * temporarily_unavailable, JSON-RPC -32011 or a short page. A 503 for another reason (a database outage) is not one.
+ * A refusal of lib/admission (lib/http/errors.ts overloadedReply): HTTP 503 as REST temporarily_unavailable or a short
+ * page, both saying the service is busy, or as JSON-RPC -32011 with id null (the body was never read) and a retry
+ * after 1 s. A 503 for another reason (an unreachable database: retry after 5 s, the request's id) is not one.
  */
 function isShed(status: number, body: string): boolean {
-  return status === 503 && body.includes("busy");
+  if (status !== 503) return false;
+  if (body.includes("busy")) return true;
+  return body.includes('"code":-32011') && body.includes('"id":null') && body.includes('"retry_after":1}');
 }
 
 async function drive(job: LoadJob, seconds: number, counter: { n: number }, tally: { errors: number; sheds: number; samples: string[] } | null): Promise<autocannon.Result> {
