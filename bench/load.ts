@@ -1,7 +1,9 @@
 // The load generator: one scenario per process, spawned by bench/run.ts so autocannon never shares an
 // event loop (or a core) with the server it measures. Reads a job (JSON file named by argv[2]), rotates
 // through the job's request variants with one counter shared by all connections, checks every answer
-// against the expected status (and body fragment), and prints one JSON result line on stdout.
+// against the expected status (and body fragment), and prints one JSON result line on stdout. A 503 from the
+// server's admission control (lib/admission: "too busy", Retry-After) is a shed: counted apart, and an error too
+// unless the job expects sheds (the mixed and overload scenarios).
 import fs from "node:fs";
 import autocannon from "autocannon";
 
@@ -24,6 +26,8 @@ export interface LoadJob {
   distinctForwardedFor?: boolean;
   /** What counts as a right answer; anything else is an error. */
   expect: { status: number; bodyIncludes?: string; bodyExcludes?: string[] };
+  /** Sheds (admission control's 503s) are part of the answer under this load: counted, not errors. */
+  shedsExpected?: boolean;
 }
 
 export interface LoadResult {
@@ -34,11 +38,24 @@ export interface LoadResult {
   p50: number;
   p99: number;
   errors: number;
+  /** Requests admission control refused (HTTP 503 "too busy"); also in `errors` unless the job expects sheds. */
+  sheds: number;
   /** Up to five unexpected answers ("status body…") for the report. */
   errorSamples: string[];
 }
 
-async function drive(job: LoadJob, seconds: number, counter: { n: number }, tally: { errors: number; samples: string[] } | null): Promise<autocannon.Result> {
+/**
+ * A refusal of lib/admission (lib/http/errors.ts overloadedReply): HTTP 503 as REST temporarily_unavailable or a short
+ * page, both saying the service is busy, or as JSON-RPC -32011 with id null (the body was never read) and a retry
+ * after 1 s. A 503 for another reason (an unreachable database: retry after 5 s, the request's id) is not one.
+ */
+function isShed(status: number, body: string): boolean {
+  if (status !== 503) return false;
+  if (body.includes("busy")) return true;
+  return body.includes('"code":-32011') && body.includes('"id":null') && body.includes('"retry_after":1}');
+}
+
+async function drive(job: LoadJob, seconds: number, counter: { n: number }, tally: { errors: number; sheds: number; samples: string[] } | null): Promise<autocannon.Result> {
   const variants = job.variants;
   const instance = autocannon({
     url: job.origin,
@@ -62,6 +79,10 @@ async function drive(job: LoadJob, seconds: number, counter: { n: number }, tall
             (expect.bodyIncludes === undefined || body.includes(expect.bodyIncludes)) &&
             !(expect.bodyExcludes ?? []).some((fragment) => body.includes(fragment));
           if (ok) return;
+          if (isShed(status, body)) {
+            tally.sheds++;
+            if (job.shedsExpected) return;
+          }
           tally.errors++;
           if (tally.samples.length < 5) tally.samples.push(`${status} ${body.slice(0, 160)}`);
         },
@@ -77,7 +98,7 @@ async function main(): Promise<void> {
   // Phase lines for bench/run.ts (work beside the load starts with it; only the last line is the result).
   process.stdout.write(`${JSON.stringify({ phase: "warm-up" })}\n`);
   const warmup = job.warmupSeconds > 0 ? await drive(job, job.warmupSeconds, counter, null) : null;
-  const tally = { errors: 0, samples: [] as string[] };
+  const tally = { errors: 0, sheds: 0, samples: [] as string[] };
   process.stdout.write(`${JSON.stringify({ phase: "measure" })}\n`);
   const result = await drive(job, job.durationSeconds, counter, tally);
   // Connection errors and timeouts never reach onResponse: they are errors too (autocannon's errors include its timeouts).
@@ -89,6 +110,7 @@ async function main(): Promise<void> {
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors,
+    sheds: tally.sheds,
     errorSamples: tally.samples.concat(result.errors > 0 ? [`${result.errors} connection errors, of which ${result.timeouts} timeouts`] : []),
   };
   process.stdout.write(`${JSON.stringify(out)}\n`);

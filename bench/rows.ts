@@ -36,7 +36,7 @@ const median = (values: number[]): number => {
 /**
  * A row from its runs, all of the same duration: requests/s is their mean (the requests over the time), CPU per
  * request all the CPU over all the requests, p50 and p99 the median run's (a percentile of merged runs would need
- * their histograms), the peak RSS the highest.
+ * their histograms), the peak RSS the highest, errors and sheds summed.
  */
 export function rowOf(name: string, rounds: Round[]): Row {
   const sum = (pick: (round: Round) => number): number => rounds.reduce((total, round) => total + pick(round), 0);
@@ -48,6 +48,7 @@ export function rowOf(name: string, rounds: Round[]): Row {
     p50: median(rounds.map((r) => r.result.p50)),
     p99: median(rounds.map((r) => r.result.p99)),
     errors: sum((r) => r.result.errors),
+    sheds: sum((r) => r.result.sheds),
     errorSamples: rounds.flatMap((r) => r.result.errorSamples).slice(0, 5),
   };
   const notes = rounds.flatMap((r) => r.notes ?? []);

@@ -1,8 +1,11 @@
 // npm run bench: builds, fills a throwaway SQLite database and a 500-document CONTENT_DIR, starts
-// the production server (dist/server.mjs, as `npm start`) and the bare-Node baselines, drives every scenario with autocannon from a second
-// process (bench/load.ts), samples the server's RSS, and prints one table with ratios and the budget.
+// the production server as `npm start` does (scripts/start.sh: the heap sized from the machine, then dist/server.mjs)
+// and the bare-Node baselines, drives every scenario with autocannon from a second process (bench/load.ts), samples
+// the server's RSS, and prints one table with ratios and the budget. Last come the mixed load and the overload
+// (1,000 connections over six surfaces), where admission control's 503s are sheds, not errors.
 //
 //   npm run bench [-- --no-build] [--duration 10] [--connections 64] [--only own-account,mcp] [--keep] [--server-log file]
+//                 [--mixed-duration 180] [--overload-duration 30] [--server-node-options "<flags for NODE_OPTIONS>"]
 //   npx tsx bench/run.ts --smoke --no-build     (CI: 2 s per scenario, 8 connections, exit 1 on any error,
 //                                                on other data, on a scenario without answers or a missing ratio)
 //   npx tsx bench/run.ts --no-build --only janitor [--expired-tokens 1000000] [--backlog-events 10000]
@@ -17,8 +20,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
+import { classify } from "@/lib/admission";
 import { migrate, ROOT } from "../scripts/lib";
-import { freePort, SERVER_ENTRY } from "../tests/support/server";
+import { freePort, SERVER_ENTRY, START_SCRIPT } from "../tests/support/server";
 import type { LoadJob, LoadResult, RequestVariant } from "./load";
 import { rowOf, type Round, type Row } from "./rows";
 import type { BenchFixtures } from "./seed";
@@ -49,7 +53,7 @@ interface Options {
   keep: boolean;
   /** Directory for a V8 CPU profile of the server (node --cpu-prof), written when it stops. */
   cpuProfDir: string | null;
-  /** Extra node flags for the server process (e.g. "--max-old-space-size=192"). */
+  /** Extra node flags for the server process, given in NODE_OPTIONS (e.g. "--max-old-space-size=192"); none by default. */
   serverNodeOptions: string[];
   /** A file that receives the server's stdout and stderr (e.g. with --server-node-options "… --trace-gc"). */
   serverLog: string | null;
@@ -59,20 +63,10 @@ interface Options {
   expiredTokens: number;
   /** Seconds of the mixed-load scenario (issue 17 item 9 describes three minutes). */
   mixedSeconds: number;
+  /** Seconds of the overload scenario (1,000 connections over six surfaces). */
+  overloadSeconds: number;
   /** A PostgreSQL URL (its server and credentials): the bench makes a database of its own there instead of a SQLite file. */
   postgresUrl: string | null;
-}
-
-/** The V8 heap flags `npm start` puts in NODE_OPTIONS (package.json "start"): the bench measures the server as deployed. */
-function startHeapFlags(): string[] {
-  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
-  return manifest.scripts.start!.match(/--max-[a-z-]+-size=\d+/g) ?? [];
-}
-
-/** glibc's malloc arena count `npm start` sets unless the operator does (package.json "start"), or null. */
-function startMallocArenas(): string | null {
-  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
-  return /MALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-(\d+)\}/.exec(manifest.scripts.start!)?.[1] ?? null;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -96,11 +90,11 @@ function parseOptions(argv: string[]): Options {
     only: value("--only")?.split(",") ?? null,
     rounds,
     keep: argv.includes("--keep"),
-    // What `npm start` runs with (its heap flags, bench/README.md "Sixth pass: memory"): the live heap is 60–75 MB,
-    // but without a cap V8 lets garbage grow the heap under load until the process passes 300 MB of RSS.
-    serverNodeOptions: (value("--server-node-options") ?? startHeapFlags().join(" ")).split(" ").filter(Boolean),
+    // None by default: the server runs as `npm start` runs it, with the heap flags scripts/start.sh derives.
+    serverNodeOptions: (value("--server-node-options") ?? "").split(" ").filter(Boolean),
     serverLog: value("--server-log") ? path.resolve(value("--server-log")!) : null,
     mixedSeconds: Number(value("--mixed-duration") ?? (smoke ? duration : 180)),
+    overloadSeconds: Number(value("--overload-duration") ?? (smoke ? duration : 30)),
     postgresUrl: value("--postgres") ?? null,
     backlogEvents: Number(value("--backlog-events") ?? (smoke ? 2_000 : 10_000)),
     expiredTokens: Number(value("--expired-tokens") ?? (smoke ? 100_000 : 1_000_000)),
@@ -182,6 +176,53 @@ async function answers(url: string): Promise<boolean> {
   const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
   await res.arrayBuffer();
   return true;
+}
+
+// ---------------------------------------------------------------- the server, as npm start runs it
+
+/** Flags node refuses in NODE_OPTIONS (--cpu-prof, V8's tracing flags such as --trace-gc): only node's command line takes them. */
+function refusedInNodeOptions(flags: string[]): string[] {
+  return flags.filter((flag) => !process.allowedNodeEnvironmentFlags.has(flag.split("=")[0]!));
+}
+
+/** The environment the server gets: the run's, with the running node first on PATH and --server-node-options in NODE_OPTIONS. */
+function serverEnv(env: NodeJS.ProcessEnv, extraFlags: string[]): NodeJS.ProcessEnv {
+  const nodeOptions = [env.NODE_OPTIONS ?? "", ...extraFlags].join(" ").trim();
+  return {
+    ...env,
+    // scripts/start.sh runs the first `node` on PATH: the one running the bench.
+    PATH: `${path.dirname(process.execPath)}${path.delimiter}${env.PATH ?? ""}`,
+    ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+  };
+}
+
+/** The heap flags scripts/start.sh gives node for this environment (dist/heap-flags.mjs, lib/startup/heap.ts). */
+function startHeapFlags(env: NodeJS.ProcessEnv): string[] {
+  const run = spawnSync(process.execPath, [path.join(ROOT, "dist", "heap-flags.mjs")], { cwd: ROOT, env, encoding: "utf8" });
+  if (run.status !== 0) throw new Error(`dist/heap-flags.mjs failed: ${run.stderr}`);
+  return run.stdout.split(" ").filter(Boolean);
+}
+
+/**
+ * How the server is started: `sh scripts/start.sh`, exactly what `npm start` runs (it execs node, so the child's pid
+ * is the server's), with --server-node-options in NODE_OPTIONS. Node refuses --cpu-prof (and V8 tracing flags) in
+ * NODE_OPTIONS, so with --cpu-prof, or such a flag in --server-node-options, the bench runs node itself instead, with
+ * what scripts/start.sh would add (NODE_ENV, MALLOC_ARENA_MAX, --enable-source-maps, its heap flags) plus those flags.
+ */
+function serverCommand(env: NodeJS.ProcessEnv, profileFlags: string[]): { command: string; args: string[]; env: NodeJS.ProcessEnv; label: string } {
+  const refused = refusedInNodeOptions(options.serverNodeOptions);
+  if (profileFlags.length === 0 && refused.length === 0) {
+    return { command: "sh", args: [START_SCRIPT], env: serverEnv(env, options.serverNodeOptions), label: "scripts/start.sh (npm start)" };
+  }
+  const allowed = options.serverNodeOptions.filter((flag) => !refused.includes(flag));
+  const direct = serverEnv(env, allowed);
+  const flags = [...profileFlags, "--enable-source-maps", ...startHeapFlags(direct), ...refused];
+  return {
+    command: process.execPath,
+    args: [...flags, SERVER_ENTRY],
+    env: { ...direct, NODE_ENV: "production", MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? "2" },
+    label: `node ${flags.join(" ")} dist/server.mjs (scripts/start.sh's environment and heap flags; node refuses ${[...profileFlags, ...refused].map((f) => f.split("=")[0]).join(", ")} in NODE_OPTIONS)`,
+  };
 }
 
 // ---------------------------------------------------------------- RSS of a process tree
@@ -540,23 +581,31 @@ function budgetChecks(rows: Row[], servicePeak: number, connections: number): { 
   const askAlone = find("GET /ask, 1 connection");
   if (askAlone) checks.push({ check: `/ask p50 ≤ 5 ms at 1 connection (${askAlone.result.p50} ms)`, ok: askAlone.result.p50 <= 5 });
   checks.push({ check: `service peak RSS ≤ 300 MB (${mb(servicePeak)})`, ok: servicePeak <= 300 * 1024 * 1024 });
-  const errors = rows.reduce((n, r) => n + (r.name === MIXED_NAME ? 0 : r.result.errors), 0);
+  const errors = countErrors(rows);
   checks.push({ check: `no errors (${errors})`, ok: errors === 0 });
   return checks;
+}
+
+/** Unexpected answers in all rows; the mixed and overload totals are left out (their parts' rows hold the same). */
+function countErrors(rows: Row[]): number {
+  return rows.reduce((n, r) => n + (r.name === MIXED_NAME || r.name === OVERLOAD_NAME ? 0 : r.result.errors), 0);
 }
 
 const mb = (bytes: number): string => `${Math.round(bytes / 1024 / 1024)} MB`;
 const mib = (bytes: number): string => `${Math.round(bytes / 1024 / 1024)} MiB`;
 const pct = (ratio: number | null): string => (ratio === null ? "—" : `${Math.round(ratio * 100)}%`);
+/** The share of a run's answers that admission control refused (a shed is an answer: a 503 sent at once). */
+const shedShare = (result: LoadResult): string => `${((100 * result.sheds) / Math.max(1, result.requests)).toFixed(1)} %`;
 
 function table(rows: Row[]): string {
-  const header = ["scenario", "req/s", "p50 ms", "p99 ms", "errors", "vs baseline", "CPU ms/req", "peak RSS", "load"];
+  const header = ["scenario", "req/s", "p50 ms", "p99 ms", "errors", "shed", "vs baseline", "CPU ms/req", "peak RSS", "load"];
   const body = rows.map((r) => [
     r.name,
     String(Math.round(r.result.requestsPerSecond)),
     String(r.result.p50),
     String(r.result.p99),
     `${r.result.errors}/${r.result.requests}`,
+    r.result.sheds > 0 ? `${r.result.sheds} (${shedShare(r.result)})` : "0",
     pct(r.ratio),
     Number.isFinite(r.cpuMsPerRequest) ? r.cpuMsPerRequest.toFixed(2) : "—",
     mb(r.peakRss),
@@ -573,7 +622,7 @@ function table(rows: Row[]): string {
 const MIXED_PARTS = ["own-account read", "GET /ask, all questions new", "MCP lookup_member", "A2A get_community_stats"] as const;
 const MIXED_CONNECTIONS_EACH = 8;
 const MIXED_NAME = `mixed load (${MIXED_PARTS.length} × ${MIXED_CONNECTIONS_EACH} connections)`;
-/** Issue 17 item 9: the server's process tree stays under this under the mixed load, with `npm start`'s heap flags. */
+/** Issue 17 item 9: the server's process tree stays under this under the mixed load (a budget line, not an assertion). */
 const MIXED_RSS_LIMIT = 250 * 1024 * 1024;
 
 interface MixedOutcome {
@@ -605,6 +654,8 @@ async function runMixed(all: Scenario[], target: { origin: string; pid: number }
           variants: part.variants,
           distinctForwardedFor: part.distinctForwardedFor,
           expect: part.expect,
+          // Under the operator's mixed load a 503 of admission control is the server protecting itself: a shed.
+          shedsExpected: true,
         },
         path.join(dir, `mixed-job-${i}.json`),
       ),
@@ -615,27 +666,132 @@ async function runMixed(all: Scenario[], target: { origin: string; pid: number }
   const cpuMsPerRequest = (treeCpuMs(target.pid) - cpuBefore) / Math.max(1, answered);
   await new Promise((r) => setTimeout(r, restSeconds * 1000));
   const restRss = treeRss(target.pid);
-  const rows: Row[] = parts.map((part, i) => ({
-    name: `  mixed: ${part.name}`,
-    result: results[i]!,
+  const rows = partRows(
+    "mixed",
+    parts.map((part) => part.name),
+    results,
     peakRss,
-    load: loadavg(),
-    ratio: null,
-    // The server's CPU is shared by the four parts: only the total per request is known.
-    cpuMsPerRequest: Number.NaN,
-    rounds: [],
-  }));
-  const total: LoadResult = {
-    requests: results.reduce((n, r) => n + r.requests, 0),
-    warmupRequests: results.reduce((n, r) => n + r.warmupRequests, 0),
-    requestsPerSecond: results.reduce((n, r) => n + r.requestsPerSecond, 0),
+  );
+  rows.unshift({ name: MIXED_NAME, result: totalOf(results), peakRss, load: loadavg(), ratio: null, cpuMsPerRequest, rounds: [] });
+  return { rows, peakRss, restRss, seconds };
+}
+
+/** One row per part of a concurrent load (mixed, overload): the server's CPU is shared, so only the total has CPU/req. */
+function partRows(prefix: string, names: string[], results: LoadResult[], peakRss: number): Row[] {
+  return names.map((name, i) => ({ name: `  ${prefix}: ${name}`, result: results[i]!, peakRss, load: loadavg(), ratio: null, cpuMsPerRequest: Number.NaN, rounds: [] }));
+}
+
+/** The parts of a concurrent load together: requests, sheds and errors summed, p50 and p99 the highest part's. */
+function totalOf(results: LoadResult[]): LoadResult {
+  const sum = (pick: (r: LoadResult) => number): number => results.reduce((n, r) => n + pick(r), 0);
+  return {
+    requests: sum((r) => r.requests),
+    warmupRequests: sum((r) => r.warmupRequests),
+    requestsPerSecond: sum((r) => r.requestsPerSecond),
     p50: Math.max(...results.map((r) => r.p50)),
     p99: Math.max(...results.map((r) => r.p99)),
-    errors: results.reduce((n, r) => n + r.errors, 0),
+    errors: sum((r) => r.errors),
+    sheds: sum((r) => r.sheds),
     errorSamples: results.flatMap((r) => r.errorSamples),
   };
-  rows.unshift({ name: MIXED_NAME, result: total, peakRss, load: loadavg(), ratio: null, cpuMsPerRequest, rounds: [] });
-  return { rows, peakRss, restRss, seconds };
+}
+
+// ---------------------------------------------------------------- overload (issue 32 item 6)
+
+const OVERLOAD_CONNECTIONS = 1000;
+const OVERLOAD_NAME = `overload (${OVERLOAD_CONNECTIONS.toLocaleString("en-US")} connections, mixed)`;
+/** The systemd unit's MemoryMax (deploy/agent-gate.service): the overload's peak RSS is compared with it. */
+const MEMORY_MAX = 1024 * 1024 * 1024;
+/** Its parts: one surface of each class but pages, from the scenarios above, plus docs pages. */
+const OVERLOAD_PARTS = ["own-account read", "JWT-bearer exchange", "GET /ask", "MCP lookup_member", "A2A SendMessage (1.0)"] as const;
+const OVERLOAD_DOCS = "docs pages";
+const DOCS_PAGES = ["getting-started", "mcp-server", "own-account-api", "limits", "bench-doc-001", "bench-doc-250"].map<RequestVariant>((slug) => ({
+  method: "GET",
+  path: `/docs/${slug}`,
+}));
+
+interface OverloadOutcome {
+  rows: Row[];
+  peakRss: number;
+  seconds: number;
+  /** Sheds per class of work (lib/admission classify() of each part's path). */
+  shedsByClass: Record<string, number>;
+  /** Whether the server answered /healthz and an /ask afterwards, with the same process id: what is wrong, or null. */
+  liveness: string | null;
+}
+
+/**
+ * 1,000 connections at once, spread evenly over six surfaces (one load generator each): far beyond the admission
+ * bounds, so much of it is shed. The server must keep answering, stay one process, and keep its memory bounded.
+ */
+async function runOverload(all: Scenario[], app: ChildProcess, target: { origin: string; pid: number }, dir: string, seconds: number): Promise<OverloadOutcome> {
+  const parts = OVERLOAD_PARTS.map((name) => {
+    const scenario = all.find((s) => s.name === name);
+    if (!scenario) throw new Error(`overload: no scenario named "${name}"`);
+    return { name: scenario.name, variants: scenario.variants, expect: scenario.expect, distinctForwardedFor: scenario.distinctForwardedFor };
+  });
+  parts.push({ name: OVERLOAD_DOCS, variants: DOCS_PAGES, expect: { status: 200 }, distinctForwardedFor: undefined });
+  // The docs pages are in no other scenario: load them once, as every other route was before measuring.
+  for (const page of DOCS_PAGES) {
+    const res = await fetch(`${target.origin}${page.path}`, { signal: AbortSignal.timeout(30_000) });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`overload: ${page.path} answered ${res.status}`);
+  }
+  // Spread evenly: the first parts get one connection more when 1,000 does not divide.
+  const connections = parts.map((_, i) => Math.floor((OVERLOAD_CONNECTIONS + parts.length - 1 - i) / parts.length));
+  const sampler = sampleRss(target.pid);
+  const cpuBefore = treeCpuMs(target.pid);
+  const results = await Promise.all(
+    parts.map((part, i) =>
+      runLoad(
+        {
+          origin: target.origin,
+          connections: connections[i]!,
+          durationSeconds: seconds,
+          warmupSeconds: options.warmupSeconds,
+          timeoutSeconds: options.smoke ? 60 : 10,
+          variants: part.variants,
+          distinctForwardedFor: part.distinctForwardedFor,
+          expect: part.expect,
+          shedsExpected: true,
+        },
+        path.join(dir, `overload-job-${i}.json`),
+      ),
+    ),
+  );
+  const peakRss = sampler.stop();
+  const answered = results.reduce((n, r) => n + r.requests + r.warmupRequests, 0);
+  const cpuMsPerRequest = (treeCpuMs(target.pid) - cpuBefore) / Math.max(1, answered);
+  const liveness = await stillAlive(app, target);
+  const shedsByClass: Record<string, number> = {};
+  parts.forEach((part, i) => {
+    const workClass = classify(part.variants[0]!.path.split("?")[0]!) ?? "none";
+    shedsByClass[workClass] = (shedsByClass[workClass] ?? 0) + results[i]!.sheds;
+  });
+  const rows = partRows(
+    "overload",
+    parts.map((part, i) => `${part.name} (${connections[i]})`),
+    results,
+    peakRss,
+  );
+  rows.unshift({ name: OVERLOAD_NAME, result: totalOf(results), peakRss, load: loadavg(), ratio: null, cpuMsPerRequest, rounds: [] });
+  return { rows, peakRss, seconds, shedsByClass, liveness };
+}
+
+/** After the overload: the same process (no exit, its pid in /proc) answers /healthz and a real request. */
+async function stillAlive(app: ChildProcess, target: { origin: string; pid: number }): Promise<string | null> {
+  if (app.exitCode !== null || app.signalCode !== null) return `the server exited (${app.exitCode ?? app.signalCode})`;
+  if (app.pid !== target.pid || !fs.existsSync(`/proc/${target.pid}`)) return `process ${target.pid} is gone`;
+  for (const probe of ["/healthz", "/ask?query=after%20the%20overload"]) {
+    try {
+      const res = await fetch(`${target.origin}${probe}`, { signal: AbortSignal.timeout(10_000) });
+      await res.arrayBuffer();
+      if (res.status !== 200) return `${probe} answered ${res.status}`;
+    } catch (error) {
+      return `${probe}: ${(error as Error).message}`;
+    }
+  }
+  return null;
 }
 
 // ---------------------------------------------------------------- PostgreSQL (--postgres)
@@ -722,8 +878,6 @@ async function main(): Promise<number> {
       ...process.env,
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
-      // As `npm start` runs it (bench/README.md "Seventh pass"); an operator's own value in the environment wins.
-      ...(process.env.MALLOC_ARENA_MAX === undefined && startMallocArenas() !== null ? { MALLOC_ARENA_MAX: startMallocArenas()! } : {}),
       BASE_URL: base,
       DATABASE_URL: databaseUrl,
       CONTENT_DIR: contentDir,
@@ -774,14 +928,8 @@ async function main(): Promise<number> {
     // can be compared. (Node's default file names: each thread, e.g. tsx's loader or the checkpoint worker, writes its own.)
     const profile = (baseline?: string): string[] =>
       options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${baseline ? path.join(options.cpuProfDir, baseline) : options.cpuProfDir}`] : [];
-    const app = await startProcess(
-      "server",
-      process.execPath,
-      [...profile(), ...options.serverNodeOptions, SERVER_ENTRY],
-      { ...appEnv, PORT: String(port), HOSTNAME: "127.0.0.1" },
-      () => answers(`http://127.0.0.1:${port}/ask?query=ready`),
-      options.serverLog,
-    );
+    const server = serverCommand({ ...appEnv, PORT: String(port), HOSTNAME: "127.0.0.1" }, profile());
+    const app = await startProcess("server", server.command, server.args, server.env, () => answers(`http://127.0.0.1:${port}/ask?query=ready`), options.serverLog);
     // `node --import tsx`, not the tsx CLI: one process per baseline, so its RSS is its own. They read the SQLite
     // file directly, so a PostgreSQL run has none (and no ratios).
     const startBaseline = async (label: string, file: "own-account" | "mcp" | "a2a"): Promise<{ origin: string; pid: number } | undefined> => {
@@ -803,13 +951,12 @@ async function main(): Promise<number> {
     const metricsPort = wantsMetricsServer ? await freePort() : 0;
     // The same server on the same database, with METRICS_TOKEN set: the process collectors run and /metrics answers.
     const metricsApp = wantsMetricsServer
-      ? await startProcess(
-          "server with METRICS_TOKEN",
-          process.execPath,
-          [...options.serverNodeOptions, SERVER_ENTRY],
-          { ...appEnv, METRICS_TOKEN: BENCH_METRICS_TOKEN, PORT: String(metricsPort), HOSTNAME: "127.0.0.1" },
-          () => answers(`http://127.0.0.1:${metricsPort}/ask?query=ready`),
-        )
+      ? await (async () => {
+          const metricsServer = serverCommand({ ...appEnv, METRICS_TOKEN: BENCH_METRICS_TOKEN, PORT: String(metricsPort), HOSTNAME: "127.0.0.1" }, []);
+          return startProcess("server with METRICS_TOKEN", metricsServer.command, metricsServer.args, metricsServer.env, () =>
+            answers(`http://127.0.0.1:${metricsPort}/ask?query=ready`),
+          );
+        })()
       : null;
     const targets: Record<Target, { origin: string; pid: number } | undefined> = {
       app: { origin: `http://127.0.0.1:${port}`, pid: app.pid! },
@@ -913,13 +1060,24 @@ async function main(): Promise<number> {
       servicePeak = Math.max(servicePeak, mixed.peakRss);
       for (const sample of mixed.rows[0]!.result.errorSamples) log(`  unexpected: ${sample}`);
     }
+    let overload: OverloadOutcome | null = null;
+    // Its name says "mixed" too: `--only mixed` means the mixed load alone.
+    const overloadSelected =
+      !options.only || options.only.some((o) => OVERLOAD_NAME.toLowerCase().includes(o.toLowerCase()) && !MIXED_NAME.toLowerCase().includes(o.toLowerCase()));
+    if (overloadSelected) {
+      log(`${OVERLOAD_NAME}, ${options.overloadSeconds} s…`);
+      overload = await runOverload(all, app, targets.app!, dir, options.overloadSeconds);
+      rows.push(...overload.rows);
+      for (const sample of overload.rows[0]!.result.errorSamples) log(`  unexpected: ${sample}`);
+      if (overload.liveness) log(`  after the overload: ${overload.liveness}`);
+    }
 
     console.log(
       `\nAgent Gate bench — ${new Date().toISOString()}, ${os.cpus().length} CPUs, ${options.connections} connections, ${options.durationSeconds} s per scenario${options.smoke ? " (smoke)" : ""}`,
     );
-    console.log(
-      `server: dist/server.mjs${options.serverNodeOptions.length ? ` with node ${options.serverNodeOptions.join(" ")}` : ""}, TRUSTED_PROXY=1, ${postgres ? "PostgreSQL" : "SQLite"}, Node ${process.versions.node}`,
-    );
+    const heap = startHeapFlags(server.env).join(" ");
+    const nodeOptions = server.env.NODE_OPTIONS ? `, NODE_OPTIONS="${server.env.NODE_OPTIONS}"` : "";
+    console.log(`server: ${server.label}, heap flags ${heap || "none"}${nodeOptions}, TRUSTED_PROXY=1, ${postgres ? "PostgreSQL" : "SQLite"}, Node ${process.versions.node}`);
     console.log(
       `data: ${fixtures.counts.members} members, ${fixtures.counts.delegations} active delegations, ${fixtures.counts.pending} pending claims, ${fixtures.counts.documents} generated documents\n`,
     );
@@ -943,13 +1101,24 @@ async function main(): Promise<number> {
       `\nservice peak RSS (server process tree): ${mb(servicePeak)}; "CPU ms/req" = server CPU time (user + system) per answered request, warm-up included; "load" = 1-minute load average when the scenario ended`,
     );
     if (mixed) {
+      const total = mixed.rows[0]!.result;
       console.log(
-        `${MIXED_NAME}, ${mixed.seconds} s: peak RSS ${mib(mixed.peakRss)} (server process tree), ${mib(mixed.restRss)} after ${options.smoke ? 1 : 10} s idle; "CPU ms/req" of its first row = all four parts`,
+        `${MIXED_NAME}, ${mixed.seconds} s: peak RSS ${mib(mixed.peakRss)} (server process tree), ${mib(mixed.restRss)} after ${options.smoke ? 1 : 10} s idle; ${total.sheds} shed (${shedShare(total)} of ${total.requests} answers); "CPU ms/req" of its first row = all four parts`,
+      );
+    }
+    if (overload) {
+      const total = overload.rows[0]!.result;
+      const byClass = Object.entries(overload.shedsByClass)
+        .map(([workClass, n]) => `${workClass} ${n}`)
+        .join(", ");
+      console.log(
+        `${OVERLOAD_NAME}, ${overload.seconds} s: ${Math.round(total.requestsPerSecond)} answers/s, ${Math.round((total.requests - total.sheds) / overload.seconds)}/s served, p99 ${total.p99} ms (highest part's); ${total.sheds} shed (${shedShare(total)}; by class: ${byClass}); peak RSS ${mib(overload.peakRss)} (server process tree, ${overload.peakRss < MEMORY_MAX ? "under" : "OVER"} the unit's MemoryMax of 1 GiB); ${overload.liveness ? `server NOT alive afterwards: ${overload.liveness}` : `server alive afterwards, same pid ${targets.app!.pid}`}`,
       );
     }
     for (const row of rows) for (const note of row.notes ?? []) console.log(`${row.name}: ${note}`);
     const checks = budgetChecks(rows, servicePeak, options.connections);
     if (mixed) checks.push({ check: `mixed load peak RSS < 250 MiB (${mib(mixed.peakRss)})`, ok: mixed.peakRss < MIXED_RSS_LIMIT });
+    if (overload) checks.push({ check: `overload peak RSS < 1 GiB, the unit's MemoryMax (${mib(overload.peakRss)})`, ok: overload.peakRss < MEMORY_MAX });
     if (!options.smoke) {
       console.log("\nbudget (2 cores, 64 connections):");
       for (const c of checks) console.log(`  ${c.ok ? "ok  " : "MISS"} ${c.check}`);
@@ -958,12 +1127,13 @@ async function main(): Promise<number> {
     fs.mkdirSync(resultsDir, { recursive: true });
     fs.writeFileSync(
       path.join(resultsDir, options.smoke ? "last-smoke.json" : "last.json"),
-      JSON.stringify({ at: new Date().toISOString(), options, loadavg: os.loadavg(), servicePeak, mixed, rows, checks }, null, 2),
+      JSON.stringify({ at: new Date().toISOString(), options, loadavg: os.loadavg(), servicePeak, mixed, overload, rows, checks }, null, 2),
     );
     log(`done in ${Math.round((Date.now() - started) / 1000)} s`);
     const problems = [...harnessProblems(rows, all, fixtures.counts, !postgres), ...sideProblems];
+    if (overload?.liveness) problems.push(`after the overload: ${overload.liveness}`);
     for (const problem of problems) console.error(`harness: ${problem}`);
-    const errors = rows.reduce((n, r) => n + (r.name === MIXED_NAME ? 0 : r.result.errors), 0);
+    const errors = countErrors(rows);
     return errors > 0 || problems.length > 0 ? 1 : 0;
   } finally {
     await stopAndWait();
