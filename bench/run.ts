@@ -580,7 +580,7 @@ function budgetChecks(rows: Row[], servicePeak: number, connections: number): { 
   if (ask) checks.push({ check: `/ask p50 ≤ 5 ms at ${connections} connections (${ask.result.p50} ms)`, ok: ask.result.p50 <= 5 });
   const askAlone = find("GET /ask, 1 connection");
   if (askAlone) checks.push({ check: `/ask p50 ≤ 5 ms at 1 connection (${askAlone.result.p50} ms)`, ok: askAlone.result.p50 <= 5 });
-  checks.push({ check: `service peak RSS ≤ 300 MB (${mb(servicePeak)})`, ok: servicePeak <= 300 * 1024 * 1024 });
+  checks.push({ check: `service peak RSS < 512 MiB, README's figure (${mb(servicePeak)})`, ok: servicePeak < DOCUMENTED_PEAK_RSS });
   const errors = countErrors(rows);
   checks.push({ check: `no errors (${errors})`, ok: errors === 0 });
   return checks;
@@ -622,8 +622,11 @@ function table(rows: Row[]): string {
 const MIXED_PARTS = ["own-account read", "GET /ask, all questions new", "MCP lookup_member", "A2A get_community_stats"] as const;
 const MIXED_CONNECTIONS_EACH = 8;
 const MIXED_NAME = `mixed load (${MIXED_PARTS.length} × ${MIXED_CONNECTIONS_EACH} connections)`;
-/** Issue 17 item 9: the server's process tree stays under this under the mixed load (a budget line, not an assertion). */
-const MIXED_RSS_LIMIT = 250 * 1024 * 1024;
+/**
+ * The peak RSS README's memory paragraph documents for the server's process tree under any load (issue 32): a budget
+ * line for the whole run, the mixed load and the overload, not an assertion. Memory is bounded by admission control.
+ */
+const DOCUMENTED_PEAK_RSS = 512 * 1024 * 1024;
 
 interface MixedOutcome {
   rows: Row[];
@@ -1117,8 +1120,8 @@ async function main(): Promise<number> {
     }
     for (const row of rows) for (const note of row.notes ?? []) console.log(`${row.name}: ${note}`);
     const checks = budgetChecks(rows, servicePeak, options.connections);
-    if (mixed) checks.push({ check: `mixed load peak RSS < 250 MiB (${mib(mixed.peakRss)})`, ok: mixed.peakRss < MIXED_RSS_LIMIT });
-    if (overload) checks.push({ check: `overload peak RSS < 1 GiB, the unit's MemoryMax (${mib(overload.peakRss)})`, ok: overload.peakRss < MEMORY_MAX });
+    if (mixed) checks.push({ check: `mixed load peak RSS < 512 MiB, README's figure (${mib(mixed.peakRss)})`, ok: mixed.peakRss < DOCUMENTED_PEAK_RSS });
+    if (overload) checks.push({ check: `overload peak RSS < 512 MiB, README's figure (${mib(overload.peakRss)})`, ok: overload.peakRss < DOCUMENTED_PEAK_RSS });
     if (!options.smoke) {
       console.log("\nbudget (2 cores, 64 connections):");
       for (const c of checks) console.log(`  ${c.ok ? "ok  " : "MISS"} ${c.check}`);
