@@ -22,7 +22,7 @@ import { outliveClosedLogPipes } from "@/lib/operations/log";
 import { observeRequest } from "@/lib/operations/observe";
 import { transportSecurityHeaders } from "@/lib/http/security-headers";
 import { configOrExit, markServerEntry, refuseUnsafeStart } from "@/lib/startup";
-import { Admission } from "@/lib/admission";
+import { Admission, admissionBounds } from "@/lib/admission";
 import { writeOverloaded } from "@/lib/server/overload";
 import { recordShed } from "@/lib/operations/metrics";
 
@@ -66,16 +66,9 @@ async function main(): Promise<void> {
   const transportSecurity = transportSecurityHeaders(config.baseUrl);
   addResponseHeaders(transportSecurity);
   // Every class of work has its bounds (README "Limits"): a burst is refused at once instead of piling up in memory.
-  const { lanes, queueWaitMs, heapShedShare } = config.admission;
   const admission = new Admission({
-    bounds: {
-      account: { ...lanes.account, maxWaitMs: queueWaitMs },
-      token: { ...lanes.token, maxWaitMs: queueWaitMs },
-      pages: { ...lanes.pages, maxWaitMs: queueWaitMs },
-      public: { ...lanes.public, maxWaitMs: queueWaitMs },
-      general: { ...lanes.general, maxWaitMs: queueWaitMs },
-    },
-    heapShedShare,
+    bounds: admissionBounds(config.admission.lanes, config.admission.queueWaitMs),
+    heapShedShare: config.admission.heapShedShare,
     refuse: (req, res, workClass) => writeOverloaded(req, res, workClass),
     onShed: recordShed,
   }).start();

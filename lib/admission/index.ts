@@ -23,6 +23,13 @@ export type ShedReason = "queue_full" | "queue_timeout" | "heap";
 
 export type AdmissionBounds = Record<WorkClass, LaneBounds>;
 
+/** Each class's bounds from the configuration (lib/config: ADMISSION_*), all with the same longest wait. */
+export function admissionBounds(lanes: Record<WorkClass, { inFlight: number; queue: number }>, maxWaitMs: number): AdmissionBounds {
+  const bounds = {} as AdmissionBounds;
+  for (const workClass of WORK_CLASSES) bounds[workClass] = { ...lanes[workClass], maxWaitMs };
+  return bounds;
+}
+
 export interface AdmissionOptions {
   bounds: AdmissionBounds;
   /** Heap use (share of V8's limit) from which `public` work is refused; `general` and `pages` from halfway to 1. */
