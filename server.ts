@@ -71,6 +71,9 @@ async function main(): Promise<void> {
     heapShedShare: config.admission.heapShedShare,
     refuse: (req, res, workClass) => writeOverloaded(req, res, workClass),
     onShed: recordShed,
+    // One queue for the heavy work admission starts and the requests handed to Next: one job per iteration, none
+    // while connections are being accepted.
+    pacer: turns(),
   }).start();
   const server = http.createServer(
     requestListener(app.getRequestHandler(), {

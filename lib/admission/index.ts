@@ -81,6 +81,11 @@ export function classify(path: string): WorkClass | null {
   return "general";
 }
 
+/** Whether a request is never queued (probes, static files): it needs no turn either. */
+export function isUnqueued(url: string | undefined): boolean {
+  return classify(pathOf(url)) === null;
+}
+
 /** What a lane holds now (for /metrics). */
 export interface LaneState {
   inFlight: number;

@@ -38,6 +38,11 @@ export class Pacer {
     this.wake();
   }
 
+  /** Resolves on this caller's turn: what follows the await runs as that turn's job. */
+  wait(): Promise<void> {
+    return new Promise((resolve) => this.run(resolve));
+  }
+
   private wake(): void {
     if (this.scheduled || this.waiting === 0) return;
     this.scheduled = true;

@@ -9,6 +9,7 @@
 import type http from "node:http";
 import { PEER_HEADER } from "@/lib/http/client-ip";
 import { markServerEntry } from "@/lib/http/server-entry";
+import { isUnqueued } from "@/lib/admission";
 import type { TurnQueue } from "@/lib/server/turns";
 
 /** Answers a request itself (true) or leaves it to the next handler (false). */
@@ -76,7 +77,8 @@ export function requestListener(next: NextHandler, options: RequestListenerOptio
   markServerEntry();
   const dispatch = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     if (front?.(req, res)) return;
-    if (!turns) return handOver(next, req, res, responseHeaders);
+    // Probes and static files take no turn: with the front off they still answer during a burst.
+    if (!turns || isUnqueued(req.url)) return handOver(next, req, res, responseHeaders);
     turns.run(() => {
       // Work for a client that gave up is skipped: under load it would only delay the others.
       if (!abandoned(req)) handOver(next, req, res, responseHeaders);

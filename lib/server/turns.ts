@@ -6,53 +6,17 @@
 // arrival order, which keeps iterations about one job long, admits new connections at the pace work is
 // done, and serves every waiting request in order.
 
-/** Runs a callback in a later phase of the event loop (setImmediate; injectable for tests). */
-export type Scheduler = (callback: () => void) => void;
+// The queue is lib/admission's Pacer, which also starts no job in an iteration that accepted a connection: under a
+// burst, waiting connections are taken (and probes answered) before the burst's work.
+import { Pacer } from "@/lib/admission/pacer";
 
-const runOnCheckPhase: Scheduler = (callback) => void setImmediate(callback);
-
-export class TurnQueue {
-  private readonly jobs: (() => void)[] = [];
-  private scheduled = false;
-
-  constructor(private readonly schedule: Scheduler = runOnCheckPhase) {}
-
-  /** Jobs waiting for their turn. */
-  get waiting(): number {
-    return this.jobs.length;
-  }
-
-  /** Queues `job`; it runs alone in a later iteration, after every job queued before it. */
-  run(job: () => void): void {
-    this.jobs.push(job);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      this.schedule(() => this.next());
-    }
-  }
-
-  /** Resolves on this caller's turn: what follows the await runs as that turn's job. */
-  wait(): Promise<void> {
-    return new Promise((resolve) => this.run(resolve));
-  }
-
-  private next(): void {
-    this.scheduled = false;
-    const job = this.jobs.shift();
-    if (this.jobs.length > 0) {
-      this.scheduled = true;
-      this.schedule(() => this.next());
-    }
-    // A failing job must not stop the queue: it was scheduled on before running.
-    job?.();
-  }
-}
+export { Pacer as TurnQueue, type Scheduler } from "@/lib/admission/pacer";
 
 /** The process's one queue: every heavy request shares it, so turns are taken in arrival order. */
-const globalForTurns = globalThis as typeof globalThis & { agentGateTurns?: TurnQueue };
+const globalForTurns = globalThis as typeof globalThis & { agentGateTurns?: Pacer };
 
-export function turns(): TurnQueue {
+export function turns(): Pacer {
   // One queue per process although the module is bundled twice (server.ts's bundle and Next's routes).
-  globalForTurns.agentGateTurns ??= new TurnQueue();
+  globalForTurns.agentGateTurns ??= new Pacer();
   return globalForTurns.agentGateTurns;
 }

@@ -149,6 +149,13 @@ describe("the request hook", () => {
     expect(handled).toEqual(["/stays"]);
   });
 
+  it("answers probes at once, without waiting for a turn", async () => {
+    const turns = new TurnQueue(() => undefined); // no turn ever comes
+    const port = await serve((_req, res) => res.end("ok"), { turns });
+    for (const path of ["/healthz", "/readyz", "/_next/static/chunks/app.js"]) expect((await get(port, path)).body, path).toBe("ok");
+    expect(turns.waiting).toBe(0);
+  });
+
   // 8 clients keep a server busy with 10 ms requests; then 16 more connect at once. libuv accepts one connection
   // per iteration: without turns an iteration serves every busy client (8 × 10 ms, and each newcomer adds one),
   // so the last newcomer waits behind ~140 answers; with turns an iteration is one request long (~40 answers).
