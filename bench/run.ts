@@ -636,13 +636,25 @@ interface MixedOutcome {
   seconds: number;
 }
 
-/** Runs the four parts concurrently (one load generator each) against the app; one row per part, one for them all. */
-async function runMixed(all: Scenario[], target: { origin: string; pid: number }, dir: string, seconds: number, restSeconds: number): Promise<MixedOutcome> {
-  const parts = MIXED_PARTS.map((name) => {
-    const scenario = all.find((s) => s.name === name);
-    if (!scenario) throw new Error(`mixed load: no scenario named "${name}"`);
-    return scenario;
-  });
+/** A part of a load that runs beside others: what one load generator sends and expects. */
+interface LoadPart {
+  variants: RequestVariant[];
+  expect: Scenario["expect"];
+  distinctForwardedFor?: Scenario["distinctForwardedFor"];
+}
+
+/**
+ * Runs every part at once (one load generator each) against the target, sheds expected; the results, the target's
+ * peak RSS meanwhile and its CPU per answered request.
+ */
+async function runPartsTogether(
+  parts: readonly LoadPart[],
+  connectionsOf: (index: number) => number,
+  target: { origin: string; pid: number },
+  dir: string,
+  label: string,
+  seconds: number,
+): Promise<{ results: LoadResult[]; peakRss: number; cpuMsPerRequest: number }> {
   const sampler = sampleRss(target.pid);
   const cpuBefore = treeCpuMs(target.pid);
   const results = await Promise.all(
@@ -650,23 +662,33 @@ async function runMixed(all: Scenario[], target: { origin: string; pid: number }
       runLoad(
         {
           origin: target.origin,
-          connections: MIXED_CONNECTIONS_EACH,
+          connections: connectionsOf(i),
           durationSeconds: seconds,
           warmupSeconds: options.warmupSeconds,
           timeoutSeconds: options.smoke ? 60 : 10,
           variants: part.variants,
           distinctForwardedFor: part.distinctForwardedFor,
           expect: part.expect,
-          // Under the operator's mixed load a 503 of admission control is the server protecting itself: a shed.
           shedsExpected: true,
         },
-        path.join(dir, `mixed-job-${i}.json`),
+        path.join(dir, `${label}-job-${i}.json`),
       ),
     ),
   );
   const peakRss = sampler.stop();
   const answered = results.reduce((n, r) => n + r.requests + r.warmupRequests, 0);
-  const cpuMsPerRequest = (treeCpuMs(target.pid) - cpuBefore) / Math.max(1, answered);
+  return { results, peakRss, cpuMsPerRequest: (treeCpuMs(target.pid) - cpuBefore) / Math.max(1, answered) };
+}
+
+/** Runs the four parts concurrently (one load generator each) against the app; one row per part, one for them all. */
+async function runMixed(all: Scenario[], target: { origin: string; pid: number }, dir: string, seconds: number, restSeconds: number): Promise<MixedOutcome> {
+  const parts = MIXED_PARTS.map((name) => {
+    const scenario = all.find((s) => s.name === name);
+    if (!scenario) throw new Error(`mixed load: no scenario named "${name}"`);
+    return scenario;
+  });
+  // Under the operator's mixed load a 503 of admission control is the server protecting itself: a shed.
+  const { results, peakRss, cpuMsPerRequest } = await runPartsTogether(parts, () => MIXED_CONNECTIONS_EACH, target, dir, "mixed", seconds);
   await new Promise((r) => setTimeout(r, restSeconds * 1000));
   const restRss = treeRss(target.pid);
   const rows = partRows(
@@ -742,29 +764,7 @@ async function runOverload(all: Scenario[], app: ChildProcess, target: { origin:
   }
   // Spread evenly: the first parts get one connection more when 1,000 does not divide.
   const connections = parts.map((_, i) => Math.floor((OVERLOAD_CONNECTIONS + parts.length - 1 - i) / parts.length));
-  const sampler = sampleRss(target.pid);
-  const cpuBefore = treeCpuMs(target.pid);
-  const results = await Promise.all(
-    parts.map((part, i) =>
-      runLoad(
-        {
-          origin: target.origin,
-          connections: connections[i]!,
-          durationSeconds: seconds,
-          warmupSeconds: options.warmupSeconds,
-          timeoutSeconds: options.smoke ? 60 : 10,
-          variants: part.variants,
-          distinctForwardedFor: part.distinctForwardedFor,
-          expect: part.expect,
-          shedsExpected: true,
-        },
-        path.join(dir, `overload-job-${i}.json`),
-      ),
-    ),
-  );
-  const peakRss = sampler.stop();
-  const answered = results.reduce((n, r) => n + r.requests + r.warmupRequests, 0);
-  const cpuMsPerRequest = (treeCpuMs(target.pid) - cpuBefore) / Math.max(1, answered);
+  const { results, peakRss, cpuMsPerRequest } = await runPartsTogether(parts, (i) => connections[i]!, target, dir, "overload", seconds);
   const liveness = await stillAlive(app, target);
   const shedsByClass: Record<string, number> = {};
   parts.forEach((part, i) => {

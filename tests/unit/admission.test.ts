@@ -15,6 +15,15 @@ function lane(inFlight: number, queue: number, maxWaitMs = 1000) {
   return { lane: l, advance: (ms: number) => (now += ms) };
 }
 
+/** Queues a request that records its name when it starts and is refused quietly. */
+function enterAs(l: AdmissionLane, started: string[], name: string, gone: () => boolean = () => false) {
+  return l.enter(
+    () => started.push(name),
+    () => undefined,
+    gone,
+  );
+}
+
 describe("a lane", () => {
   it("starts up to its bound, queues up to its queue, refuses the rest at once", () => {
     const { lane: l } = lane(2, 1);
@@ -39,21 +48,9 @@ describe("a lane", () => {
   it("serves waiters in arrival order, and a new arrival never overtakes a waiter", () => {
     const { lane: l } = lane(1, 10);
     const started: string[] = [];
-    l.enter(
-      () => started.push("a"),
-      () => undefined,
-      () => false,
-    );
-    l.enter(
-      () => started.push("b"),
-      () => undefined,
-      () => false,
-    );
-    l.enter(
-      () => started.push("c"),
-      () => undefined,
-      () => false,
-    );
+    enterAs(l, started, "a");
+    enterAs(l, started, "b");
+    enterAs(l, started, "c");
     l.leave();
     l.leave();
     expect(started).toEqual(["a", "b", "c"]);
@@ -62,22 +59,10 @@ describe("a lane", () => {
   it("skips a waiter whose client left, without counting it as running", () => {
     const { lane: l } = lane(1, 10);
     const started: string[] = [];
-    l.enter(
-      () => started.push("a"),
-      () => undefined,
-      () => false,
-    );
+    enterAs(l, started, "a");
     let bGone = false;
-    l.enter(
-      () => started.push("b"),
-      () => undefined,
-      () => bGone,
-    );
-    l.enter(
-      () => started.push("c"),
-      () => undefined,
-      () => false,
-    );
+    enterAs(l, started, "b", () => bGone);
+    enterAs(l, started, "c");
     bGone = true;
     l.leave();
     expect(started).toEqual(["a", "c"]);
