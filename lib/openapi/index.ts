@@ -185,24 +185,34 @@ type JsonSchemaMap = Record<string, Record<string, unknown>>;
 
 /**
  * JSON Schemas of every registered schema, plus every schema with a global id nested inside them: zod puts
- * those under a "__shared" entry otherwise, whose refs are not valid component references.
+ * those under a "__shared" entry otherwise, whose refs are not valid component references. zod's `override`
+ * hook hands over each schema it converts, nested ones included, so those are found and registered before the
+ * next pass.
  */
 function componentSchemas(registry: z.core.$ZodRegistry<{ id: string }>): JsonSchemaMap {
-  const globalIds = (z.globalRegistry as unknown as { _idmap: Map<string, Schema> })._idmap;
   for (;;) {
-    const { schemas } = z.toJSONSchema(registry, { target: "draft-2020-12", io: "output", uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" }) as {
-      schemas: JsonSchemaMap;
-    };
-    const shared = schemas.__shared as { $defs?: JsonSchemaMap } | undefined;
-    const missing = Object.keys(shared?.$defs ?? {}).filter((id) => globalIds.has(id));
-    if (missing.length === 0) {
+    const nested = new Map<string, z.core.$ZodType>();
+    const { schemas } = z.toJSONSchema(registry, {
+      target: "draft-2020-12",
+      io: "output",
+      uri: (id) => `#/components/schemas/${id}`,
+      unrepresentable: "any",
+      override: ({ zodSchema }) => {
+        const id = z.globalRegistry.get(zodSchema)?.id;
+        if (id && !registry.has(zodSchema)) nested.set(id, zodSchema);
+      },
+    }) as { schemas: JsonSchemaMap };
+    if (nested.size === 0) {
       for (const schema of Object.values(schemas)) {
         delete schema.$schema;
         delete schema.$id;
       }
       return schemas;
     }
-    for (const id of missing) registry.add(globalIds.get(id)!, { id });
+    // In "__shared"'s order, so the components come out in the order zod met them.
+    const shared = Object.keys((schemas.__shared as { $defs?: JsonSchemaMap } | undefined)?.$defs ?? {});
+    const ids = [...nested.keys()].sort((a, b) => shared.indexOf(a) - shared.indexOf(b));
+    for (const id of ids) registry.add(nested.get(id)!, { id });
   }
 }
 

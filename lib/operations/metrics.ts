@@ -13,114 +13,10 @@ type RequestLabel = "method" | "route" | "status";
 /** Upper bounds of the request-duration buckets, in seconds. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
 
-/** One (method, route, status): counted in place on every request, read by prom-client only when scraped. */
-interface RequestSeries {
-  labels: Record<RequestLabel, string>;
-  count: number;
-  sum: number;
-  /** Observations per bucket, not cumulative: [i] counts values in (DURATION_BUCKETS[i-1], DURATION_BUCKETS[i]]; the last, those above every bound. */
-  buckets: number[];
-}
-
-/**
- * The request series of this process by "method route status". Bounded by the routes (templates, or one label
- * for every unmatched path), methods and statuses.
- */
-type RequestSeriesTable = Map<string, RequestSeries>;
-
-const DURATIONS_NAME = "agent_gate_http_request_duration_seconds";
-const REQUESTS_HELP = "HTTP requests answered, by method, route template and status.";
-const DURATIONS_HELP = "Time to answer an HTTP request, by method, route template and status.";
-
-// The request counter and histogram are prom-client's, rendered by it, but their values come from the series
-// table when scraped: prom-client's own inc/observe validate and hash the label set on every call, cached
-// labelled children included (they re-enter inc/observe with the labels), a few microseconds per request
-// against the table's one lookup and three additions (bench/README.md, sixth pass).
-class RequestCounter extends Counter<RequestLabel> {
-  constructor(
-    private readonly series: RequestSeriesTable,
-    registers: Registry[],
-  ) {
-    super({ name: "agent_gate_http_requests_total", help: REQUESTS_HELP, labelNames: ["method", "route", "status"], registers });
-  }
-
-  override async get() {
-    const base = await super.get();
-    return { ...base, values: Array.from(this.series.values(), (s) => ({ labels: s.labels, value: s.count })) };
-  }
-
-  override reset(): void {
-    super.reset();
-    // prom-client's constructor calls reset() before this class's fields exist.
-    this.series?.clear();
-  }
-}
-
-type DurationValue = {
-  labels: Partial<Record<RequestLabel | "le", string | number>>;
-  sharedLabels?: Record<RequestLabel, string>;
-  value: number;
-  metricName: string;
-};
-
-class RequestDurations extends Histogram<RequestLabel> {
-  constructor(
-    private readonly series: RequestSeriesTable,
-    registers: Registry[],
-  ) {
-    super({ name: DURATIONS_NAME, help: DURATIONS_HELP, labelNames: ["method", "route", "status"], buckets: DURATION_BUCKETS, registers });
-  }
-
-  /**
-   * Prometheus's histogram layout as prom-client lays it out: cumulative buckets (le), +Inf, _sum and _count per
-   * series; the series' labels apart (`sharedLabels`, rendered after le) for the text, merged in for JSON.
-   */
-  private values(merged: boolean): DurationValue[] {
-    const values: DurationValue[] = [];
-    const sample = (s: RequestSeries, suffix: string, value: number, le?: string | number): DurationValue => {
-      const name = `${DURATIONS_NAME}_${suffix}`;
-      if (merged) return { labels: le === undefined ? s.labels : { ...s.labels, le }, value, metricName: name };
-      return { labels: le === undefined ? {} : { le }, sharedLabels: s.labels, value, metricName: name };
-    };
-    for (const s of this.series.values()) {
-      let cumulative = 0;
-      DURATION_BUCKETS.forEach((bound, i) => {
-        cumulative += s.buckets[i]!;
-        values.push(sample(s, "bucket", cumulative, bound));
-      });
-      values.push(sample(s, "bucket", s.count, "+Inf"), sample(s, "sum", s.sum), sample(s, "count", s.count));
-    }
-    return values;
-  }
-
-  private scraped(merged: boolean): Awaited<ReturnType<Histogram<RequestLabel>["get"]>> {
-    // prom-client's types give `type` as a numeric enum; at run time, and in the text it renders, it is "histogram".
-    const scraped = { name: DURATIONS_NAME, help: DURATIONS_HELP, type: "histogram", aggregator: "sum", values: this.values(merged) };
-    return scraped as unknown as Awaited<ReturnType<Histogram<RequestLabel>["get"]>>;
-  }
-
-  /** Built here, not from super.get(), which reads through getForPromString. */
-  override async get(): ReturnType<Histogram<RequestLabel>["get"]> {
-    return this.scraped(true);
-  }
-
-  /** What the registry renders (prom-client's histograms have this second reader). */
-  async getForPromString() {
-    return this.scraped(false);
-  }
-
-  override reset(): void {
-    super.reset();
-    // prom-client's constructor calls reset() before this class's fields exist.
-    this.series?.clear();
-  }
-}
-
 interface ServiceMetrics {
   registry: Registry;
   /** Whether the default process collectors run (event-loop lag, heap, GC…). */
   processCollectors: boolean;
-  requestSeries: RequestSeriesTable;
   requests: Counter<RequestLabel>;
   durations: Histogram<RequestLabel>;
   grants: Counter<"grant_type" | "outcome">;
@@ -135,13 +31,22 @@ function build(): ServiceMetrics {
   // The process collectors (a GC observer, an event-loop delay monitor) run only where they can be read: from
   // the start with METRICS_TOKEN set, else from the first authorised scrape (none can happen without it).
   const registers = [registry];
-  const requestSeries: RequestSeriesTable = new Map();
   const metrics: ServiceMetrics = {
     registry,
     processCollectors: false,
-    requestSeries,
-    requests: new RequestCounter(requestSeries, registers),
-    durations: new RequestDurations(requestSeries, registers),
+    requests: new Counter({
+      name: "agent_gate_http_requests_total",
+      help: "HTTP requests answered, by method, route template and status.",
+      labelNames: ["method", "route", "status"],
+      registers,
+    }),
+    durations: new Histogram({
+      name: "agent_gate_http_request_duration_seconds",
+      help: "Time to answer an HTTP request, by method, route template and status.",
+      labelNames: ["method", "route", "status"],
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
     grants: new Counter({
       name: "agent_gate_token_grants_total",
       help: "Token endpoint grants by grant type and outcome (approved, authorization_pending, slow_down, access_denied, expired_token, invalid_grant, issued…).",
@@ -199,21 +104,12 @@ export function serviceMetrics(): ServiceMetrics {
 /** Rate-limit rule names carry no subject, but cap label values anyway (a label is a time series). */
 const label = (value: string): string => value.slice(0, 64);
 
-/** One request's sample: its series' count, sum and bucket, counted in place. */
+/** One request's sample: its count and its duration. */
 export function recordRequest(method: string, route: string, status: number, seconds: number): void {
-  const table = serviceMetrics().requestSeries;
-  const key = `${method} ${route} ${status}`;
-  let series = table.get(key);
-  if (!series) {
-    series = { labels: { method: label(method), route: label(route), status: String(status) }, count: 0, sum: 0, buckets: new Array<number>(DURATION_BUCKETS.length + 1).fill(0) };
-    table.set(key, series);
-  }
-  series.count += 1;
-  series.sum += seconds;
-  // prom-client's rule: a value belongs to the first bucket whose bound is ≥ it.
-  let bucket = 0;
-  while (bucket < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[bucket]!) bucket += 1;
-  series.buckets[bucket]! += 1;
+  const { requests, durations } = serviceMetrics();
+  const labels = { method: label(method), route: label(route), status: String(status) };
+  requests.inc(labels);
+  durations.observe(labels, seconds);
 }
 
 export function recordTokenGrant(grantType: "claim" | "jwt-bearer", outcome: string): void {

@@ -1,16 +1,14 @@
 // The cheap per-request observation of the sixth bench pass (bench/README.md): the hand-serialised request line
 // is byte for byte what pino writes for the same entry; the line batch hands every line on whole and in order;
-// the request counter and histogram, counted in place, scrape exactly as prom-client's own would; one "close"
-// listener ends every observation, a client that left included; the address-key cache answers as the parser does.
+// one "close" listener ends every observation, a client that left included; the address-key cache answers as the
+// parser does.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import pino from "pino";
-import { Counter, Histogram, Registry } from "prom-client";
 import { afterAll, describe, expect, it } from "vitest";
 import { addressKey } from "@/lib/http/client-ip";
 import { createLogger, LineBatch, requestLine, requestLog, setLogger, type RequestLogEntry } from "@/lib/operations/log";
-import { recordRequest, serviceMetrics } from "@/lib/operations/metrics";
 import { observeRequest } from "@/lib/operations/observe";
 import { markServerEntry } from "@/lib/http/server-entry";
 
@@ -105,39 +103,6 @@ describe("the line batch", () => {
     batch.write("a\n");
     await new Promise<void>((resolve, reject) => batch.flush((error) => (error ? reject(error) : resolve())));
     expect(chunks).toEqual(["a\n"]);
-  });
-});
-
-describe("request metrics counted in place", () => {
-  it("scrape as the text prom-client's own counter and histogram would write, for any durations", async () => {
-    const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
-    let run = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(fc.double({ min: 0, max: 20, noNaN: true }), { minLength: 1, maxLength: 50 }), fc.integer({ min: 100, max: 599 }), async (durations, status) => {
-        const route = `/observation-cost-${run++}`;
-        const labels = { method: "POST", route, status: String(status) };
-        const reference = new Registry();
-        const counter = new Counter({ name: "agent_gate_http_requests_total", help: "c", labelNames: ["method", "route", "status"], registers: [reference] });
-        const histogram = new Histogram({
-          name: "agent_gate_http_request_duration_seconds",
-          help: "h",
-          labelNames: ["method", "route", "status"],
-          buckets,
-          registers: [reference],
-        });
-        for (const seconds of durations) {
-          recordRequest("POST", route, status, seconds);
-          histogram.observe(labels, seconds);
-          counter.inc(labels);
-        }
-        const seriesOf = (text: string) => text.split("\n").filter((line) => line.includes(`route="${route}"`));
-        expect(seriesOf(await serviceMetrics().registry.metrics())).toEqual(seriesOf(await reference.metrics()));
-      }),
-      { numRuns: 30 },
-    );
-    // The JSON reader carries every label on each value, as prom-client's does.
-    const json = await serviceMetrics().durations.get();
-    expect(json.values.find((v) => v.labels.route === "/observation-cost-0")?.labels).toMatchObject({ method: "POST", route: "/observation-cost-0", le: 0.001 });
   });
 });
 
