@@ -33,7 +33,7 @@ export class CommunityToolExecutor implements AgentExecutor {
   async execute(requestContext: RequestContext, eventBus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId, userMessage } = requestContext;
     const call = a2aCallOf(requestContext.context);
-    // No task in the context: the message carried no taskId and this id was drawn just now (request-handler.ts),
+    // No task in the context: the message carried no taskId and the SDK drew this id just now,
     // so no store holds it yet and loading it needs no query.
     if (!requestContext.task) call.tasks.noteCreated(taskId);
     const invocation = readInvocationParts(sdkMessageParts(userMessage));

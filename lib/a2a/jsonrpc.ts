@@ -1,9 +1,8 @@
 // POST /a2a: JSON-RPC 2.0, A2A 1.0 and 0.3.0 at the same URL. The A2A-Version header picks the generation (version.ts:
 // absent or empty is 0.3). The envelope, the method and its params are checked here (0.3 below, 1.0 in v1.ts), so bad
-// input gets the right JSON-RPC code, never a 500; the methods then run through the A2A SDK: its
-// DefaultRequestHandler (new tasks and contexts with time-ordered ids, request-handler.ts) with a database task store, behind its
-// JsonRpcTransportHandler (1.0) or its v0.3 compatibility layer's LegacyJsonRpcTransportHandler (0.3), which
-// translates 0.3 requests and answers. These are built once per process; each call's own state rides in its call
+// input gets the right JSON-RPC code, never a 500; the methods then run through the A2A SDK: its DefaultRequestHandler
+// with a database task store, behind its JsonRpcTransportHandler (1.0) or its v0.3 compatibility layer's
+// LegacyJsonRpcTransportHandler (0.3), which translates 0.3 requests and answers. These are built once per process; each call's own state rides in its call
 // context (call.ts).
 // Every answer is a JSON-RPC response in our own words: an unreachable database is -32011 with HTTP 503 and
 // Retry-After, a budget or the per-address limit on message/send and SendMessage -32010 with 429, anything
@@ -12,7 +11,7 @@ import { taskStateToJSON } from "@a2a-js/sdk";
 import { isV1JsonRpcMethod } from "@a2a-js/sdk/compat/v0_3";
 import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
-import { JsonRpcTransportHandler } from "@a2a-js/sdk/server";
+import { DefaultRequestHandler, JsonRpcTransportHandler } from "@a2a-js/sdk/server";
 import { z } from "zod";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
@@ -30,7 +29,6 @@ import { sdkAgentCard } from "./card";
 import { countAndWrite, writeCommitted } from "./commit";
 import { CommunityToolExecutor } from "./executor";
 import { readInvocation, readInvocationParts, v1WireParts, type Invocation } from "./invocation";
-import { TimeOrderedTaskRequestHandler } from "./request-handler";
 import { DbTaskStore, terminalStateName } from "./task-store";
 import { parseA2aV1Request, v1Error, versionNotSupported, type A2aRpcError, type JsonRpcId, type ParsedA2aV1Request } from "./v1";
 import { A2A_VERSION_HEADER, negotiateA2aVersion, type A2aVersion } from "./version";
@@ -178,7 +176,9 @@ let built: { clock: Clock; card: ReturnType<typeof sdkAgentCard>; transports: A2
 function a2aTransports(clock: Clock): A2aTransports {
   const card = sdkAgentCard();
   if (built?.clock !== clock || built.card !== card) {
-    const handler = new TimeOrderedTaskRequestHandler(card, new CallTaskStore(), new CommunityToolExecutor(clock));
+    // New tasks and contexts keep the SDK's random UUIDs (crypto.randomUUID): it offers no id generator (a2a-python
+    // has task_id_generator and context_id_generator), and replacing its private context builder is not ours to do.
+    const handler = new DefaultRequestHandler(card, new CallTaskStore(), new CommunityToolExecutor(clock));
     built = { clock, card, transports: { v1: new JsonRpcTransportHandler(handler), legacy: new LegacyJsonRpcTransportHandler(handler) } };
   }
   return built.transports;

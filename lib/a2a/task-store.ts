@@ -2,7 +2,7 @@
 // ListTasks work on any instance. Rows hold the SDK's 1.0 Task as proto JSON; both protocol generations read them
 // (the SDK's compat layer turns a 1.0 task into its 0.3 form).
 //
-// Who may list a context (issue 32): a context id the service made (a UUIDv7 in a SendMessage answer) is
+// Who may list a context (issue 32): a context id the service made (a UUID in a SendMessage answer) is
 // listed for whoever knows it, as a task id is read; a context id the client chose ("session-1") is its
 // caller's alone. Such a task's row keeps the id in its task JSON but holds a caller-scoped key in the
 // "contextId" column (callerContextKey), so ListTasks from another caller key never finds it.

@@ -10,11 +10,14 @@ import {
   createMcpHandler,
   isJSONRPCRequest,
   PROTOCOL_VERSION_META_KEY,
+  ProtocolErrorCode,
+  specTypeSchemas,
   SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
   type CacheHint,
   type McpServer,
   type ServerOptions,
+  type SpecTypeName,
   type StandardSchemaWithJSON,
 } from "@modelcontextprotocol/server";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
@@ -295,39 +298,49 @@ async function serveModern(webRequest: Request, parsed: unknown, buildServer: ()
   try {
     const response = await modernFailure.run(slot, () => modernEntry.fetch(webRequest, { parsedBody: parsed }));
     if (response.status >= 500) return failureReply(slot.error ?? new Error(`modern MCP entry answered ${response.status}`), refusalId(parsed));
-    return invalidParamsInOwnWords(await replyOf(response));
+    return invalidParamsOfSpecSchema(await replyOf(response), parsed);
   } catch (error) {
     return failureReply(error, refusalId(parsed));
   }
 }
 
-interface ParamIssue {
-  path: unknown[];
-  message: string;
-}
+/** The SDK's public schema of each spec request a client sends (its per-revision wire schemas are not public). */
+const CLIENT_REQUEST_SCHEMAS: Readonly<Partial<Record<string, SpecTypeName>>> = {
+  "completion/complete": "CompleteRequest",
+  "logging/setLevel": "SetLevelRequest",
+  ping: "PingRequest",
+  "prompts/get": "GetPromptRequest",
+  "prompts/list": "ListPromptsRequest",
+  "resources/list": "ListResourcesRequest",
+  "resources/read": "ReadResourceRequest",
+  "resources/subscribe": "SubscribeRequest",
+  "resources/templates/list": "ListResourceTemplatesRequest",
+  "resources/unsubscribe": "UnsubscribeRequest",
+  "tools/call": "CallToolRequest",
+  "tools/list": "ListToolsRequest",
+};
 
 /**
- * The v2 SDK answers params of the wrong shape for a spec method (resources/read without a string uri,
- * completion/complete with a number…) with -32603 Internal error, its validator's issue list as the message.
- * The 2026-07-28 answer is -32602 Invalid params, with the same facts in one line. (2025 answers keep what the
- * v1 SDK always sent, which was the same -32603.)
+ * The v2 SDK answers a spec request whose params have the wrong shape (resources/read without a string uri,
+ * completion/complete with a number…) with -32603 Internal error, and gives no structured account of why. The
+ * 2026-07-28 answer is -32602 Invalid params with the facts in one line, each an issue (path and message) of the
+ * SDK's public schema of that request (specTypeSchemas); looked at only when the SDK answered -32603. (2025
+ * answers keep what the v1 SDK always sent, which was the same -32603.)
  */
-function invalidParamsInOwnWords(reply: ApiReply): ApiReply {
-  if (typeof reply.body !== "string" || !reply.body.includes('"code":-32603')) return reply;
-  const answer = JSON.parse(reply.body) as { error?: { code?: unknown; message?: unknown } };
-  const message = answer.error?.message;
-  if (answer.error?.code !== -32603 || typeof message !== "string" || !message.startsWith("[")) return reply;
-  let issues: ParamIssue[];
-  try {
-    issues = JSON.parse(message) as ParamIssue[];
-  } catch {
-    return reply;
-  }
-  const isParamIssue = (issue: ParamIssue) =>
-    typeof issue === "object" && issue !== null && Array.isArray(issue.path) && issue.path[0] === "params" && typeof issue.message === "string";
-  if (!Array.isArray(issues) || issues.length === 0 || !issues.every(isParamIssue)) return reply;
-  const facts = issues.map((issue) => `${issue.path.map(String).join(".")}: ${issue.message}`).join("; ");
-  return { ...reply, body: JSON.stringify({ ...answer, error: { code: -32602, message: `Invalid params: ${facts.slice(0, 500)}` } }) };
+function invalidParamsOfSpecSchema(reply: ApiReply, parsed: unknown): ApiReply {
+  if (typeof reply.body !== "string" || !reply.body.includes(`"code":${ProtocolErrorCode.InternalError}`)) return reply;
+  const schema = isJsonObject(parsed) && typeof parsed["method"] === "string" ? CLIENT_REQUEST_SCHEMAS[parsed["method"]] : undefined;
+  if (schema === undefined) return reply;
+  const answer = JSON.parse(reply.body) as { error?: { code?: unknown } };
+  if (answer.error?.code !== ProtocolErrorCode.InternalError) return reply;
+  const issues = specTypeSchemas[schema]["~standard"].validate(parsed).issues?.map((issue) => ({ path: issue.path?.map(pathKey) ?? [], message: issue.message }));
+  if (!issues || issues.length === 0 || !issues.every((issue) => issue.path[0] === "params")) return reply;
+  const facts = issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
+  return { ...reply, body: JSON.stringify({ ...answer, error: { code: ProtocolErrorCode.InvalidParams, message: `Invalid params: ${facts.slice(0, 500)}` } }) };
+}
+
+function pathKey(segment: PropertyKey | { readonly key: PropertyKey }): string {
+  return String(typeof segment === "object" ? segment.key : segment);
 }
 
 /** A 2025-revision request (or a body that is no JSON message): the stateless transport, as before the v2 SDK. */

@@ -7,6 +7,8 @@ import { ClientFactory, type Client } from "@a2a-js/sdk/client";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 
 const base = inject("baseUrl");
+/** Any RFC 9562 UUID (the SDK draws version 4). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 function dataPart(value: unknown): Part {
   return { content: { $case: "data", value }, mediaType: "application/json", filename: "", metadata: undefined };
@@ -215,11 +217,10 @@ describe("ListTasks is scoped to one context", () => {
     const mine = (await rpc(sendMessage(1, [{ text: "get_community_stats" }]))).body.result?.["task"] as { id: string; contextId: string };
     const theirs = (await rpc(sendMessage(2, [{ text: "get_community_stats" }]))).body.result?.["task"] as { id: string; contextId: string };
     expect(theirs.contextId).not.toBe(mine.contextId);
-    // A context the server starts has a time-ordered id (UUIDv7: the context index grows at its end, request-handler.ts).
-    // Its tasks too: both indexes grow at their end.
+    // A context the server starts, and its task, have UUIDs (the SDK draws them).
     for (const task of [mine, theirs]) {
-      expect(task.contextId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-      expect(task.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(task.contextId).toMatch(UUID);
+      expect(task.id).toMatch(UUID);
     }
     for (let i = 0; i < 2; i++) await rpc(sendMessage(3 + i, [{ text: "verify_certificate AG-2025-0002" }], { contextId: mine.contextId }));
 

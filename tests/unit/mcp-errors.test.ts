@@ -54,6 +54,35 @@ describe("serveMcp", () => {
     expect(body).not.toContain("boom");
   });
 
+  it("answers params of the wrong shape for a spec method with -32602 on 2026-07-28, naming each problem; 2025 keeps the SDK's -32603", async () => {
+    const { serveMcp } = await import("@/lib/mcp/http");
+    const { buildDocsMcpServer } = await import("@/lib/docs/mcp");
+    const envelope = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+    const ref = { type: "ref/resource", uri: "https://gate.example.com/docs/{slug}.md" };
+    const cases: [string, Record<string, unknown>, string][] = [
+      ["resources/read", { uri: 5 }, "Invalid params: params.uri: Invalid input: expected string, received number"],
+      [
+        "completion/complete",
+        { ref, argument: { name: 7, value: [1] } },
+        "Invalid params: params.argument.name: Invalid input: expected string, received number; params.argument.value: Invalid input: expected string, received array",
+      ],
+      ["completion/complete", { ref: 3 }, "Invalid params: params.ref: Invalid input; params.argument: Invalid input: expected object, received undefined"],
+      ["tools/list", { cursor: 5 }, "Invalid params: params.cursor: Invalid input: expected string, received number"],
+    ];
+    for (const [method, params, message] of cases) {
+      const modern = new Request("https://gate.example.com/mcp/docs", {
+        method: "POST",
+        headers: { ...MCP_HEADERS, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 3, method, params: { ...params, _meta: envelope } }),
+      });
+      const res = webResponse(await serveMcp(apiRequest(modern), buildDocsMcpServer));
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ jsonrpc: "2.0", id: 3, error: { code: -32602, message } });
+      const legacy = webResponse(await serveMcp(apiRequest(post(JSON.stringify({ jsonrpc: "2.0", id: 4, method, params }))), buildDocsMcpServer));
+      expect(((await legacy.json()) as { error?: { code?: number } }).error?.code).toBe(-32603);
+    }
+  });
+
   it("answers an empty batch with one Invalid Request (-32600)", async () => {
     const { serveMcp } = await import("@/lib/mcp/http");
     const { buildDocsMcpServer } = await import("@/lib/docs/mcp");
