@@ -114,8 +114,13 @@ interface ProbeResult {
  * both at once and resolves with their statuses and times as that process measured them.
  */
 async function probes(base: string, accessToken: string): Promise<{ fire: () => Promise<[ProbeResult, ProbeResult]> }> {
-  const specs = [{ path: "/healthz", headers: {} }, { path: "/api/v1/agent/account", headers: { Authorization: `Bearer ${accessToken}`, "X-Forwarded-For": freshIp() } }];
-  const child = spawn(process.execPath, [path.join(__dirname, "../support/latency-probe.mjs"), base, ...specs.map((s) => JSON.stringify(s))], { stdio: ["pipe", "pipe", "inherit"] });
+  const specs = [
+    { path: "/healthz", headers: {} },
+    { path: "/api/v1/agent/account", headers: { Authorization: `Bearer ${accessToken}`, "X-Forwarded-For": freshIp() } },
+  ];
+  const child = spawn(process.execPath, [path.join(__dirname, "../support/latency-probe.mjs"), base, ...specs.map((s) => JSON.stringify(s))], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const lines = readline.createInterface({ input: child.stdout! });
   const next = (): Promise<string> => new Promise((resolve) => lines.once("line", resolve));
   if ((await next()) !== "ready") throw new Error("the probe process did not start");

@@ -347,7 +347,13 @@ describe("admission bounds (ADMISSION_*)", () => {
   });
 
   it("takes each variable's override", () => {
-    const { admission } = parseConfig({ ADMISSION_PUBLIC_IN_FLIGHT: "4", ADMISSION_PUBLIC_QUEUE: "0", ADMISSION_PAGES_QUEUE: "10", ADMISSION_QUEUE_WAIT_MS: "500", ADMISSION_HEAP_SHED_SHARE: "0.7" });
+    const { admission } = parseConfig({
+      ADMISSION_PUBLIC_IN_FLIGHT: "4",
+      ADMISSION_PUBLIC_QUEUE: "0",
+      ADMISSION_PAGES_QUEUE: "10",
+      ADMISSION_QUEUE_WAIT_MS: "500",
+      ADMISSION_HEAP_SHED_SHARE: "0.7",
+    });
     expect(admission.lanes.public).toEqual({ inFlight: 4, queue: 0 });
     expect(admission.lanes.pages).toEqual({ inFlight: 8, queue: 10 });
     expect(admission.queueWaitMs).toBe(500);
