@@ -7,13 +7,11 @@
 // Vercel the route files answer everything. PORT (default 3000) and HOSTNAME (default all interfaces)
 // choose where it listens; NODE_FRONT=off sends every request to Next.
 import http from "node:http";
-import { shareAsyncContextFrames } from "@/lib/async-context/install";
 import { closeConnection, holdSqliteConnection } from "@/lib/db";
 import { startSqliteCheckpointer } from "@/lib/db/sqlite-checkpointer";
 import { sqliteFilePath } from "@/lib/db/sqlite-path";
 import { serveFront } from "@/lib/server/front";
 import { addResponseHeaders } from "@/lib/server/front/node";
-import { applyBuiltNextConfig } from "@/lib/server/built-config";
 import { requestListener } from "@/lib/server/request-listener";
 import { turns } from "@/lib/server/turns";
 import { startWebhookDelivery } from "@/lib/webhooks/delivery";
@@ -39,9 +37,6 @@ function portOrExit(raw: string | undefined): number {
 }
 
 async function main(): Promise<void> {
-  // First, before anything loads Next: its and React's async context storages then share one frame on Node 20,
-  // which otherwise charges every promise of every request once per storage (lib/async-context).
-  shareAsyncContextFrames();
   outliveClosedLogPipes();
   // Preflight before listen: a bad value stops the process here, before a port is taken.
   const port = portOrExit(process.env.PORT);
@@ -57,8 +52,7 @@ async function main(): Promise<void> {
   const webhooks = config.webhookDelivery ? startWebhookDelivery() : null;
 
   markServerEntry();
-  applyBuiltNextConfig(process.cwd(), process.env);
-  // Loaded only now, after shareAsyncContextFrames() (a static import would load it before any line here runs).
+  // Loaded only after the preflight: a start that is refused never pays for loading Next.
   const { default: next } = await import("next");
   const app = next({ dev: false, dir: process.cwd(), hostname: hostname ?? "localhost", port });
   await app.prepare();

@@ -8,32 +8,21 @@
 // carried by a single native storage, so the process pays for one storage however many exist. Semantics are
 // Node 24's: a run() restores the whole frame when it ends, including what enterWith() set inside it.
 //
-// Our modules take ContextStorage from here; server.ts (shareAsyncContextFrames in ./install) makes Next's and
-// React's storages frame storages too. On Node 24 ContextStorage is the native class and nothing is installed.
+// Our modules take ContextStorage from here; Next's and React's storages stay the runtime's own (nothing of Node's is
+// replaced). On Node 24 ContextStorage is the native class.
 import { AsyncLocalStorage } from "node:async_hooks";
 
 type Frame = ReadonlyMap<object, unknown>;
 
 const EMPTY_FRAME: Frame = new Map();
 
-/**
- * The runtime's own class and the one native storage that carries every frame: one of each per process although
- * this module is bundled twice (server.ts's bundle and Next's), and kept from before ./install replaces the export.
- */
-const NATIVE = Symbol.for("agent-gate.async-context.native");
+/** The one native storage that carries every frame: one per process although this module is bundled twice. */
 const FRAMES = Symbol.for("agent-gate.async-context.frames");
-const globalForFrames = globalThis as typeof globalThis & { [NATIVE]?: typeof AsyncLocalStorage; [FRAMES]?: AsyncLocalStorage<Frame> };
-globalForFrames[NATIVE] ??= AsyncLocalStorage;
-const NativeAsyncLocalStorage = globalForFrames[NATIVE];
+const globalForFrames = globalThis as typeof globalThis & { [FRAMES]?: AsyncLocalStorage<Frame> };
 
 function frames(): AsyncLocalStorage<Frame> {
-  globalForFrames[FRAMES] ??= new NativeAsyncLocalStorage<Frame>();
+  globalForFrames[FRAMES] ??= new AsyncLocalStorage<Frame>();
   return globalForFrames[FRAMES];
-}
-
-/** Creates the carrier now (./install does, before the runtime's class is replaced). */
-export function prepareFrames(): void {
-  frames();
 }
 
 function currentFrame(): Frame {
@@ -59,12 +48,12 @@ export class FrameAsyncLocalStorage<T> {
 
   /** Binds `fn` to the current context (every storage's values, as the native static does). */
   static bind<Func extends (...args: never[]) => unknown>(fn: Func): Func {
-    return NativeAsyncLocalStorage.bind(fn);
+    return AsyncLocalStorage.bind(fn);
   }
 
   /** Captures the current context; the returned function runs a callback in it. */
   static snapshot(): <R, TArgs extends unknown[]>(fn: (...args: TArgs) => R, ...args: TArgs) => R {
-    return NativeAsyncLocalStorage.snapshot();
+    return AsyncLocalStorage.snapshot();
   }
 
   getStore(): T | undefined {
@@ -100,4 +89,4 @@ export function runtimeSharesFrames(version: string = process.versions.node): bo
 }
 
 /** The storage class for our modules: the native one where it already shares frames, else FrameAsyncLocalStorage. */
-export const ContextStorage: typeof AsyncLocalStorage = runtimeSharesFrames() ? NativeAsyncLocalStorage : (FrameAsyncLocalStorage as unknown as typeof AsyncLocalStorage);
+export const ContextStorage: typeof AsyncLocalStorage = runtimeSharesFrames() ? AsyncLocalStorage : (FrameAsyncLocalStorage as unknown as typeof AsyncLocalStorage);

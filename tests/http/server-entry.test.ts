@@ -1,13 +1,9 @@
 // The production entry (server.ts, run as dist/server.mjs by `npm start`): it stamps every request with its
 // socket address even with the front off, refuses a bad PORT before listening, and on SIGTERM stops accepting,
 // finishes the requests in flight and exits cleanly.
-import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runtimeSharesFrames } from "@/lib/async-context";
 import { startServer, type TestServer } from "../support/server";
 
 describe("NODE_FRONT=off: everything goes to Next, still stamped with the socket address", () => {
@@ -118,53 +114,4 @@ describe("a log reader that goes away", () => {
     expect(server.exitCode()).toBe(0);
     expect(Date.now() - stopped).toBeLessThan(10_000);
   }, 60_000);
-});
-
-describe("async context: one storage for the whole process (lib/async-context)", () => {
-  it("after A2A, MCP of both generations, a Next route and a rendered page, promises carry one propagated storage (Node 20)", async () => {
-    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agent-gate-probe-")), "report.json");
-    const probe = path.join(__dirname, "..", "support", "async-context-probe.mjs");
-    const server = await startServer({ label: "entry-async-context", env: { NODE_OPTIONS: `--import ${probe}`, ASYNC_CONTEXT_PROBE_OUT: out } });
-    try {
-      const post = (target: string, body: unknown, headers: Record<string, string> = {}) =>
-        fetch(`${server.baseUrl}${target}`, {
-          method: "POST",
-          headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-          body: JSON.stringify(body),
-        });
-      const sent = await post(
-        "/a2a",
-        {
-          jsonrpc: "2.0",
-          id: 1,
-          method: "SendMessage",
-          params: { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ data: { skill: "get_community_stats", input: {} } }] } },
-        },
-        { "A2A-Version": "1.0" },
-      );
-      expect(await sent.json()).toMatchObject({ result: { task: { status: { state: "TASK_STATE_COMPLETED" } } } });
-      const modern = await post(
-        "/mcp",
-        {
-          jsonrpc: "2.0",
-          id: 2,
-          method: "tools/list",
-          params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } },
-        },
-        { "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list" },
-      );
-      expect(modern.status).toBe(200);
-      expect((await post("/mcp", { jsonrpc: "2.0", id: 3, method: "tools/list", params: {} }, { "MCP-Protocol-Version": "2025-06-18" })).status).toBe(200);
-      // Through Next: a route handler, and a page React renders.
-      expect((await fetch(`${server.baseUrl}/.well-known/agent-card.json`)).status).toBe(200);
-      const page = await fetch(`${server.baseUrl}/docs`);
-      expect(page.status).toBe(200);
-      expect(await page.text()).toContain("<html");
-    } finally {
-      await server.stop();
-    }
-    const report = JSON.parse(fs.readFileSync(out, "utf8")) as { hook: boolean; storages: number };
-    // Without server.ts's shareAsyncContextFrames() Next's, React's and our storages each propagate (five or more).
-    expect(report).toEqual(runtimeSharesFrames() ? { hook: false, storages: 0 } : { hook: true, storages: 1 });
-  }, 90_000);
 });

@@ -1,9 +1,7 @@
 // lib/async-context: storages that share one frame. They must answer as the runtime's AsyncLocalStorage does
 // (checked against it on random programs of runs, exits, awaits and concurrent flows), and a promise must cost
 // the process one storage however many are in use (the reason they exist: bench/README.md, ninth pass).
-import { spawnSync } from "node:child_process";
 import { AsyncLocalStorage } from "node:async_hooks";
-import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ContextStorage, FrameAsyncLocalStorage, runtimeSharesFrames } from "@/lib/async-context";
@@ -171,20 +169,5 @@ describe("what a storage costs a promise", () => {
     expect(runtimeSharesFrames("20.20.2")).toBe(false);
     expect(runtimeSharesFrames("24.11.0")).toBe(true);
     expect(ContextStorage).toBe(runtimeSharesFrames() ? AsyncLocalStorage : FrameAsyncLocalStorage);
-  });
-});
-
-describe("shareAsyncContextFrames (server.ts, before Next loads)", () => {
-  it("makes every storage created afterwards a frame storage (require, import and Next's global alike); earlier ones stay native", () => {
-    const script = path.join(__dirname, "..", "support", "async-context-install.mts");
-    const run = spawnSync(process.execPath, ["--import", "tsx", script], { encoding: "utf8", cwd: path.join(__dirname, "..", "..") });
-    expect(run.stderr).toBe("");
-    const report = JSON.parse(run.stdout) as Record<string, unknown>;
-    if (runtimeSharesFrames()) {
-      expect(report).toEqual({ installed: false, viaRequire: "native", viaImport: "native", viaGlobal: "missing", earlier: "native", promiseSlotsAdded: 0 });
-    } else {
-      // Ten storages created after the install, all in use, cost a promise what one does (natively: nine slots more).
-      expect(report).toEqual({ installed: true, viaRequire: "frame", viaImport: "frame", viaGlobal: "frame", earlier: "native", promiseSlotsAdded: 0 });
-    }
   });
 });
