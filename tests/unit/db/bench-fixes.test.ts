@@ -10,10 +10,12 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { openSqliteDatabase } from "@/lib/db/connection";
 import { openWorkerDatabase } from "@/lib/db/sqlite-checkpoint-worker";
+import { sqlProvider } from "@/lib/db";
 import { getDb } from "@/lib/db/prisma";
 import { decideAttempt, pollClaim, registerClaim } from "@/lib/service-auth/lifecycle";
 import { LAST_USED_RESOLUTION_MS, verifyAccessToken } from "@/lib/tokens";
 import { SCOPES } from "@/lib/schemas/service-auth";
+import { sqlRunDuring } from "../../support/sql-trace";
 
 const ADA = "ada@example.com";
 
@@ -43,6 +45,24 @@ describe("verifyAccessToken records use at most once a minute", () => {
     clock.advance(1);
     expect(await verifyAccessToken(token, clock)).not.toBeNull();
     expect(await lastUsedAt(registrationId)).toEqual(clock.now());
+  });
+
+  it("the uses recorded by concurrent reads commit together on SQLite (one COMMIT), each delegation's once", async () => {
+    const clock = new ManualClock();
+    const tokens = [];
+    for (let i = 0; i < 4; i++) tokens.push(await approvedToken(clock));
+    clock.advance(LAST_USED_RESOLUTION_MS / 1000);
+    // Two reads of each token in the same iteration: four delegations to touch.
+    const reads = [...tokens, ...tokens];
+    let grants: unknown[] = [];
+    const statements = await sqlRunDuring(async () => {
+      grants = await Promise.all(reads.map(({ token }) => verifyAccessToken(token, clock)));
+    });
+    expect(grants.every((grant) => grant !== null)).toBe(true);
+    for (const { registrationId } of tokens) expect(await lastUsedAt(registrationId)).toEqual(clock.now());
+    const updates = statements.filter((sql) => sql.startsWith(`UPDATE "Delegation" SET "lastUsedAt"`));
+    expect(updates).toHaveLength(sqlProvider() === "sqlite" ? 4 : 8);
+    if (sqlProvider() === "sqlite") expect(statements.filter((sql) => sql === "COMMIT")).toHaveLength(1);
   });
 });
 
