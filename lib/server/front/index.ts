@@ -12,7 +12,7 @@ import { askReply } from "@/lib/docs/responses";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
 import { errorToReply } from "@/lib/http/route";
 import { serveCommunityMcp } from "@/lib/mcp/community";
-import { aliveReply, readyReply } from "@/lib/operations/health";
+import { aliveReply, readyReply } from "@/lib/operator/health";
 import { handleToken } from "@/lib/service-auth/http";
 import { apiRequestOf, writeReply } from "./node";
 
