@@ -1,6 +1,6 @@
-// npm run janitor: one janitor pass (lib/operations/janitor.ts) by hand; prints what it removed per table.
+// npm run janitor: one janitor pass (lib/operator/janitor.ts) by hand; prints what it removed per table.
 import { runCommand } from "@/lib/operations/cli";
-import { describeReport, runJanitorPass } from "@/lib/operations/janitor";
+import { describeReport, runJanitorPass } from "@/lib/operator/janitor";
 
 void runCommand("janitor", async () => {
   const report = await runJanitorPass();

@@ -1,7 +1,7 @@
-// GET /healthz: liveness for a load balancer or Kubernetes (lib/operations/health.ts). No database. The
+// GET /healthz: liveness for a load balancer or Kubernetes (lib/operator/health.ts). No database. The
 // node:http front serves it too.
 import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
-import { aliveReply } from "@/lib/operations/health";
+import { aliveReply } from "@/lib/operator/health";
 
 export const dynamic = "force-dynamic";
 export const GET = apiRoute(aliveReply);

@@ -1,6 +1,6 @@
 // GET /metrics: Prometheus text for the operator (lib/operations/metrics.ts); off unless METRICS_TOKEN is set.
 import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
-import { handleMetrics } from "@/lib/operations/metrics";
+import { handleMetrics } from "@/lib/operator/metrics";
 
 export const dynamic = "force-dynamic";
 export const GET = apiRoute((request) => handleMetrics(request));

@@ -1,7 +1,7 @@
-// GET /readyz: readiness (lib/operations/health.ts): 200 when the database answers, migrations are applied
+// GET /readyz: readiness (lib/operator/health.ts): 200 when the database answers, migrations are applied
 // and signing keys load; 503 naming the failing check otherwise. The node:http front serves it too.
 import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
-import { readyReply } from "@/lib/operations/health";
+import { readyReply } from "@/lib/operator/health";
 
 export const dynamic = "force-dynamic";
 export const GET = apiRoute(readyReply);

@@ -6,7 +6,7 @@ import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { getConfig } from "@/lib/config";
 import { transaction } from "@/lib/db";
-import { findDelegationOfRegistration } from "@/lib/service-auth/stores/delegations";
+import { findDelegationOfRegistration } from "@/lib/grants/delegations";
 import { getKeySet } from "@/lib/keys";
 import { issueAccessToken, protectedResource, type IssuedAccessToken } from "@/lib/tokens";
 import { VerifiedAssertionCache } from "./verified-cache";

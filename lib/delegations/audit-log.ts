@@ -3,9 +3,9 @@
 // no member yet, such as "registration", written before anyone approved.
 import type { AuditType } from "@/lib/audit";
 import { AUDIT_TYPES, listAuditEvents } from "@/lib/audit";
-import { registrationsDecidedBy } from "@/lib/service-auth/stores/claim-attempts";
-import { registrationsDelegatedBy } from "@/lib/service-auth/stores/delegations";
-import { clientNamesOf } from "@/lib/service-auth/stores/registrations";
+import { registrationsDecidedBy } from "@/lib/grants/claim-attempts";
+import { registrationsDelegatedBy } from "@/lib/grants/delegations";
+import { clientNamesOf } from "@/lib/grants/registrations";
 
 export interface MemberAuditEntry {
   id: string;

@@ -5,7 +5,7 @@
 // did, and an advisory `tools` summary costs clients nothing (unknown members are ignored), so each card
 // names its tools too, derived from the same definitions the servers register.
 import { getConfig } from "@/lib/config";
-import { DOCS_SERVER_NAME, DOCS_SERVER_VERSION, DOCS_TOOL_SUMMARIES } from "@/lib/docs/mcp";
+import { DOCS_SERVER_NAME, DOCS_SERVER_VERSION, DOCS_TOOL_SUMMARIES } from "@/lib/mcp/docs";
 import { COMMUNITY_SERVER_NAME, COMMUNITY_SERVER_VERSION } from "@/lib/mcp/community";
 import { SERVED_MCP_REVISIONS } from "@/lib/mcp/http";
 import { COMMUNITY_TOOLS } from "@/lib/tools";

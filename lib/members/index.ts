@@ -2,7 +2,8 @@
 // Member store (./store.ts).
 import { z } from "zod";
 import { isUniqueViolation } from "@/lib/db";
-import { displayNameKey, emailSchema, normalizeEmail, slugify } from "./normalize";
+import { emailSchema } from "@/lib/schemas/email";
+import { displayNameKey, normalizeEmail, slugify } from "./normalize";
 import { hashPassword } from "./passwords";
 import { findMemberByEmail as findByNormalizedEmail, findMemberById, insertMember, slugTaken, type MemberRow } from "./store";
 

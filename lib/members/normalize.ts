@@ -1,5 +1,3 @@
-import { z } from "zod";
-
 /** CONTRACT.md §3: trimmed, Unicode NFC, lower-cased. Used for login hints, member e-mails and comparisons. */
 export function normalizeEmail(email: string): string {
   return email.trim().normalize("NFC").toLowerCase();
@@ -9,11 +7,6 @@ export function normalizeEmail(email: string): string {
 export function displayNameKey(name: string): string {
   return name.trim().normalize("NFC").toLowerCase();
 }
-
-export const emailSchema = z
-  .string()
-  .max(254, "An e-mail address has at most 254 characters.")
-  .refine((v) => z.email().safeParse(v.trim()).success, "Not a valid e-mail address.");
 
 /** A URL-safe slug from a display name. */
 export function slugify(name: string): string {

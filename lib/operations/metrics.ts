@@ -1,12 +1,9 @@
 // Metrics (issue #17 item 3): one prom-client registry per process with the default process metrics
 // (event-loop lag, heap, CPU) and the service's own counters. Recording is an in-memory increment;
-// /metrics renders the registry and answers only with `Authorization: Bearer <METRICS_TOKEN>` (off without it).
+// /metrics (lib/operator/metrics.ts) renders the registry.
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
-import { textReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
-import { notFoundReply } from "@/lib/http/errors";
 import { operationsConfig } from "@/lib/config/operations";
-import { bearerMatches, operatorUnauthorized } from "./operator-auth";
 
 type RequestLabel = "method" | "route" | "status";
 
@@ -78,7 +75,7 @@ function build(): ServiceMetrics {
 }
 
 /** Starts the process collectors once per registry (the flag lives on the shared metrics, not in a module: see below). */
-function startProcessCollectors(metrics: ServiceMetrics): void {
+export function startProcessCollectors(metrics: ServiceMetrics): void {
   if (metrics.processCollectors) return;
   metrics.processCollectors = true;
   collectDefaultMetrics({ register: metrics.registry, prefix: "agent_gate_" });
@@ -139,16 +136,4 @@ export function recordHandlerFailure(error: unknown): void {
   const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
   // SQLite's SQLITE_* codes, PostgreSQL's five-character SQLSTATEs.
   if (typeof code === "string" && (code.startsWith("SQLITE_") || /^[0-9A-Z]{5}$/.test(code))) recordDatabaseError("other");
-}
-
-/** GET /metrics: 404 while METRICS_TOKEN is unset, 401 without the token, else the Prometheus text. */
-export async function handleMetrics(request: ApiRequest): Promise<ApiReply> {
-  const token = operationsConfig().METRICS_TOKEN;
-  if (!token) return notFoundReply();
-  if (!bearerMatches(request.headers.get("authorization"), token)) return operatorUnauthorized();
-  const metrics = serviceMetrics();
-  startProcessCollectors(metrics);
-  const { registry } = metrics;
-  const text = await registry.metrics();
-  return textReply(text, 200, { "content-type": registry.contentType, "cache-control": "no-store" }, request.method === "HEAD");
 }

@@ -1,4 +1,4 @@
-// Responses of the operator endpoints (issue #17): /healthz and /readyz. Used by lib/operations/health.ts,
+// Responses of the operator endpoints (issue #17): /healthz and /readyz. Used by lib/operator/health.ts,
 // the tests and OpenAPI.
 import { z } from "zod";
 

@@ -1,7 +1,7 @@
 // Request and response schemas of the service_auth delegation (SPEC.md "Resources and their fields",
 // CONTRACT.md §3–6). One schema each, used by the handlers, the simulator, the tests and /openapi.json.
 import { z } from "zod";
-import { emailSchema } from "@/lib/members/normalize";
+import { emailSchema } from "./email";
 import { boundaryText, readableName, text } from "./text";
 
 export const SCOPES = ["agent.account.read", "agent.registrations.read"] as const;

@@ -35,7 +35,7 @@ export interface RequestListenerOptions {
   /** Headers every answer Next gives carries too (the front has them in its own list: lib/server/front/node.ts). */
   responseHeaders?: readonly (readonly [name: string, value: string])[];
   /**
-   * Sees every request first (one log line and metric sample when it is answered: lib/operations/observe.ts) and
+   * Sees every request first (one log line and metric sample when it is answered: lib/server/observe.ts) and
    * returns its request id, which the answer carries as X-Request-Id.
    */
   observe?: (req: http.IncomingMessage, res: http.ServerResponse) => string | void;

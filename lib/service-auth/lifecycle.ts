@@ -8,7 +8,7 @@
 // Every transition is one transaction (lib/db), and every write that decides a race is a conditional update on
 // the expected prior state whose row count is checked, so two approvals, two refreshes or two parallel polls
 // can never both win (on PostgreSQL the losing update waits for the winner's row lock, then matches nothing).
-// The rows are written only by the stores of lib/service-auth/stores.
+// The rows are written only by the stores of lib/grants.
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { absoluteUrl } from "@/lib/config";
@@ -22,10 +22,10 @@ import { normalizeEmail } from "@/lib/members/normalize";
 import type { Scope } from "@/lib/schemas/service-auth";
 import { signIdentityAssertion, type AssertionClaims } from "@/lib/assertions";
 import { issueAccessToken, parseScopeString, scopeString, type IssuedAccessToken } from "@/lib/tokens";
-import * as attempts from "@/lib/service-auth/stores/claim-attempts";
-import type { AttemptRow, AttemptWithRegistration } from "@/lib/service-auth/stores/claim-attempts";
-import * as delegations from "@/lib/service-auth/stores/delegations";
-import * as registrations from "@/lib/service-auth/stores/registrations";
+import * as attempts from "@/lib/grants/claim-attempts";
+import type { AttemptRow, AttemptWithRegistration } from "@/lib/grants/claim-attempts";
+import * as delegations from "@/lib/grants/delegations";
+import * as registrations from "@/lib/grants/registrations";
 import * as webhooks from "@/lib/webhooks/emit";
 
 export const ATTEMPT_LIFETIME_SECONDS = 600;

@@ -7,8 +7,8 @@ import { newSecret, sha256 } from "@/lib/crypto/secrets";
 import { inCommitBatch, transaction, type CommitBatch } from "@/lib/db";
 import { recordAudit } from "@/lib/audit";
 import { SCOPES, type Scope } from "@/lib/schemas/service-auth";
-import { findTokenGrant, findTokenOwner, insertAccessToken, revokeToken } from "@/lib/service-auth/stores/access-tokens";
-import { touchLastUsed } from "@/lib/service-auth/stores/delegations";
+import { findTokenGrant, findTokenOwner, insertAccessToken, revokeToken } from "@/lib/grants/access-tokens";
+import { touchLastUsed } from "@/lib/grants/delegations";
 import { webhookTokenRevoked } from "@/lib/webhooks/emit";
 
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;

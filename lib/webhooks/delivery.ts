@@ -13,7 +13,7 @@ import { systemClock } from "@/lib/clock";
 import { setting } from "@/lib/config";
 import { isDatabaseUnavailable, transaction } from "@/lib/db";
 import { Pacer, type PacingOptions } from "@/lib/operations/pacing";
-import { expireLapsedPending } from "@/lib/service-auth/stores/registrations";
+import { expireLapsedPending } from "@/lib/grants/registrations";
 import { webhookDelegationExpired } from "./emit";
 import { nextAttemptAt } from "./schedule";
 import { decryptSecret } from "./secrets";

@@ -7,8 +7,8 @@ import type { Clock } from "@/lib/clock";
 import { getConfig, setting } from "@/lib/config";
 import { SCOPES, type Scope } from "@/lib/schemas/service-auth";
 import { findMemberByEmail } from "@/lib/members/store";
-import { findDelegationOfRegistration } from "@/lib/service-auth/stores/delegations";
-import { findRegistration } from "@/lib/service-auth/stores/registrations";
+import { findDelegationOfRegistration } from "@/lib/grants/delegations";
+import { findRegistration } from "@/lib/grants/registrations";
 import type { WebhookEventData, WebhookEventType } from "./schemas";
 import { insertEvent } from "./stores/events";
 

@@ -123,7 +123,7 @@ describe("MCP 2026-07-28 envelope and methods", () => {
   });
 
   it("resources/read and completion/complete on /mcp/docs take any URI or value: a result or -32602, never a 500", async () => {
-    const { buildDocsMcpServer } = await import("@/lib/docs/mcp");
+    const { buildDocsMcpServer } = await import("@/lib/mcp/docs");
     await fc.assert(
       fc.asyncProperty(fc.oneof(anyString, fc.webUrl(), fc.jsonValue()), fc.oneof(anyString, fc.jsonValue()), async (uri, value) => {
         const read = expectProtocolAnswer(

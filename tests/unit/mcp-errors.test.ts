@@ -56,7 +56,7 @@ describe("serveMcp", () => {
 
   it("answers params of the wrong shape for a spec method with -32602 on 2026-07-28, naming each problem; 2025 keeps the SDK's -32603", async () => {
     const { serveMcp } = await import("@/lib/mcp/http");
-    const { buildDocsMcpServer } = await import("@/lib/docs/mcp");
+    const { buildDocsMcpServer } = await import("@/lib/mcp/docs");
     const envelope = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
     const ref = { type: "ref/resource", uri: "https://gate.example.com/docs/{slug}.md" };
     const cases: [string, Record<string, unknown>, string][] = [
@@ -85,7 +85,7 @@ describe("serveMcp", () => {
 
   it("answers an empty batch with one Invalid Request (-32600)", async () => {
     const { serveMcp } = await import("@/lib/mcp/http");
-    const { buildDocsMcpServer } = await import("@/lib/docs/mcp");
+    const { buildDocsMcpServer } = await import("@/lib/mcp/docs");
     for (const res of [webResponse(await serveMcp(apiRequest(post("[]")), buildDocsMcpServer))]) {
       expect(res.status).toBe(400);
       expect(await res.json()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request: an empty batch holds no message." } });

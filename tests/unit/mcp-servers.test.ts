@@ -15,7 +15,7 @@ beforeAll(() => {
 describe("per-request MCP servers", () => {
   it("share one validator across requests and across both servers", async () => {
     const { buildCommunityMcpServer } = await import("@/lib/mcp/community");
-    const { buildDocsMcpServer } = await import("@/lib/docs/mcp");
+    const { buildDocsMcpServer } = await import("@/lib/mcp/docs");
     const context = { clock: systemClock, clientIp: "127.0.0.1" };
     const first = validatorOf(buildCommunityMcpServer(context));
     expect(first).toBeDefined();

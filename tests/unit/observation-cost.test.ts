@@ -9,7 +9,7 @@ import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { addressKey } from "@/lib/http/client-ip";
 import { createLogger, LineBatch, requestLine, requestLog, setLogger, type RequestLogEntry } from "@/lib/operations/log";
-import { observeRequest } from "@/lib/operations/observe";
+import { observeRequest } from "@/lib/server/observe";
 import { markServerEntry } from "@/lib/http/server-entry";
 
 // These servers stand in for server.ts, whose request listener makes the peer address this process's own.

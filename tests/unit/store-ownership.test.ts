@@ -8,10 +8,10 @@ const ROOT = path.resolve(__dirname, "../..");
 
 /** Table → the one module that writes it. */
 const STORES: Readonly<Record<string, string>> = {
-  Registration: "lib/service-auth/stores/registrations.ts",
-  ClaimAttempt: "lib/service-auth/stores/claim-attempts.ts",
-  Delegation: "lib/service-auth/stores/delegations.ts",
-  AccessToken: "lib/service-auth/stores/access-tokens.ts",
+  Registration: "lib/grants/registrations.ts",
+  ClaimAttempt: "lib/grants/claim-attempts.ts",
+  Delegation: "lib/grants/delegations.ts",
+  AccessToken: "lib/grants/access-tokens.ts",
   AuditEvent: "lib/audit/index.ts",
   Member: "lib/members/store.ts",
   Certificate: "lib/certificates/index.ts",

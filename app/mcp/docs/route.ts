@@ -1,5 +1,5 @@
 // /mcp/docs: the read-only documentation MCP server (Streamable HTTP, stateless, JSON responses).
-import { serveDocsMcp } from "@/lib/docs/mcp";
+import { serveDocsMcp } from "@/lib/mcp/docs";
 import { corsPreflight } from "@/lib/http/cors";
 import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
 import { mcpGetNotAllowed } from "@/lib/mcp/http";

@@ -3,7 +3,7 @@
 import net from "node:net";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { holdSqliteConnection, sqlProvider } from "@/lib/db";
-import { alive, expectedMigrations, healthReply, ready } from "@/lib/operations/health";
+import { alive, expectedMigrations, healthReply, ready } from "@/lib/operator/health";
 
 afterAll(() => {
   vi.unstubAllEnvs();
@@ -65,7 +65,7 @@ describe("health", () => {
     await link.listen();
     vi.resetModules();
     vi.stubEnv("DATABASE_URL", link.url());
-    const health = await import("@/lib/operations/health");
+    const health = await import("@/lib/operator/health");
     expect((await health.ready()).status).toBe(200);
     await link.cut();
     const down = await health.ready();

@@ -2,7 +2,7 @@
 // time, so deleting a large backlog takes at most the duty cycle's share of the event loop; the pass stops
 // starting batches at its budget (the cron route's time limit). A fake clock and sleep: nothing waits.
 import { describe, expect, it } from "vitest";
-import { deleteInBatches, type BatchDelete } from "@/lib/operations/janitor";
+import { deleteInBatches, type BatchDelete } from "@/lib/operator/janitor";
 import { Pacer } from "@/lib/operations/pacing";
 import { fakeTime } from "../../support/pacing";
 

@@ -12,7 +12,7 @@ import { ManualClock } from "@/lib/clock";
 import { sqlProvider } from "@/lib/db";
 import { getDb } from "@/lib/db/prisma";
 import { cancelDelegation } from "@/lib/delegations";
-import { JANITOR_LOCK_KEY, runJanitorPass, type JanitorReport } from "@/lib/operations/janitor";
+import { JANITOR_LOCK_KEY, runJanitorPass, type JanitorReport } from "@/lib/operator/janitor";
 import { firstTimeOrderedIdAt, timeOrderedId } from "@/lib/ids";
 import { hitRateLimit } from "@/lib/rate-limit";
 import { SCOPES } from "@/lib/schemas/service-auth";
@@ -253,7 +253,7 @@ describe("janitor plans", () => {
 
 describe("janitor cron route", () => {
   it("runs a pass with Authorization: Bearer <CRON_SECRET> and answers 401 otherwise", async () => {
-    const { handleJanitorCron } = await import("@/lib/operations/cron");
+    const { handleJanitorCron } = await import("@/lib/operator/cron");
     const call = async (authorization?: string) =>
       webResponse(await handleJanitorCron(apiRequest(new Request("http://localhost/api/cron/janitor", { headers: authorization ? { Authorization: authorization } : {} }))));
     expect((await call("Bearer cron-secret-0123456789")).status).toBe(401); // no CRON_SECRET set: nothing matches
@@ -274,7 +274,7 @@ describe("janitor cron route", () => {
 
 describe("in-process janitor", () => {
   it("runs passes on its interval and stops", async () => {
-    const { startJanitor } = await import("@/lib/operations/janitor");
+    const { startJanitor } = await import("@/lib/operator/janitor");
     const passes: unknown[] = [];
     const stop = startJanitor({ intervalSeconds: 0.05, firstDelaySeconds: 0, onPass: (outcome) => passes.push(outcome) });
     await new Promise((resolve) => setTimeout(resolve, 400));

@@ -7,10 +7,10 @@ import { findCertificate, insertCertificate } from "@/lib/certificates";
 import { ManualClock } from "@/lib/clock";
 import { isUniqueViolation, transaction } from "@/lib/db";
 import { countMembers, findMemberByEmail, findMemberById, findPublicMember, findPublicProfile, insertMember, listMappedMembers, slugTaken } from "@/lib/members/store";
-import * as tokens from "@/lib/service-auth/stores/access-tokens";
-import * as attempts from "@/lib/service-auth/stores/claim-attempts";
-import * as delegations from "@/lib/service-auth/stores/delegations";
-import * as registrations from "@/lib/service-auth/stores/registrations";
+import * as tokens from "@/lib/grants/access-tokens";
+import * as attempts from "@/lib/grants/claim-attempts";
+import * as delegations from "@/lib/grants/delegations";
+import * as registrations from "@/lib/grants/registrations";
 
 const at = (iso: string): Date => new Date(iso);
 const NOW = at("2026-03-01T10:00:00.123Z");

@@ -1,6 +1,6 @@
-// GET /api/cron/janitor: the janitor's pass for Vercel Cron (lib/operations/cron.ts). Not an agent endpoint.
+// GET /api/cron/janitor: the janitor's pass for Vercel Cron (lib/operator/cron.ts). Not an agent endpoint.
 import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
-import { handleJanitorCron } from "@/lib/operations/cron";
+import { handleJanitorCron } from "@/lib/operator/cron";
 
 export const dynamic = "force-dynamic";
 export const GET = apiRoute((request) => handleJanitorCron(request));

@@ -6,9 +6,9 @@ import fs from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { clientIp, PEER_HEADER } from "@/lib/http/client-ip";
-import { noteRequestActivity } from "./load";
-import { requestIdFrom, requestLog } from "./log";
-import { recordRequest } from "./metrics";
+import { noteRequestActivity } from "@/lib/operations/load";
+import { requestIdFrom, requestLog } from "@/lib/operations/log";
+import { recordRequest } from "@/lib/operations/metrics";
 
 /** Paths no route matches share one label, so a scan of random paths cannot grow the series. */
 export const UNMATCHED_ROUTE = "(unmatched)";

@@ -3,7 +3,7 @@
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { operationsConfig } from "@/lib/config/operations";
 import { runJanitorPass } from "./janitor";
-import { bearerMatches, operatorUnauthorized } from "./operator-auth";
+import { bearerMatches, operatorUnauthorized } from "./auth";
 
 /** A call removes at most this many batches per table (100 rows each on SQLite, 500 on PostgreSQL; fewer while requests are served)… */
 const CRON_MAX_BATCHES_PER_TABLE = 500;

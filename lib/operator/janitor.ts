@@ -14,11 +14,11 @@ import { systemClock, type Clock } from "@/lib/clock";
 import { assertOutsideTransaction } from "@/lib/db";
 import { sharedConnection } from "@/lib/db/connection";
 import { deleteEndedWindows } from "@/lib/rate-limit";
-import { deleteDeadTokensBefore } from "@/lib/service-auth/stores/access-tokens";
-import { deleteEndedAttemptsBefore } from "@/lib/service-auth/stores/claim-attempts";
-import { deleteUnapprovedBefore } from "@/lib/service-auth/stores/registrations";
+import { deleteDeadTokensBefore } from "@/lib/grants/access-tokens";
+import { deleteEndedAttemptsBefore } from "@/lib/grants/claim-attempts";
+import { deleteUnapprovedBefore } from "@/lib/grants/registrations";
 import { operationsConfig } from "@/lib/config/operations";
-import { Pacer, type PacingOptions } from "./pacing";
+import { Pacer, type PacingOptions } from "@/lib/operations/pacing";
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Tokens stay a day after they expire or are revoked (an operator can still trace a late call). */

@@ -77,7 +77,7 @@ export function revokeDelegationTokens(delegationId: string, now: Date): Promise
 }
 
 /**
- * The janitor (lib/operations/janitor.ts): removes up to `limit` tokens that expired or were revoked before
+ * The janitor (lib/operator/janitor.ts): removes up to `limit` tokens that expired or were revoked before
  * `cutoff`; the number removed. Such a token was issued before the cutoff, and a token's id is made from its issue
  * time (lib/ids): the primary key's range bounds the search, with no index of its own (each would cost every issued
  * token one more page write).

@@ -1,18 +1,18 @@
 // The read-only documentation MCP server at /mcp/docs (CONTRACT.md §9): search_docs and get_doc over the
-// one corpus and index. Built fresh per request by lib/mcp/http.ts (stateless); it never sees a token.
+// one corpus and index. Built fresh per request by ./http.ts (stateless); it never sees a token.
 import { McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { absoluteUrl } from "@/lib/config";
 import { callerKey } from "@/lib/http/client-ip";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
-import { serveMcp, statelessServerOptions, withCachedJsonSchema } from "@/lib/mcp/http";
+import { serveMcp, statelessServerOptions, withCachedJsonSchema } from "./http";
 import { clip } from "@/lib/schemas/text";
 import { toolFailureMessage } from "@/lib/tools/types";
 import { getDocInputShape, getDocOutputShape, SEARCH_DOCS_LIMIT_DEFAULT, searchDocsInputShape, searchDocsOutputShape } from "@/lib/schemas/public-read";
-import { docUrl, getDoc } from "./corpus";
-import { docMarkdown } from "./pages";
-import { completeDocSlugs, DOC_RESOURCE_MIME_TYPE, docResourceUriTemplate, listDocResources, readDocResource } from "./resources";
-import { excerpt, searchDocs } from "./search";
+import { docUrl, getDoc } from "@/lib/docs/corpus";
+import { docMarkdown } from "@/lib/docs/pages";
+import { completeDocSlugs, DOC_RESOURCE_MIME_TYPE, docResourceUriTemplate, listDocResources, readDocResource } from "@/lib/docs/resources";
+import { excerpt, searchDocs } from "@/lib/docs/search";
 
 export const DOCS_SERVER_NAME = "agent-gate-docs";
 export const DOCS_SERVER_VERSION = "1.0.0";
