@@ -19,7 +19,6 @@ import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { clientIp } from "@/lib/http/client-ip";
 import { INTERNAL_RPC_ERROR, rateLimitedRpcError, temporarilyUnavailableRpcError, type JsonRpcServerError } from "@/lib/http/errors";
-import { withFields } from "@/lib/objects";
 import { budgetRule, type RateLimitRule } from "@/lib/rate-limit";
 import { chargeBudgets, type BudgetCharge } from "@/lib/rate-limit/memory";
 import { clip, describePath, findStringWhere, isAcceptableText, text as boundaryText } from "@/lib/schemas/text";
@@ -91,7 +90,7 @@ const UNSUPPORTED: Record<string, { code: number; message: string }> = {
 const A2A_HEADERS = { "cache-control": "no-store", "access-control-allow-origin": "*" } as const;
 
 function rpcError(id: JsonRpcId, error: A2aRpcError, status = 200, headers: Record<string, string> = {}): ApiReply {
-  return jsonReply({ jsonrpc: "2.0", id, error }, withFields(headers, A2A_HEADERS), status);
+  return jsonReply({ jsonrpc: "2.0", id, error }, { ...headers, ...A2A_HEADERS }, status);
 }
 
 function rpcServerError(id: JsonRpcId, failure: JsonRpcServerError): ApiReply {
@@ -217,7 +216,7 @@ export function paramsToRun(parsed: ParsedCall & { ok: true }): Record<string, u
   if (!isSend) return params;
   const configuration = params["configuration"];
   const base = typeof configuration === "object" && configuration !== null ? configuration : {};
-  return withFields(params, { configuration: withFields(base, parsed.version === "0.3" ? { blocking: true } : { returnImmediately: false }) });
+  return { ...params, configuration: { ...base, ...(parsed.version === "0.3" ? { blocking: true } : { returnImmediately: false }) } };
 }
 
 /** The task a message/send or SendMessage is sent to, if it names one. */

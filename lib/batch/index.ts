@@ -9,7 +9,6 @@ import { readJsonObject } from "@/lib/http/body";
 import { clientIp } from "@/lib/http/client-ip";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { errorBody, errorReply, payloadTooLargeReply, rateLimitedReply, type ErrorBody } from "@/lib/http/errors";
-import { withFields } from "@/lib/objects";
 import { budgetRule, hitRateLimit, rateLimitHeaders, type RateLimitRule } from "@/lib/rate-limit";
 import {
   BATCH_DEADLINE_MS,
@@ -101,13 +100,13 @@ const RESPONSE_HEADERS = { "access-control-allow-origin": "*", "cache-control": 
 export async function handleBatchRequest(request: ApiRequest, options: BatchRunOptions = {}): Promise<ApiReply> {
   const clock = options.clock ?? systemClock;
   const limit = await hitRateLimit(BATCH_RATE_LIMIT, clientIp(request.headers), clock);
-  const headers: Record<string, string> = withFields(RESPONSE_HEADERS, rateLimitHeaders(limit));
+  const headers: Record<string, string> = { ...RESPONSE_HEADERS, ...rateLimitHeaders(limit) };
   if (!limit.allowed) return rateLimitedReply(limit.resetSeconds, headers);
   const body = await readJsonObject(request, BATCH_MAX_BYTES);
   if (!body.ok) {
     if (body.reason === "too_large") {
       const tooLarge = payloadTooLargeReply(BATCH_MAX_BYTES);
-      return { ...tooLarge, headers: withFields(tooLarge.headers, headers) };
+      return { ...tooLarge, headers: { ...tooLarge.headers, ...headers } };
     }
     return errorReply("invalid_request", body.message, { headers });
   }

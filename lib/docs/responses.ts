@@ -3,7 +3,6 @@ import { absoluteUrl } from "@/lib/config";
 import { queryOf, textReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { callerKey } from "@/lib/http/client-ip";
 import { errorReply, notFoundReply, rateLimitedReply } from "@/lib/http/errors";
-import { withFields } from "@/lib/objects";
 import { chargeBudgets } from "@/lib/rate-limit/memory";
 import { isAuthDiscoveryPublic } from "@/lib/release-mode";
 import { TOP_K_DEFAULT } from "@/lib/schemas/public-read";
@@ -35,14 +34,14 @@ export async function askReply(request: ApiRequest): Promise<ApiReply> {
   const refused = chargeBudgets([{ budget: "ask", key: callerKey(request.headers), cost: 1 }]);
   if (refused) return rateLimitedReply(refused.retryAfterSeconds, PUBLIC_READ);
   const parsed = parseAskQuery(new URLSearchParams(queryOf(request.target)));
-  if (!parsed.ok) return errorReply("invalid_request", parsed.message, { headers: withFields(PUBLIC_READ, { Vary: "Accept" }) });
+  if (!parsed.ok) return errorReply("invalid_request", parsed.message, { headers: { ...PUBLIC_READ, Vary: "Accept" } });
   // A new question is a search (the costliest work here): it waits for its turn (lib/turns), a cached one answers at once.
   if (!hasCachedAnswer(parsed.query, TOP_K_DEFAULT)) await turns().wait();
   const result = askDocs(parsed.query, TOP_K_DEFAULT);
   if (prefersMarkdown(request.headers.get("accept"), "application/json")) {
-    return textReply(askMarkdown(result), 200, withFields(ASK_HEADERS, { "content-type": MARKDOWN_TYPE }), head);
+    return textReply(askMarkdown(result), 200, { ...ASK_HEADERS, "content-type": MARKDOWN_TYPE }, head);
   }
-  return textReply(JSON.stringify(result), 200, withFields(ASK_HEADERS, { "content-type": "application/json" }), head);
+  return textReply(JSON.stringify(result), 200, { ...ASK_HEADERS, "content-type": "application/json" }, head);
 }
 
 /** /auth.md: the service_auth walkthrough as markdown; the JSON 404 when discovery is private (CONTRACT.md §7). */

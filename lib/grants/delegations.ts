@@ -2,7 +2,6 @@
 // registration (one per registration): active | cancelled (the member revoked it on /account).
 import { randomUUID } from "node:crypto";
 import { db, readDate, readOptionalDate } from "@/lib/db";
-import { withFields } from "@/lib/objects";
 
 export interface DelegationRow {
   id: string;
@@ -47,7 +46,7 @@ export async function findDelegationOfRegistration(registrationId: string): Prom
     [registrationId],
   );
   const raw = rows[0];
-  return raw ? withFields(toRow(raw), { registrationStatus: raw.registrationStatus }) : null;
+  return raw ? { ...toRow(raw), registrationStatus: raw.registrationStatus } : null;
 }
 
 export async function findMemberDelegation(memberId: string, id: string): Promise<DelegationRow | null> {

@@ -1,7 +1,6 @@
 // One API request and its answer as plain data. The hottest API handlers take an ApiRequest and return an
 // ApiReply, so the same code answers behind Next's route handlers (web Request/Response, e.g. on Vercel)
 // and in the node:http front (lib/front), which skips Next's per-request pipeline under `next start`.
-import { withFields } from "@/lib/objects";
 import type { BodyResult } from "./body";
 import { readBodyText } from "./body";
 
@@ -53,7 +52,7 @@ export function queryOf(target: string): string {
 
 /** A text reply with its Content-Length; HEAD requests get the same headers without the body. */
 export function textReply(text: string, status: number, headers: Record<string, string>, head = false): ApiReply {
-  return { status, headers: withFields(headers, { "content-length": String(Buffer.byteLength(text)) }), body: head ? null : text };
+  return { status, headers: { ...headers, "content-length": String(Buffer.byteLength(text)) }, body: head ? null : text };
 }
 
 /** A JSON reply (see textReply). */

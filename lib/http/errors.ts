@@ -1,6 +1,5 @@
 // The one place that builds error bodies (CONTRACT.md §2) and Bearer challenges (CONTRACT.md §6, RFC 6750 §3).
 import { getConfig } from "@/lib/config";
-import { withFields } from "@/lib/objects";
 import { isAuthDiscoveryPublic } from "@/lib/release-mode";
 import type { ApiReply } from "./api";
 
@@ -125,7 +124,7 @@ export function overloadedReply(surface: "rest" | "json-rpc" | "page"): ApiReply
 export function jsonRpcTransportErrorReply(status: number, message: string, headers?: HeadersInit): ApiReply {
   return {
     status,
-    headers: withFields(lowerCaseHeaders(headers), { "content-type": "application/json", "cache-control": "no-store" }),
+    headers: { ...lowerCaseHeaders(headers), "content-type": "application/json", "cache-control": "no-store" },
     body: JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }),
   };
 }
@@ -238,7 +237,7 @@ export function challengeReply(challenge: ChallengeKind): ApiReply {
 export function jsonRpcErrorReply(id: string | number | null, error: JsonRpcErrorObject, status: number, headers: Record<string, string> = {}): ApiReply {
   return {
     status,
-    headers: withFields(headers, { "content-type": "application/json", "cache-control": "no-store", "access-control-allow-origin": "*" }),
+    headers: { ...headers, "content-type": "application/json", "cache-control": "no-store", "access-control-allow-origin": "*" },
     body: JSON.stringify({ jsonrpc: "2.0", id, error }),
   };
 }

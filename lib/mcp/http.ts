@@ -25,7 +25,6 @@ import { ContextStorage } from "@/lib/async-context";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
 import { INTERNAL_RPC_ERROR, jsonRpcErrorReply, jsonRpcTransportErrorReply, temporarilyUnavailableRpcError } from "@/lib/http/errors";
-import { withFields } from "@/lib/objects";
 import type { BudgetName } from "@/lib/rate-limit/budgets";
 import { batchRefusal, chargeJsonRpcPost, refusalId, type ExtraBudgetOf } from "@/lib/rate-limit/json-rpc";
 import { rejectDnsRebinding } from "./rebinding";
@@ -218,9 +217,9 @@ const modernEntry = createMcpHandler(
 function withoutListChanges(server: McpServer): McpServer {
   const { tools, resources, prompts } = server.server.getCapabilities();
   server.server.registerCapabilities({
-    ...(tools && { tools: withFields(tools, { listChanged: false }) }),
-    ...(resources && { resources: withFields(resources, { listChanged: false, subscribe: false }) }),
-    ...(prompts && { prompts: withFields(prompts, { listChanged: false }) }),
+    ...(tools && { tools: { ...tools, listChanged: false } }),
+    ...(resources && { resources: { ...resources, listChanged: false, subscribe: false } }),
+    ...(prompts && { prompts: { ...prompts, listChanged: false } }),
   });
   return server;
 }

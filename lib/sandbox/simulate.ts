@@ -5,7 +5,6 @@ import { absoluteUrl, getConfig } from "@/lib/config";
 import { readJsonObject } from "@/lib/http/body";
 import { textReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { errorBody, errorReply, payloadTooLargeReply } from "@/lib/http/errors";
-import { withFields } from "@/lib/objects";
 import { batchResponseSchema, simulateRequestSchema, type SimulateResponse, type SimulatorScenario } from "@/lib/schemas/public-read";
 import { describeIssue } from "@/lib/schemas/issues";
 import { claimGrantTokenResponseSchema, errorBodySchema, registrationResponseSchema, SCOPES } from "@/lib/schemas/service-auth";
@@ -142,5 +141,5 @@ export async function handleSimulateRequest(request: ApiRequest): Promise<ApiRep
   }
   const parsed = simulateRequestSchema.safeParse(body.value);
   if (!parsed.success) return errorReply("invalid_request", describeIssue(parsed.error, ""), { headers: HEADERS });
-  return textReply(simulate(parsed.data.scenario), 200, withFields(HEADERS, { "content-type": "application/json" }));
+  return textReply(simulate(parsed.data.scenario), 200, { ...HEADERS, "content-type": "application/json" });
 }

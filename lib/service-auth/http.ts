@@ -10,7 +10,6 @@ import { readForm, readJsonObject, type BodyResult } from "@/lib/http/body";
 import { clientIp } from "@/lib/http/client-ip";
 import { errorReply, payloadTooLargeReply, rateLimitedReply, type ErrorCode } from "@/lib/http/errors";
 import { normalizeEmail } from "@/lib/members/normalize";
-import { withFields } from "@/lib/objects";
 import { budgetRule, chargeBudgets, hitRateLimit, rateLimitHeaders, type RateLimitRule } from "@/lib/rate-limit";
 import { pollClaim, refreshClaim, registerClaim, verificationUri, ATTEMPT_LIFETIME_SECONDS, type NewAttempt } from "@/lib/service-auth/lifecycle";
 import { exchangeIdentityAssertion } from "@/lib/assertions";
@@ -64,7 +63,7 @@ function attemptObject(attempt: NewAttempt) {
 
 async function limited(rule: RateLimitRule, subject: string, clock: Clock): Promise<ApiReply | null> {
   const result = await hitRateLimit(rule, subject, clock);
-  return result.allowed ? null : rateLimitedReply(result.resetSeconds, withFields(rateLimitHeaders(result), NO_STORE));
+  return result.allowed ? null : rateLimitedReply(result.resetSeconds, { ...rateLimitHeaders(result), ...NO_STORE });
 }
 
 /** POST /agent/identity */
