@@ -12,7 +12,7 @@ import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { TaskStore } from "@a2a-js/sdk/server";
 import { promiseOf } from "@/lib/async-context/promise";
 import type { Clock } from "@/lib/clock";
-import { runtimeDate, systemClock } from "@/lib/clock";
+import { systemClock } from "@/lib/clock";
 import { db, readDate, type SqlValue } from "@/lib/db";
 import { legacyTaskToV1Json } from "./legacy-task";
 
@@ -137,7 +137,7 @@ export async function writeTasks(writes: readonly TaskWrite[]): Promise<void> {
         stateName(state),
         JSON.stringify(Task.toJSON(task)),
         at,
-        runtimeDate(at.getTime() + TASK_RETENTION_SECONDS * 1000),
+        new Date(at.getTime() + TASK_RETENTION_SECONDS * 1000),
       );
     }
     await db().execute(insertText(chunk.length), values);
@@ -146,7 +146,7 @@ export async function writeTasks(writes: readonly TaskWrite[]): Promise<void> {
   const due = lastPruneAt === undefined || latest - lastPruneAt >= PRUNE_INTERVAL_MS || latest < lastPruneAt;
   if (finished && due) {
     lastPruneAt = latest;
-    await db().execute(`DELETE FROM "A2ATask" WHERE "expiresAt" < $1`, [runtimeDate(latest)]);
+    await db().execute(`DELETE FROM "A2ATask" WHERE "expiresAt" < $1`, [new Date(latest)]);
   }
 }
 

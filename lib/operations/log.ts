@@ -4,7 +4,6 @@
 // code and stack (a driver's message may carry a host or a file path, not a secret we hold).
 import { randomUUID } from "node:crypto";
 import pino, { type DestinationStream, type Logger } from "pino";
-import { runtimeDate, runtimeNow } from "@/lib/clock";
 import { operationsConfig } from "@/lib/config/operations";
 
 export const REDACTED_PATHS = [
@@ -183,14 +182,13 @@ let isoMillisecond = Number.NaN;
 let isoText = "";
 
 /**
- * pino.stdTimeFunctions.isoTime's text, made once per millisecond rather than once per line, with the runtime's
- * Date (lib/clock): Next's wrapper asks its async storage on every Date.now() and construction.
+ * pino.stdTimeFunctions.isoTime's text, made once per millisecond rather than once per line.
  */
 function isoTimeNow(): string {
-  const now = runtimeNow();
+  const now = Date.now();
   if (now !== isoMillisecond) {
     isoMillisecond = now;
-    isoText = runtimeDate(now).toISOString();
+    isoText = new Date(now).toISOString();
   }
   return isoText;
 }

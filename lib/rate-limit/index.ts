@@ -3,7 +3,7 @@
 // requests or instances lets more than `limit` hits through a window. The budgets of the anonymous read
 // surfaces are counted in memory instead (./memory.ts); every budget is listed in ./budgets.ts.
 import type { Clock } from "@/lib/clock";
-import { runtimeDate, systemClock } from "@/lib/clock";
+import { systemClock } from "@/lib/clock";
 import { db, execute, query, readDate } from "@/lib/db";
 import { recordRateLimitRefusal } from "@/lib/operations/metrics";
 import { limitFor, type RateLimitRule } from "./budgets";
@@ -79,7 +79,7 @@ export async function reserveRateLimit(rule: RateLimitRule, subject: string, clo
 export async function reserveRateLimitHits(rule: RateLimitRule, subject: string, hits: number, now: Date): Promise<RateLimitResult[]> {
   const key = `${rule.name}:${subject}`;
   const limit = limitFor(rule, subject);
-  const windowEnd = runtimeDate(now.getTime() + rule.windowSeconds * 1000);
+  const windowEnd = new Date(now.getTime() + rule.windowSeconds * 1000);
   if (hits <= limit) {
     const [row] = await query<BucketRow>(RESERVE, [key, now, windowEnd, limit, hits]);
     if (row) {

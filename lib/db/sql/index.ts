@@ -14,7 +14,6 @@
 // AS "camelCase"). PostgreSQL returns bigint (COUNT(*)) as a string: cast to int in the SQL.
 import { ContextStorage } from "@/lib/async-context";
 import { promiseOf } from "@/lib/async-context/promise";
-import { runtimeDate } from "@/lib/clock";
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import type { CustomTypesConfig, Pool, PoolClient } from "pg";
@@ -46,11 +45,11 @@ export class TransactionScopeError extends Error {
 /** A DateTime column's value (SQLite: ISO text or epoch milliseconds; PostgreSQL: a Date, parsed as UTC). */
 export function readDate(value: unknown): Date {
   if (value instanceof Date) return value;
-  if (typeof value === "number" || typeof value === "bigint") return runtimeDate(Number(value));
+  if (typeof value === "number" || typeof value === "bigint") return new Date(Number(value));
   if (typeof value === "string") {
     // SQLite's CURRENT_TIMESTAMP ("2026-01-01 12:00:00") carries no zone and means UTC, as Prisma reads it.
     const zoneless = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value);
-    const date = runtimeDate(zoneless ? `${value.replace(" ", "T")}Z` : value);
+    const date = new Date(zoneless ? `${value.replace(" ", "T")}Z` : value);
     if (!Number.isNaN(date.getTime())) return date;
   }
   throw new TypeError(`not a DateTime column value: ${String(value)}`);
@@ -102,7 +101,7 @@ export function postgresValue(value: SqlValue | undefined): string | number | bo
 }
 
 const TIMESTAMP_OID = 1114;
-const parseUtcTimestamp = (text: string): Date => runtimeDate(`${text.replace(" ", "T")}Z`);
+const parseUtcTimestamp = (text: string): Date => new Date(`${text.replace(" ", "T")}Z`);
 
 // Per query, not pg's global parsers: Prisma's adapter shares the pool and parses values its own way.
 const postgresTypes = {
