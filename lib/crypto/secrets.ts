@@ -1,23 +1,8 @@
-import { createHash, randomFillSync, timingSafeEqual, randomInt } from "node:crypto";
-
-// Secrets take their bytes from a pool filled by one CSPRNG call per 4 KB (128 secrets), as Node's own
-// randomUUID does: a call per secret was a measurable share of a token exchange (bench/README.md). Each byte
-// is handed out once and zeroed as soon as the secret's text is made; the next fill overwrites the pool.
-const SECRET_BYTES = 32;
-const pool = Buffer.alloc(4096);
-let poolOffset = pool.length;
+import { createHash, randomBytes, timingSafeEqual, randomInt } from "node:crypto";
 
 /** An opaque secret: prefix plus 256 bits of CSPRNG randomness, base64url (CONTRACT.md §3). */
 export function newSecret(prefix: "aca_" | "clm_" | "cat_"): string {
-  if (poolOffset + SECRET_BYTES > pool.length) {
-    randomFillSync(pool);
-    poolOffset = 0;
-  }
-  const bytes = pool.subarray(poolOffset, poolOffset + SECRET_BYTES);
-  poolOffset += SECRET_BYTES;
-  const secret = `${prefix}${bytes.toString("base64url")}`;
-  bytes.fill(0);
-  return secret;
+  return `${prefix}${randomBytes(32).toString("base64url")}`;
 }
 
 /** SHA-256, base64url: how every secret is kept at rest. */
