@@ -18,82 +18,21 @@ export const REDACTED_PATHS = [
   "request.headers.cookie",
 ];
 
-const SERVICE = "agent-gate";
-
-function loggerOptions(level: string) {
-  return { level, base: { service: SERVICE }, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label: string) => ({ level: label }) } };
+/** A logger writing to `destination` (the process's stdout by default). */
+export function createLogger(destination: DestinationStream = sharedStdout(), level: string = operationsConfig().LOG_LEVEL): Logger {
+  return pino(
+    {
+      level,
+      base: { service: "agent-gate" },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label: string) => ({ level: label }) },
+      redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+    },
+    destination,
+  );
 }
 
-/**
- * The stream of each logger made here: their lines have the layout of loggerOptions, so a request line can be
- * written to it directly, serialised by hand (requestLog), in the very bytes pino would write.
- */
-const streamsOfOurLoggers = new WeakMap<Logger, DestinationStream>();
-
-/** A logger writing to `destination` (stdout by default). */
-export function createLogger(destination?: DestinationStream, level: string = operationsConfig().LOG_LEVEL): Logger {
-  const stream = destination ?? sharedStdout();
-  const log = pino({ ...loggerOptions(level), redact: { paths: REDACTED_PATHS, censor: "[redacted]" } }, stream);
-  streamsOfOurLoggers.set(log, stream);
-  return log;
-}
-
-/** The logger of request lines: the same stream and level. Its lines are serialised by requestLog, not by pino. */
-function createRequestLogger(level: string = operationsConfig().LOG_LEVEL): Logger {
-  const stream = sharedStdout();
-  const log = pino(loggerOptions(level), stream);
-  streamsOfOurLoggers.set(log, stream);
-  return log;
-}
-
-/** How long a buffered log line may wait before it is written, at most. */
-const FLUSH_INTERVAL_MS = 250;
-/** Lines are handed to the file descriptor in chunks of about this many characters. */
-const CHUNK_CHARS = 16 * 1024;
-
-/**
- * Whole lines collected in an array and handed to pino's destination (sonic-boom) joined, one chunk per 16 KiB
- * or per FLUSH_INTERVAL_MS. Writing each line to sonic-boom itself cost a few microseconds per line: it
- * measures the byte length of its whole pending buffer on every write, a string it grows by concatenation, so
- * each line re-flattened up to 16 KiB (bench/README.md, sixth pass). One write per request line would be a
- * system call on every request's path.
- */
-export class LineBatch implements DestinationStream {
-  private lines: string[] = [];
-  private chars = 0;
-
-  constructor(
-    private readonly target: { write(chunk: string): unknown; flush?(done: (error?: Error) => void): void; flushSync?(): void },
-    private readonly chunkChars = CHUNK_CHARS,
-  ) {}
-
-  write(line: string): void {
-    this.lines.push(line);
-    this.chars += line.length;
-    if (this.chars >= this.chunkChars) this.flush();
-  }
-
-  /** Hands the collected lines to the target as one chunk; `done` (pino's logger.flush) once the target has them. */
-  flush(done?: (error?: Error) => void): void {
-    if (this.lines.length > 0) {
-      const chunk = this.lines.length === 1 ? this.lines[0]! : this.lines.join("");
-      this.lines = [];
-      this.chars = 0;
-      this.target.write(chunk);
-    }
-    if (!done) return;
-    if (this.target.flush) this.target.flush(done);
-    else done();
-  }
-
-  /** Writes everything now (process exit). */
-  flushSync(): void {
-    this.flush();
-    this.target.flushSync?.();
-  }
-}
-
-/** What sonic-boom may hold for a stdout that does not take it (a closed pipe): later lines are dropped. */
+/** What the destination may hold for a stdout that does not take it (a closed pipe): later lines are dropped. */
 const UNWRITTEN_LOG_LIMIT = 4 * 1024 * 1024;
 
 /**
@@ -106,34 +45,30 @@ export function outliveClosedLogPipes(): void {
   for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
 }
 
-/** stdout through a LineBatch, flushed every FLUSH_INTERVAL_MS and synchronously when the process exits. */
-function bufferedStdout(): DestinationStream {
+/**
+ * stdout through pino's asynchronous destination, so that no request waits on a write to the log reader (lines
+ * logged while a write is under way follow it in one write). What it still holds when the process exits is
+ * written synchronously then.
+ */
+function asyncStdout(): DestinationStream {
   const stream = pino.destination({ dest: 1, sync: false, maxLength: UNWRITTEN_LOG_LIMIT });
-  // A failed write (EPIPE) is retried with the next line, at most UNWRITTEN_LOG_LIMIT held (see outliveClosedLogPipes).
+  // A failed write (EPIPE) must not become an uncaught exception (see outliveClosedLogPipes).
   stream.on("error", () => undefined);
-  const batch = new LineBatch(stream);
-  setInterval(() => {
-    try {
-      batch.flush();
-    } catch {
-      // Not open yet, or stdout closed: the next interval tries again.
-    }
-  }, FLUSH_INTERVAL_MS).unref();
   process.once("exit", () => {
     try {
-      batch.flushSync();
+      stream.flushSync();
     } catch {
       // Nothing more can be written.
     }
   });
-  return batch;
+  return stream;
 }
 
 // On globalThis: Next bundles route modules (and the server entry) separately; all write through one stream.
-const shared = globalThis as unknown as { agentGateLogger?: Logger; agentGateRequestLogger?: Logger; agentGateStdout?: DestinationStream };
+const shared = globalThis as unknown as { agentGateLogger?: Logger; agentGateStdout?: DestinationStream };
 
 function sharedStdout(): DestinationStream {
-  shared.agentGateStdout ??= bufferedStdout();
+  shared.agentGateStdout ??= asyncStdout();
   return shared.agentGateStdout;
 }
 
@@ -142,15 +77,9 @@ export function logger(): Logger {
   return shared.agentGateLogger;
 }
 
-function requestLogger(): Logger {
-  shared.agentGateRequestLogger ??= createRequestLogger();
-  return shared.agentGateRequestLogger;
-}
-
-/** Replaces the process's logger, request lines included (tests capture lines with a stream of their own). */
+/** Replaces the process's logger (tests capture lines with a stream of their own). */
 export function setLogger(replacement: Logger | undefined): void {
   shared.agentGateLogger = replacement;
-  shared.agentGateRequestLogger = replacement;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -178,46 +107,9 @@ export interface RequestLogEntry {
   clientIp: string;
 }
 
-let isoMillisecond = Number.NaN;
-let isoText = "";
-
-/**
- * pino.stdTimeFunctions.isoTime's text, made once per millisecond rather than once per line.
- */
-function isoTimeNow(): string {
-  const now = Date.now();
-  if (now !== isoMillisecond) {
-    isoMillisecond = now;
-    isoText = new Date(now).toISOString();
-  }
-  return isoText;
-}
-
-/**
- * The request line as pino writes it for loggerOptions (same keys, order and values; tested against pino's own
- * output), built as one template string: pino's generic path (object walk, per-value stringify, level formatter,
- * a new Date per line) was the largest share of a request's observation cost (bench/README.md, sixth pass).
- */
-export function requestLine(level: "info" | "error", entry: RequestLogEntry, time: string = isoTimeNow()): string {
-  const duration = Math.round(entry.durationMs * 1000) / 1000;
-  return (
-    `{"level":"${level}","time":"${time}","service":"${SERVICE}","type":"request","request_id":${JSON.stringify(entry.requestId)},` +
-    `"method":${JSON.stringify(entry.method)},"route":${JSON.stringify(routeTemplate(entry.route))},"status":${entry.status},` +
-    `"duration_ms":${Number.isFinite(duration) ? duration : "null"},"client_ip":${JSON.stringify(entry.clientIp)},"msg":"request"}\n`
-  );
-}
-
 /** One JSON line per request. */
-export function requestLog(entry: RequestLogEntry, log: Logger = requestLogger()): void {
-  const level = entry.status >= 500 ? "error" : "info";
-  if (!log.isLevelEnabled(level)) return;
-  const stream = streamsOfOurLoggers.get(log);
-  if (stream) {
-    stream.write(requestLine(level, entry));
-    return;
-  }
-  // Any other logger: its own layout, through pino.
-  log[level](
+export function requestLog(entry: RequestLogEntry, log: Logger = logger()): void {
+  log[entry.status >= 500 ? "error" : "info"](
     {
       type: "request",
       request_id: entry.requestId,

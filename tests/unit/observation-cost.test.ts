@@ -1,14 +1,15 @@
-// The cheap per-request observation of the sixth bench pass (bench/README.md): the hand-serialised request line
-// is byte for byte what pino writes for the same entry; the line batch hands every line on whole and in order;
-// one "close" listener ends every observation, a client that left included; the address-key cache answers as the
-// parser does.
+// The per-request observation: the request line carries its fields in a fixed order through the logger's own
+// stream and honours its level; the process's stdout loses no line at exit; one "close" listener ends every
+// observation, a client that left included; the address-key cache answers as the parser does.
+import { spawnSync } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 import fc from "fast-check";
 import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { addressKey } from "@/lib/http/client-ip";
-import { createLogger, LineBatch, requestLine, requestLog, setLogger, type RequestLogEntry } from "@/lib/operations/log";
+import { createLogger, requestLog, setLogger } from "@/lib/operations/log";
 import { observeRequest } from "@/lib/server/observe";
 import { markServerEntry } from "@/lib/http/server-entry";
 
@@ -17,48 +18,18 @@ markServerEntry();
 
 afterAll(() => setLogger(undefined));
 
-/** pino's own line for a request entry, with createLogger's options and a fixed clock. */
-function pinoLine(level: "info" | "error", entry: RequestLogEntry, time: string): string {
-  let written = "";
-  const log = pino(
-    { level: "info", base: { service: "agent-gate" }, timestamp: () => `,"time":"${time}"`, formatters: { level: (label: string) => ({ level: label }) } },
-    { write: (line: string) => void (written += line) },
-  );
-  log[level](
-    {
-      type: "request",
-      request_id: entry.requestId,
-      method: entry.method,
-      route: entry.route.split(/[?#]/)[0],
-      status: entry.status,
-      duration_ms: Math.round(entry.durationMs * 1000) / 1000,
-      client_ip: entry.clientIp,
-    },
-    "request",
-  );
-  return written;
-}
-
-const entries = fc.record({
-  method: fc.constantFrom("GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"),
-  route: fc.oneof(fc.constantFrom("/ask", "/members/[slug]", "(unmatched)"), fc.string({ maxLength: 80 }), fc.string({ unit: "grapheme", maxLength: 20 })),
-  status: fc.integer({ min: 100, max: 599 }),
-  durationMs: fc.double({ min: 0, max: 1e6, noNaN: true }),
-  requestId: fc.oneof(fc.uuid(), fc.stringMatching(/^[A-Za-z0-9._-]{1,128}$/)),
-  clientIp: fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom("no-address", "unknown"), fc.string({ maxLength: 40 })),
-});
-
-describe("the hand-serialised request line", () => {
-  it("is exactly pino's line for the same entry and time, whatever the fields hold", () => {
-    fc.assert(
-      fc.property(entries, fc.constantFrom<"info" | "error">("info", "error"), (entry, level) => {
-        const time = "2026-11-23T19:00:00.000Z";
-        const line = requestLine(level, entry, time);
-        expect(line).toBe(pinoLine(level, entry, time));
-        expect(line.endsWith("\n") && line.indexOf("\n") === line.length - 1).toBe(true);
-      }),
-      { numRuns: 500 },
-    );
+describe("the request line", () => {
+  it("has the request's fields, in order, after the level, time and service", () => {
+    const lines: string[] = [];
+    const entry = { method: "POST", route: "/oauth2/token#x", status: 200, durationMs: 2.0004, requestId: "r-1", clientIp: "192.0.2.1" };
+    requestLog(entry, createLogger({ write: (line: string) => void lines.push(line) }, "info"));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.endsWith("\n") && lines[0]!.indexOf("\n") === lines[0]!.length - 1).toBe(true);
+    const line = JSON.parse(lines[0]!) as Record<string, unknown>;
+    expect(Object.keys(line)).toEqual(["level", "time", "service", "type", "request_id", "method", "route", "status", "duration_ms", "client_ip", "msg"]);
+    expect(line).toMatchObject({ level: "info", service: "agent-gate", type: "request", request_id: "r-1", method: "POST", route: "/oauth2/token" });
+    expect(line).toMatchObject({ status: 200, duration_ms: 2, client_ip: "192.0.2.1", msg: "request" });
+    expect(line.time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   });
 
   it("goes to the logger's own stream, one write per line, and honours its level", () => {
@@ -81,28 +52,21 @@ describe("the hand-serialised request line", () => {
   });
 });
 
-describe("the line batch", () => {
-  it("hands every line on whole and in order, in chunks, and everything on flush", () => {
-    fc.assert(
-      fc.property(fc.array(fc.string({ maxLength: 300 }), { maxLength: 200 }), fc.integer({ min: 1, max: 4096 }), (texts, chunkChars) => {
-        const chunks: string[] = [];
-        const batch = new LineBatch({ write: (chunk: string) => void chunks.push(chunk) }, chunkChars);
-        const lines = texts.map((text) => `${JSON.stringify(text)}\n`);
-        for (const line of lines) batch.write(line);
-        for (const chunk of chunks) expect(chunk.length).toBeGreaterThanOrEqual(Math.min(chunkChars, chunk.length));
-        batch.flush();
-        expect(chunks.join("")).toBe(lines.join(""));
-        for (const chunk of chunks) expect(chunk.endsWith("\n")).toBe(true);
-      }),
-    );
-  });
-
-  it("calls pino's flush callback once the target has the lines", async () => {
-    const chunks: string[] = [];
-    const batch = new LineBatch({ write: (chunk: string) => void chunks.push(chunk) });
-    batch.write("a\n");
-    await new Promise<void>((resolve, reject) => batch.flush((error) => (error ? reject(error) : resolve())));
-    expect(chunks).toEqual(["a\n"]);
+describe("the process's stdout", () => {
+  it("an exit right after logging loses no line (the asynchronous destination is flushed on exit)", () => {
+    const run = spawnSync(process.execPath, ["--import", "tsx", path.join("tests", "support", "log-exit-probe.mts"), "2000"], {
+      encoding: "utf8",
+      env: { ...process.env, LOG_LEVEL: "info" },
+      timeout: 30_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const lines = run.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toHaveLength(2001);
+    expect(lines[1999]).toMatchObject({ type: "request", request_id: "r1999", route: "/ask", status: 200 });
+    expect(lines[2000]).toMatchObject({ type: "last", msg: "last" });
   });
 });
 
