@@ -48,7 +48,7 @@ interface Options {
   warmupSeconds: number;
   connections: number;
   only: string[] | null;
-  /** Runs of each scenario compared with a bare server, alternating with that server's (bench/README.md, fifteenth pass). */
+  /** Runs of each scenario compared with a bare server, alternating with that server's. */
   rounds: number;
   keep: boolean;
   /** Directory for a V8 CPU profile of the server (node --cpu-prof), written when it stops. */
@@ -339,7 +339,7 @@ interface Scenario {
   /**
    * A plain scenario run right after this one: the ratio is to the mean of `baseline` (right before) and it.
    * Every scenario adds rows the next one works on and the machine is shared, so one baseline measured before
-   * favours the baseline (bench/README.md, seventh pass).
+   * favours the baseline.
    */
   baselineAfter?: string;
   /** Connections for this scenario instead of --connections (latency without queueing). */
@@ -1040,7 +1040,7 @@ async function main(): Promise<number> {
       const baseRow = rows.find((r) => r.name === scenario.baseline);
       const baseTarget = baseScenario ? targets[baseScenario.target] : undefined;
       // A ratio to a bare server alternates with it (--rounds): the machine's speed drifts between two windows
-      // of ten seconds by more than the goals' margins (bench/README.md, fifteenth pass).
+      // of ten seconds by more than the goals' margins.
       if (baseScenario && baseRow && baseTarget && baseScenario.target !== scenario.target) {
         for (let round = 2; round <= options.rounds; round++) {
           log(`${baseScenario.name}, round ${round}…`);

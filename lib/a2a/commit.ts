@@ -1,7 +1,7 @@
 // What an /a2a message writes, committed together with the other messages of its event-loop iteration: its count
 // against the send budget (RateLimitBucket) and its task (A2ATask). Messages arrive many per iteration under load,
 // and one statement per message each for the count and the task, in a savepoint each, was a large share of what a
-// message cost beyond the bare SDK (bench/README.md, fourteenth pass). As one commit batch (lib/db inCommitBatch) the
+// message cost beyond the bare SDK. As one commit batch (lib/db inCommitBatch) the
 // messages of an iteration count each address's hits in one statement and write their tasks in one more, and
 // every message still gets its own answer only after the COMMIT. PostgreSQL runs each message alone, in a
 // transaction of its own: the count and the task commit together or not at all.

@@ -3,8 +3,8 @@
 // On Node 20 every AsyncLocalStorage that has ever been used is propagated by an async hook into every promise
 // the process creates: each such storage costs a call and a property on every promise, whatever the request.
 // Next alone uses three to nine (more once pages render), and promises are what A2A and MCP requests are made
-// of: with five storages in use an A2A message spent more time in that hook and its garbage than in its SQL
-// (bench/README.md, ninth pass). A FrameAsyncLocalStorage keeps its value in one immutable map per context,
+// of: with five storages in use an A2A message spent more time in that hook and its garbage than in its SQL.
+// A FrameAsyncLocalStorage keeps its value in one immutable map per context,
 // carried by a single native storage, so the process pays for one storage however many exist. Semantics are
 // Node 24's: a run() restores the whole frame when it ends, including what enterWith() set inside it.
 //

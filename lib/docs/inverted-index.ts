@@ -2,7 +2,7 @@
 // weights, OR of the query terms) over an index kept in typed arrays. MiniSearch kept its postings in a
 // radix tree of Maps (15 MB and ~230,000 postings for the bench's 500 documents) that every mark-compact
 // of the capped server heap had to scan; here they are ~2 MB of array buffers the collector never
-// scans, and the sorted term list is the only per-term object (bench/README.md, thirteenth pass).
+// scans, and the sorted term list is the only per-term object.
 // tests/unit/docs-index.test.ts checks every answer against MiniSearch itself.
 
 /** MiniSearch's default tokenizer: runs of line breaks, separators and punctuation split terms. */

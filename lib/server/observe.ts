@@ -81,7 +81,7 @@ interface Observation {
 
 /**
  * The observation rides on the response under a symbol, read by one shared "close" listener: no closure, no
- * once-wrapper and no WeakMap entry per request (bench/README.md, sixth pass).
+ * once-wrapper and no WeakMap entry per request.
  */
 const OBSERVATION = Symbol("agent-gate.observation");
 type ObservedResponse = ServerResponse & { [OBSERVATION]?: Observation };

@@ -20,8 +20,7 @@ export type NextHandler = (req: http.IncomingMessage, res: http.ServerResponse) 
 
 /**
  * The X-Request-Id of a request being answered (set by `observe`; written by the front or before Next). It rides
- * on the request under a symbol: a WeakMap entry per request cost more than the rest of the bookkeeping
- * (bench/README.md, sixth pass).
+ * on the request under a symbol: a WeakMap entry per request cost more than the rest of the bookkeeping.
  */
 const REQUEST_ID = Symbol("agent-gate.request-id");
 type IdentifiedRequest = http.IncomingMessage & { [REQUEST_ID]?: string };

@@ -1,6 +1,6 @@
 // lib/async-context: storages that share one frame. They must answer as the runtime's AsyncLocalStorage does
 // (checked against it on random programs of runs, exits, awaits and concurrent flows), and a promise must cost
-// the process one storage however many are in use (the reason they exist: bench/README.md, ninth pass).
+// the process one storage however many are in use (the reason they exist).
 import { AsyncLocalStorage } from "node:async_hooks";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

@@ -11,7 +11,7 @@
 // Batches (joinBatch) go one step further for writes that many requests make alike (each A2A message's count
 // and task row): a caller hands the group an item instead of a job, and once the group's jobs have finished
 // the batch runs once for all its items (one multi-row statement rather than one statement and a savepoint
-// each: bench/README.md, fourteenth pass), in its own savepoint, before the COMMIT.
+// each), in its own savepoint, before the COMMIT.
 import { promiseOf } from "@/lib/async-context/promise";
 import type { ConnectionGate, GateRelease } from "./gate";
 
