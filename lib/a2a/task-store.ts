@@ -10,7 +10,6 @@ import { createHash } from "node:crypto";
 import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from "@a2a-js/sdk";
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { TaskStore } from "@a2a-js/sdk/server";
-import { promiseOf } from "@/lib/async-context/promise";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { db, readDate, type SqlValue } from "@/lib/db";
@@ -175,11 +174,13 @@ export class DbTaskStore implements TaskStore {
   ) {}
 
   /** Notes the first storage failure (the SDK turns throws into JSON-RPC errors, the route needs to see it). */
-  private guarded<T>(work: () => Promise<T>): Promise<T> {
-    return promiseOf(work).catch((error: unknown) => {
+  private async guarded<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
       this.storageError ??= error;
       throw error;
-    });
+    }
   }
 
   /**
@@ -190,8 +191,8 @@ export class DbTaskStore implements TaskStore {
     this.created.add(taskId);
   }
 
-  // save and load are not async functions (lib/async-context/promise.ts): the SDK calls each three times per
-  // message; a settled promise is returned where nothing is waited for.
+  // The SDK calls save and load three times per message each; a settled promise is returned where nothing is
+  // waited for.
   save(task: Task): Promise<void> {
     this.unwritten.set(task.id, task);
     return DONE;

@@ -5,6 +5,7 @@
 //   and the cache fields;
 // - 2025-03-26 … 2025-11-25 (no envelope): the stateless transport (sessionIdGenerator undefined, JSON
 //   responses) exactly as before.
+import { AsyncLocalStorage } from "node:async_hooks";
 import {
   classifyInboundRequest,
   createMcpHandler,
@@ -21,7 +22,6 @@ import {
   type StandardSchemaWithJSON,
 } from "@modelcontextprotocol/server";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
-import { ContextStorage } from "@/lib/async-context";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
 import { INTERNAL_RPC_ERROR, jsonRpcErrorReply, jsonRpcTransportErrorReply, temporarilyUnavailableRpcError } from "@/lib/http/errors";
@@ -186,7 +186,7 @@ async function replyOf(response: Response): Promise<ApiReply> {
 const modernFactories = new WeakMap<Request, () => McpServer>();
 
 /** The first failure the modern entry reports while it serves a request (it answers a bare 500; we answer in our own words). */
-const modernFailure = new ContextStorage<{ error?: unknown }>();
+const modernFailure = new AsyncLocalStorage<{ error?: unknown }>();
 
 /**
  * The SDK's 2026-07-28 entry, built once: it validates the envelope and the standard headers (-32020, -32022,

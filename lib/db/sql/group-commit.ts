@@ -12,7 +12,6 @@
 // and task row): a caller hands the group an item instead of a job, and once the group's jobs have finished
 // the batch runs once for all its items (one multi-row statement rather than one statement and a savepoint
 // each), in its own savepoint, before the COMMIT.
-import { promiseOf } from "@/lib/async-context/promise";
 import type { ConnectionGate, GateRelease } from "./gate";
 
 /** The connection as group commit needs it. */
@@ -100,12 +99,11 @@ export function joinBatch<Q, I, R>(connection: GroupConnection<Q>, batch: GroupB
 }
 
 function inOpenGroup<Q, T>(connection: GroupConnection<Q>, join: (group: CommitGroup) => Promise<T>): Promise<T> {
-  // Not async (lib/async-context/promise.ts): joining the open group or opening one on a free gate adds no promise.
   const state = stateOf(connection);
   if (state.open && !state.open.closing) return join(state.open);
   if (!state.opening) {
     const release = connection.gate.tryAcquire("raw");
-    if (release) return promiseOf(() => join(openGroup(state, connection, release)));
+    if (release) return new Promise<T>((resolve) => resolve(join(openGroup(state, connection, release))));
     state.opening = connection.gate.acquire("raw").then((granted) => {
       state.opening = undefined;
       return openGroup(state, connection, granted);
@@ -159,8 +157,7 @@ function enqueue<Q, T>(group: CommitGroup, connection: GroupConnection<Q>, job: 
       }
       group.finished.push({ commit: () => resolve(result), fail: reject });
     };
-    // Plain callbacks rather than an async function (lib/async-context/promise.ts); the tail still settles only
-    // once the job has.
+    // The tail settles only once the job has.
     group.tail = group.tail.then(() => {
       try {
         beginIfEnded(group, connection);
@@ -170,7 +167,7 @@ function enqueue<Q, T>(group: CommitGroup, connection: GroupConnection<Q>, job: 
         reject(error);
         return;
       }
-      return promiseOf(() => job(connection.executor)).then(succeeded, failed);
+      return new Promise<T>((resolve) => resolve(job(connection.executor))).then(succeeded, failed);
     });
   });
 }

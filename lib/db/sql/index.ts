@@ -12,8 +12,7 @@
 // on SQLite, UTC in a timestamp(3) column on PostgreSQL); read DateTime and Boolean columns back with
 // readDate / readOptionalDate / readBoolean. Columns come back as written in the SELECT list (alias with
 // AS "camelCase"). PostgreSQL returns bigint (COUNT(*)) as a string: cast to int in the SQL.
-import { ContextStorage } from "@/lib/async-context";
-import { promiseOf } from "@/lib/async-context/promise";
+import { AsyncLocalStorage } from "node:async_hooks";
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import type { CustomTypesConfig, Pool, PoolClient } from "pg";
@@ -165,8 +164,8 @@ function changedRows(database: BetterSqlite3.Database, sql: string, params: read
 function sqliteExecutor(database: BetterSqlite3.Database): SqlExecutor {
   // A settled promise (or the statement's error as a rejection) per call.
   return {
-    query: <T>(sql: string, params: readonly SqlValue[] = []) => promiseOf(() => allRows<T>(database, sql, params)),
-    execute: (sql: string, params: readonly SqlValue[] = []) => promiseOf(() => changedRows(database, sql, params)),
+    query: async <T>(sql: string, params: readonly SqlValue[] = []) => allRows<T>(database, sql, params),
+    execute: async (sql: string, params: readonly SqlValue[] = []) => changedRows(database, sql, params),
   };
 }
 
@@ -267,21 +266,15 @@ interface TransactionFrame {
   open: boolean;
 }
 
-const scope = new ContextStorage<TransactionFrame>();
+const scope = new AsyncLocalStorage<TransactionFrame>();
 
-function runScoped<T>(executor: SqlExecutor, fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
+async function runScoped<T>(executor: SqlExecutor, fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
   const frame: TransactionFrame = { executor, open: true };
-  // Not an async function (lib/async-context/promise.ts): this runs for every transaction.
-  return promiseOf(() => scope.run(frame, () => fn(executor))).then(
-    (result) => {
-      frame.open = false;
-      return result;
-    },
-    (error: unknown) => {
-      frame.open = false;
-      throw error;
-    },
-  );
+  try {
+    return await scope.run(frame, () => fn(executor));
+  } finally {
+    frame.open = false;
+  }
 }
 
 function openFrame(): TransactionFrame | undefined {
@@ -320,14 +313,14 @@ export function db(): SqlExecutor {
 }
 
 /** Rows of one statement, in the caller's transaction if there is one. */
-export function query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-  // db() may throw (no database configured or reachable): a rejection, as from an async function.
-  return promiseOf(() => db().query<T>(sql, params));
+export async function query<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+  // db() may throw (no database configured or reachable): a rejection.
+  return db().query<T>(sql, params);
 }
 
 /** One write, in the caller's transaction if there is one; the number of rows it changed. */
-export function execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
-  return promiseOf(() => db().execute(sql, params));
+export async function execute(sql: string, params: readonly SqlValue[] = []): Promise<number> {
+  return db().execute(sql, params);
 }
 
 /**
@@ -336,14 +329,12 @@ export function execute(sql: string, params: readonly SqlValue[] = []): Promise<
  * together with the other transactions started in this event-loop iteration: ./group-commit.ts; the promise
  * settles after the COMMIT), rolls back its own statements when it throws.
  */
-export function transaction<T>(fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
-  return promiseOf(() => {
-    const outer = openFrame();
-    if (outer) return fn(outer.executor);
-    // Opening the connection may fail (an unreachable database): a rejection, as for any statement.
-    const connection = sharedConnection();
-    return connection.provider === "sqlite" ? sqliteTransaction(connection, fn) : postgresTransaction(connection.pool, fn);
-  });
+export async function transaction<T>(fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
+  const outer = openFrame();
+  if (outer) return fn(outer.executor);
+  // Opening the connection may fail (an unreachable database): a rejection, as for any statement.
+  const connection = sharedConnection();
+  return connection.provider === "sqlite" ? sqliteTransaction(connection, fn) : postgresTransaction(connection.pool, fn);
 }
 
 /**
@@ -360,18 +351,16 @@ export interface CommitBatch<I, R> {
  * after its transactions; on PostgreSQL (no group commit) each item runs alone in a transaction of its own; inside
  * a store transaction, alone in that transaction. A batch that throws rejects its callers and writes nothing.
  */
-export function inCommitBatch<I, R>(batch: CommitBatch<I, R>, item: I): Promise<R> {
-  return promiseOf(() => {
-    const runAlone = (): Promise<R> =>
-      batch.run([item]).then((results) => {
-        if (results.length !== 1) throw new Error(`a batch returned ${results.length} results for 1 item`);
-        return results[0] as R;
-      });
-    const outer = openFrame();
-    if (outer) return runAlone();
-    const connection = sharedConnection();
-    return connection.provider === "sqlite" ? joinBatch(handlesOf(connection).group, groupBatchOf(batch), item) : postgresTransaction(connection.pool, runAlone);
-  });
+export async function inCommitBatch<I, R>(batch: CommitBatch<I, R>, item: I): Promise<R> {
+  const runAlone = async (): Promise<R> => {
+    const results = await batch.run([item]);
+    if (results.length !== 1) throw new Error(`a batch returned ${results.length} results for 1 item`);
+    return results[0] as R;
+  };
+  const outer = openFrame();
+  if (outer) return runAlone();
+  const connection = sharedConnection();
+  return connection.provider === "sqlite" ? joinBatch(handlesOf(connection).group, groupBatchOf(batch), item) : postgresTransaction(connection.pool, runAlone);
 }
 
 /**
