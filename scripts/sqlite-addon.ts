@@ -19,14 +19,16 @@ const ADDON = "build/Release/better_sqlite3.node";
 function nodeGyp(): string {
   const fromNpmCli = (cli: string | undefined): string | undefined =>
     cli ? path.join(path.dirname(path.dirname(fs.realpathSync(cli))), "node_modules/node-gyp/bin/node-gyp.js") : undefined;
-  const fromGlobalRoot = (): string | undefined => {
-    const root = spawnSync("npm", ["root", "-g"], { encoding: "utf8" }).stdout?.trim();
-    return root ? path.join(root, "npm/node_modules/node-gyp/bin/node-gyp.js") : undefined;
-  };
+  // The first `npm` on PATH (a link to …/npm/bin/npm-cli.js): when a script is run outside npm.
+  const npmOnPath = (): string | undefined =>
+    (process.env.PATH ?? "")
+      .split(path.delimiter)
+      .map((dir) => path.join(dir, "npm"))
+      .find((file) => path.isAbsolute(file) && fs.existsSync(file));
   const candidates = [
     () => process.env.npm_config_node_gyp, // set by npm for lifecycle scripts
     () => fromNpmCli(process.env.npm_execpath),
-    fromGlobalRoot,
+    () => fromNpmCli(npmOnPath()),
     () => path.join(ROOT, "node_modules/node-gyp/bin/node-gyp.js"),
   ];
   for (const candidate of candidates) {
