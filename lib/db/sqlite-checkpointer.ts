@@ -38,7 +38,7 @@ export interface CheckpointWorkerData {
 /**
  * Starts the worker's module, which sits next to this one: the bundled .mjs beside the production bundle
  * (npm run build puts both in dist/), the TypeScript source anywhere else (tests, tsx scripts), where the
- * thread first registers tsx (Node 20 ignores `--import tsx` in a worker's execArgv).
+ * thread first registers tsx.
  */
 function newWorker(workerData: CheckpointWorkerData): Worker {
   const here = fileURLToPath(import.meta.url);

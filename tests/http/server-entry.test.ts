@@ -13,6 +13,11 @@ describe("NODE_FRONT=off: everything goes to Next, still stamped with the socket
   });
   afterAll(() => server.stop());
 
+  it("runs under the Node that runs these tests: under npm, the project's runtime (node_modules/.bin/node)", () => {
+    expect(fs.realpathSync(`/proc/${server.pid}/exe`)).toBe(fs.realpathSync(process.execPath));
+    expect(Number(process.versions.node.split(".")[0])).toBeGreaterThanOrEqual(24);
+  });
+
   it("a client cannot choose its rate-limit bucket with a forged peer header (TRUSTED_PROXY=none)", async () => {
     const body = JSON.stringify({ items: [{ id: "a", operation: "docs.ask", arguments: { query: "which scopes exist", top_k: 1 } }] });
     const statuses: number[] = [];

@@ -1,5 +1,5 @@
-// Runs the official MCP conformance suite (@modelcontextprotocol/conformance 0.2, server mode, under Node 24
-// from scripts/node24.ts) against one endpoint for one revision's frozen requirement set
+// Runs the official MCP conformance suite (@modelcontextprotocol/conformance 0.2, server mode, under the Node
+// running the tests: it needs Node 22+) against one endpoint for one revision's frozen requirement set
 // (`--requirements 2025-11-25` or `2026-07-28`), and sorts its scenarios into applicable, not applicable (with
 // the reason) and unknown (new in the suite, not yet classified). The suite's exit code counts every
 // scenario; the checks decide instead.
@@ -7,7 +7,6 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ensureNode24 } from "../../scripts/node24";
 import { ROOT } from "./databases";
 
 interface Check {
@@ -158,7 +157,7 @@ export async function runConformance(url: string, requirements: Requirements, cl
     const cli = path.join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
     const output = await new Promise<string>((resolve) => {
       execFile(
-        ensureNode24().node,
+        process.execPath,
         [cli, "server", "--url", url, "--requirements", requirements, "--timeout", "20000", "-o", outputDir],
         { cwd: ROOT, timeout: 220_000, maxBuffer: 16 * 1024 * 1024 },
         (_error, stdout, stderr) => resolve(`${stdout}${stderr}`),

@@ -34,12 +34,14 @@ const service = unit.get("Service") ?? new Map<string, string[]>();
 const value = (key: string): string | undefined => service.get(key)?.at(-1);
 
 describe("deploy/agent-gate.service", () => {
-  it("runs npm start's script as agent-gate from /opt/agent-gate with the env file, restarted always", () => {
+  it("runs npm start's script under the project's Node as agent-gate from /opt/agent-gate with the env file, restarted always", () => {
     expect(value("Type")).toBe("simple");
     expect(value("User")).toBe("agent-gate");
     expect(value("WorkingDirectory")).toBe("/opt/agent-gate");
     expect(value("EnvironmentFile")).toBe("/etc/agent-gate/env");
     expect(value("ExecStart")).toBe("/bin/sh scripts/start.sh");
+    // scripts/start.sh runs the first `node` on PATH: the project's pinned runtime, as under `npm start`.
+    expect(value("Environment")).toMatch(/^PATH=\/opt\/agent-gate\/node_modules\/\.bin:/);
     expect(value("Restart")).toBe("always");
     expect(value("RestartSec")).toBe("2");
     expect(unit.get("Install")?.get("WantedBy")).toEqual(["multi-user.target"]);
