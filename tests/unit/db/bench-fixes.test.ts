@@ -61,8 +61,14 @@ describe("verifyAccessToken records use at most once a minute", () => {
     expect(grants.every((grant) => grant !== null)).toBe(true);
     for (const { registrationId } of tokens) expect(await lastUsedAt(registrationId)).toEqual(clock.now());
     const updates = statements.filter((sql) => sql.startsWith(`UPDATE "Delegation" SET "lastUsedAt"`));
-    expect(updates).toHaveLength(sqlProvider() === "sqlite" ? 4 : 8);
-    if (sqlProvider() === "sqlite") expect(statements.filter((sql) => sql === "COMMIT")).toHaveLength(1);
+    if (sqlProvider() === "sqlite") {
+      expect(updates).toHaveLength(4);
+      expect(statements.filter((sql) => sql === "COMMIT")).toHaveLength(1);
+    } else {
+      // Each read alone in its own transaction: a read that finds the use already recorded writes nothing.
+      expect(updates.length).toBeGreaterThanOrEqual(4);
+      expect(updates.length).toBeLessThanOrEqual(8);
+    }
   });
 });
 
