@@ -2,11 +2,11 @@
 // as the SDK's own JSON-RPC handler does without express (validateVersion, JsonRpcTransportHandler,
 // DefaultRequestHandler per server, the SDK's InMemoryTaskStore), with an executor that publishes the same events
 // as the service's (task, artifact with the output as a data part, completed) and reads the same cached member
-// count through node:sqlite (the app's driver) directly. It keeps tasks in memory: the service's database task store (every task
+// count through better-sqlite3 directly. It keeps tasks in memory: the service's database task store (every task
 // readable on every instance for 24 hours) is part of what the ratio measures. Env: PORT, DATABASE_URL, BASE_URL.
 import { randomUUID } from "node:crypto";
 import http from "node:http";
-import { DatabaseSync } from "node:sqlite";
+import Database from "better-sqlite3";
 import { AgentCard, Role, TaskState, type Part } from "@a2a-js/sdk";
 import {
   AgentEvent,
@@ -24,14 +24,14 @@ import {
 const port = Number(process.env.PORT);
 const base = process.env.BASE_URL ?? "";
 const file = (process.env.DATABASE_URL ?? "").replace(/^file:/, "");
-const db = new DatabaseSync(file, { readOnly: true });
+const db = new Database(file, { readonly: true, fileMustExist: true });
 
-const cachedCount = db.prepare(`SELECT value, computedAt FROM CachedStat WHERE name = 'member_count'`);
-const memberCount = db.prepare(`SELECT COUNT(*) AS count FROM Member`);
+const cachedCount = db.prepare<[], { value: number; computedAt: number | string }>(`SELECT value, computedAt FROM CachedStat WHERE name = 'member_count'`);
+const memberCount = db.prepare<[], { count: number }>(`SELECT COUNT(*) AS count FROM Member`);
 
 function communityStats(): Record<string, unknown> {
-  const row = cachedCount.get() as { value: number; computedAt: number | string } | undefined;
-  const count = row ? Number(row.value) : (memberCount.get() as { count: number }).count;
+  const row = cachedCount.get();
+  const count = row ? Number(row.value) : memberCount.get()!.count;
   const asOf = row ? new Date(typeof row.computedAt === "number" ? row.computedAt : Date.parse(row.computedAt)) : new Date();
   return { member_count: count, as_of: asOf.toISOString(), cache_max_age_seconds: 1200 };
 }

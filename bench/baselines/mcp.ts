@@ -2,9 +2,9 @@
 // the service runs) on node:http: the SDK's own entry, createMcpHandler, with its defaults (2026-07-28 through
 // the modern path, 2025 traffic through its stateless fallback: a server and transport per request) and a
 // minimal node:http ↔ fetch bridge, with the same lookup_member tool running the same query through
-// node:sqlite (the app's driver) directly. Env: PORT, DATABASE_URL, BASE_URL.
+// better-sqlite3 directly. Env: PORT, DATABASE_URL, BASE_URL.
 import http from "node:http";
-import { DatabaseSync } from "node:sqlite";
+import Database from "better-sqlite3";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import { z } from "zod";
@@ -12,15 +12,15 @@ import { z } from "zod";
 const port = Number(process.env.PORT);
 const base = process.env.BASE_URL ?? "";
 const file = (process.env.DATABASE_URL ?? "").replace(/^file:/, "");
-const db = new DatabaseSync(file, { readOnly: true });
+const db = new Database(file, { readonly: true, fileMustExist: true });
 
 interface MemberRow {
   displayName: string;
   slug: string;
   joinedAt: string;
 }
-const bySlug = db.prepare(`SELECT displayName, slug, joinedAt FROM Member WHERE slug = ? AND publicProfile = 1 LIMIT 1`);
-const byName = db.prepare(`SELECT displayName, slug, joinedAt FROM Member WHERE displayNameKey = ? AND publicProfile = 1 ORDER BY joinedAt, slug LIMIT 1`);
+const bySlug = db.prepare<[string], MemberRow>(`SELECT displayName, slug, joinedAt FROM Member WHERE slug = ? AND publicProfile = 1 LIMIT 1`);
+const byName = db.prepare<[string], MemberRow>(`SELECT displayName, slug, joinedAt FROM Member WHERE displayNameKey = ? AND publicProfile = 1 ORDER BY joinedAt, slug LIMIT 1`);
 
 const input = z.strictObject({ name_or_slug: z.string().min(1).max(120) });
 const output = z.object({
@@ -31,7 +31,7 @@ const output = z.object({
 function lookupMember(nameOrSlug: string): z.infer<typeof output> {
   const exact = nameOrSlug.trim().normalize("NFC");
   if (exact.length === 0 || exact.includes("@")) return { found: false };
-  const row = (bySlug.get(exact) ?? byName.get(exact.toLowerCase())) as MemberRow | undefined;
+  const row = bySlug.get(exact) ?? byName.get(exact.toLowerCase());
   if (!row) return { found: false };
   return {
     found: true,

@@ -1,14 +1,14 @@
 // Baseline for the own-account read: a bare node:http server doing the same lookup as
-// GET /api/v1/agent/account (hash the Bearer token, one indexed query via node:sqlite, the app's driver, JSON out),
+// GET /api/v1/agent/account (hash the Bearer token, one indexed query via better-sqlite3, JSON out),
 // with nothing else: no framework, no ORM, no audit or last-used write. Env: PORT, DATABASE_URL, BASE_URL.
 import { createHash } from "node:crypto";
 import http from "node:http";
-import { DatabaseSync } from "node:sqlite";
+import Database from "better-sqlite3";
 
 const port = Number(process.env.PORT);
 const base = process.env.BASE_URL ?? "";
 const file = (process.env.DATABASE_URL ?? "").replace(/^file:/, "");
-const db = new DatabaseSync(file, { readOnly: true });
+const db = new Database(file, { readonly: true, fileMustExist: true });
 const realm = new URL(base).hostname;
 const resource = `${base}/api`;
 const challenge = `Bearer realm="${realm}", error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource/api"`;
@@ -26,7 +26,7 @@ interface Row {
   registrationStatus: string;
 }
 
-const lookup = db.prepare(`
+const lookup = db.prepare<[string], Row>(`
   SELECT t.memberId, t.registrationId, t.scope, t.resource, t.expiresAt, t.revokedAt, m.email,
          d.clientName, d.status AS delegationStatus, r.status AS registrationStatus
   FROM AccessToken t
@@ -43,7 +43,7 @@ function unauthorized(res: http.ServerResponse): void {
 const server = http.createServer((req, res) => {
   const match = /^Bearer +(aca_[A-Za-z0-9_-]{43,200})$/.exec(req.headers.authorization ?? "");
   if (req.url !== "/api/v1/agent/account" || !match) return unauthorized(res);
-  const row = lookup.get(createHash("sha256").update(match[1]!, "utf8").digest("base64url")) as Row | undefined;
+  const row = lookup.get(createHash("sha256").update(match[1]!, "utf8").digest("base64url"));
   const valid =
     row &&
     row.revokedAt === null &&

@@ -1,9 +1,7 @@
-// Opens the process's one database connection from DATABASE_URL: SQLite through one node:sqlite connection
-// (behind a gate, ./sql/gate.ts), or PostgreSQL through one pg pool. Every store reads and writes through it
-// (./index.ts); Prisma (whose SQLite adapter is built on better-sqlite3) is used only by the CLI (migrations),
-// scripts and tests (inspection). node:sqlite, not better-sqlite3 13: the own-account lookup (a four-table join)
-// takes 11 µs there against 33 µs in better-sqlite3 13 on the same Node 24 (bench/README.md "The SQLite driver").
-import { DatabaseSync } from "node:sqlite";
+// Opens the process's one database connection from DATABASE_URL: SQLite through one better-sqlite3
+// connection (behind a gate, ./sql/gate.ts), or PostgreSQL through one pg pool. Every store reads and
+// writes through it (./index.ts); Prisma is used only by the CLI (migrations) and tests (inspection).
+import BetterSqlite3 from "better-sqlite3";
 import { Pool } from "pg";
 import { getConfig } from "@/lib/config";
 import { operationsConfig } from "@/lib/config/operations";
@@ -12,7 +10,7 @@ import { ConnectionGate } from "./sql/gate";
 import { perUrl, takePerUrl } from "./per-url";
 import { sqliteFilePath } from "./sqlite-path";
 
-export type SqliteConnection = { provider: "sqlite"; gate: ConnectionGate; database: DatabaseSync };
+export type SqliteConnection = { provider: "sqlite"; gate: ConnectionGate; database: BetterSqlite3.Database };
 export type PostgresConnection = { provider: "postgres"; pool: Pool };
 export type SharedConnection = SqliteConnection | PostgresConnection;
 
@@ -24,18 +22,17 @@ export type SharedConnection = SqliteConnection | PostgresConnection;
  * commits, and with them a revocation, a denial or a lock: issue 32). The transactions of one event-loop
  * iteration share one COMMIT (./sql/group-commit.ts), so one fsync serves all of them.
  */
-export function openSqliteDatabase(url: string): DatabaseSync {
+export function openSqliteDatabase(url: string): BetterSqlite3.Database {
   const file = sqliteFilePath(url);
-  // A lock held by another connection (the checkpoint worker, a CLI) is waited for up to 5 s, then SQLITE_BUSY.
-  const database = new DatabaseSync(file, { timeout: 5000 });
-  database.exec("PRAGMA journal_mode = WAL");
-  database.exec("PRAGMA synchronous = FULL");
+  const database = new BetterSqlite3(file, { fileMustExist: false });
+  database.pragma("journal_mode = WAL");
+  database.pragma("synchronous = FULL");
   // A worker checkpoints off the event loop (./sqlite-checkpointer.ts); this connection's own is the backstop.
-  if (checkpointerRunsFor(file)) database.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+  if (checkpointerRunsFor(file)) database.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
   // Without statistics SQLite may pick Member_publicProfile_idx (two values) over displayNameKey for a name
   // lookup and scan most members: a bounded PRAGMA optimize analyzes tables without (or with stale) statistics.
-  database.exec("PRAGMA analysis_limit = 400");
-  database.exec("PRAGMA optimize = 0x10002");
+  database.pragma("analysis_limit = 400");
+  database.pragma("optimize = 0x10002");
   return database;
 }
 

@@ -1,5 +1,4 @@
-// Recognizes "the database cannot be reached" among whatever the drivers (node:sqlite, better-sqlite3 under Prisma,
-// pg) or Prisma throw.
+// Recognizes "the database cannot be reached" among whatever the drivers (better-sqlite3, pg) or Prisma throw.
 const UNAVAILABLE_CODES = new Set([
   "P1001",
   "P1002",
@@ -20,13 +19,7 @@ const UNAVAILABLE_CODES = new Set([
 const UNAVAILABLE_TEXT =
   /(can't reach database|cannot reach database|connection refused|ECONNREFUSED|database is locked|unable to open database|DatabaseNotReachable|Connection terminated|timed out fetching a new connection|too many clients|the database system is (starting|shutting) up)/i;
 
-/** node:sqlite's errors carry SQLite's extended result code (errcode); its low byte is the primary code. */
-const SQLITE_BUSY = 5;
-const SQLITE_CANTOPEN = 14;
-const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
-const SQLITE_CONSTRAINT_UNIQUE = 2067;
-
-function fields(error: unknown): { code?: unknown; errcode?: unknown; name?: unknown; message?: unknown; cause?: unknown; errors?: unknown } {
+function fields(error: unknown): { code?: unknown; name?: unknown; message?: unknown; cause?: unknown; errors?: unknown } {
   return typeof error === "object" && error !== null ? (error as Record<string, unknown>) : {};
 }
 
@@ -34,7 +27,6 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (depth > 5 || error === null || error === undefined) return false;
   const e = fields(error);
   if (typeof e.code === "string" && UNAVAILABLE_CODES.has(e.code)) return true;
-  if (typeof e.errcode === "number" && [SQLITE_BUSY, SQLITE_CANTOPEN].includes(e.errcode & 0xff)) return true;
   if (e.name === "PrismaClientInitializationError") return true;
   if (typeof e.message === "string" && UNAVAILABLE_TEXT.test(e.message)) return true;
   // pg (used directly by lib/db/sql) rejects with Node's AggregateError when every address of a host refuses.
@@ -44,7 +36,6 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
 
 /** SQLite's and PostgreSQL's unique-constraint violations (a concurrent insert of the same key won). */
 export function isUniqueViolation(error: unknown): boolean {
-  const { code, errcode } = fields(error);
-  if (errcode === SQLITE_CONSTRAINT_UNIQUE || errcode === SQLITE_CONSTRAINT_PRIMARYKEY) return true;
+  const code = fields(error).code;
   return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "23505";
 }

@@ -3,13 +3,9 @@
 // asks the app to hold its connection ("hold"), copies the rest while nothing is written ("held") and
 // answers "restartable". It never dies of an exception — a failure is logged in one line and the next tick
 // tries again; should it stop anyway, the app connection's own automatic checkpoint remains the backstop.
-import fs from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
-import { DatabaseSync } from "node:sqlite";
+import Database from "better-sqlite3";
 import type { AppMessage, CheckpointWorkerData, WorkerMessage } from "./sqlite-checkpointer";
-
-/** SQLite's primary result code for a lock another connection holds (node:sqlite's errcode, low byte). */
-const SQLITE_BUSY = 5;
 
 interface CheckpointResult {
   busy: number;
@@ -24,17 +20,16 @@ function logFailure(what: string, error: unknown): void {
 }
 
 /** The worker's own connection: it never waits for a lock (busy: the next tick retries). */
-export function openWorkerDatabase(file: string): DatabaseSync {
-  // open: false, then open(): node:sqlite would create a missing file; the app's connection creates it.
-  if (!fs.existsSync(file)) throw new Error(`no SQLite file at ${file}`);
-  const db = new DatabaseSync(file, { timeout: 0 });
+export function openWorkerDatabase(file: string): Database.Database {
+  const db = new Database(file, { fileMustExist: true });
+  db.pragma("busy_timeout = 0");
   // Stated, not left to the build's default: as the app's connection (lib/db/connection.ts), every sync is made.
-  db.exec("PRAGMA synchronous = FULL");
+  db.pragma("synchronous = FULL");
   return db;
 }
 
 function run(port: NonNullable<typeof parentPort>, data: CheckpointWorkerData): void {
-  let db: DatabaseSync;
+  let db: Database.Database;
   try {
     db = openWorkerDatabase(data.file);
   } catch (error) {
@@ -47,16 +42,16 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointWorkerData): 
   let failing = false;
   const checkpoint = (): CheckpointResult | null => {
     try {
-      const result = db.prepare("PRAGMA wal_checkpoint(PASSIVE)").get() as CheckpointResult | undefined;
+      const result = (db.pragma("wal_checkpoint(PASSIVE)") as CheckpointResult[])[0];
       failing = false;
       if (result && result.log >= 0) return result;
       // -1: this connection has not seen the file in WAL mode yet (the app switched it after the worker opened
       // it, as on a fresh database); a read transaction makes the connection notice, the next tick checkpoints.
-      db.prepare("PRAGMA schema_version").get();
+      db.pragma("schema_version");
       return null;
     } catch (error) {
       // Busy: the next tick retries, quietly.
-      if ((Number((error as { errcode?: unknown }).errcode) & 0xff) === SQLITE_BUSY) return null;
+      if ((error as { code?: unknown }).code === "SQLITE_BUSY") return null;
       if (!failing) logFailure("a checkpoint", error);
       failing = true;
       return null;

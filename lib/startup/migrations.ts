@@ -1,11 +1,11 @@
 // Is the database migrated? Compares the migrations Prisma recorded in `_prisma_migrations` with the folders
-// checked in for the database's provider. Plain node:sqlite / pg connections, opened and closed here:
+// checked in for the database's provider. Plain better-sqlite3 / pg connections, opened and closed here:
 // this runs before the app opens its own connection (and before the SQLite checkpoint worker starts), and a
 // Prisma client would fail on the first missing table instead of telling which migrations are missing.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import Database from "better-sqlite3";
 import { Client } from "pg";
 import { environment } from "@/lib/config";
 
@@ -45,10 +45,10 @@ async function recordedMigrations(databaseUrl: string, projectDir: string): Prom
   if (databaseUrl.startsWith("file:")) {
     const file = sqliteFileIn(databaseUrl, projectDir);
     if (!fs.existsSync(/* turbopackIgnore: true */ file)) return null;
-    const db = new DatabaseSync(file, { readOnly: true });
+    const db = new Database(file, { fileMustExist: true });
     try {
       const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_prisma_migrations'").get();
-      return table ? (db.prepare(`${select}"_prisma_migrations"`).all() as unknown as MigrationRow[]) : null;
+      return table ? (db.prepare(`${select}"_prisma_migrations"`).all() as MigrationRow[]) : null;
     } finally {
       db.close();
     }

@@ -1,7 +1,7 @@
 // The SQL statements a piece of work runs, as the driver receives them (SQLite `?`, PostgreSQL `$n`), on either
-// provider: seen on node:sqlite's StatementSync methods (the app's statement cache keeps prepared statements, so
-// what runs is seen there, not on prepare) and on pg's Client#query.
-import { StatementSync } from "node:sqlite";
+// provider: seen on better-sqlite3's Statement methods (its statement cache keeps prepared statements, so what
+// runs is seen there, not on prepare) and on pg's Client#query.
+import Database from "better-sqlite3";
 import { Client } from "pg";
 import { sqlProvider } from "@/lib/db";
 
@@ -32,14 +32,16 @@ function tracePostgres(statements: string[]): () => void {
   };
 }
 
-/** Notes the source of every node:sqlite statement run in `statements`; returns what undoes it. */
+/** Notes the source of every better-sqlite3 statement run in `statements`; returns what undoes it. */
 function traceSqlite(statements: string[]): () => void {
-  const prototype = StatementSync.prototype as unknown as StatementPrototype;
+  const probe = new Database(":memory:");
+  const prototype = Object.getPrototypeOf(probe.prepare("SELECT 1")) as StatementPrototype;
+  probe.close();
   const originals = { run: prototype.run, get: prototype.get, all: prototype.all, iterate: prototype.iterate };
   for (const method of ["run", "get", "all", "iterate"] as const) {
     const original = originals[method];
-    prototype[method] = function (this: StatementSync, ...args: unknown[]) {
-      statements.push(this.sourceSQL);
+    prototype[method] = function (this: { source: string }, ...args: unknown[]) {
+      statements.push(this.source);
       return Reflect.apply(original, this, args);
     };
   }

@@ -1,4 +1,4 @@
-// The SQLite connection gate: the app's one node:sqlite connection keeps a transaction's BEGIN open across
+// The SQLite connection gate: the app's one better-sqlite3 connection keeps a transaction's BEGIN open across
 // awaits (group commit, ./group-commit.ts). The gate lets one holder have the connection at a time, and lets
 // single statements outside any transaction wait until the holder is done. Plain synchronous bookkeeping:
 // taking a free gate costs no tick.

@@ -13,7 +13,7 @@
 // readDate / readOptionalDate / readBoolean. Columns come back as written in the SELECT list (alias with
 // AS "camelCase"). PostgreSQL returns bigint (COUNT(*)) as a string: cast to int in the SQL.
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import type { CustomTypesConfig, Pool, PoolClient } from "pg";
 import { sharedConnection, type SharedConnection, type SqliteConnection } from "../connection";
@@ -110,14 +110,14 @@ const postgresTypes = {
 // ---------------------------------------------------------------- SQLite
 
 interface PreparedSqlite {
-  statement: StatementSync;
+  statement: BetterSqlite3.Statement;
   argumentOrder: number[];
 }
 
 // Per connection; a module-level cache is fine (each bundle merely prepares its own copy).
-const statementCaches = new WeakMap<DatabaseSync, Map<string, PreparedSqlite>>();
+const statementCaches = new WeakMap<BetterSqlite3.Database, Map<string, PreparedSqlite>>();
 
-function prepare(database: DatabaseSync, sql: string): PreparedSqlite {
+function prepare(database: BetterSqlite3.Database, sql: string): PreparedSqlite {
   let cache = statementCaches.get(database);
   if (!cache) {
     cache = new Map();
@@ -149,19 +149,19 @@ function sqliteArguments(prepared: PreparedSqlite, params: readonly SqlValue[]):
   return values;
 }
 
-/** Runs a statement at once (node:sqlite is synchronous): its rows. Throws the statement's error. */
-function allRows<T>(database: DatabaseSync, sql: string, params: readonly SqlValue[]): T[] {
+/** Runs a statement at once (better-sqlite3 is synchronous): its rows. Throws the statement's error. */
+function allRows<T>(database: BetterSqlite3.Database, sql: string, params: readonly SqlValue[]): T[] {
   const prepared = prepare(database, sql);
   return prepared.statement.all(...sqliteArguments(prepared, params)) as T[];
 }
 
 /** Runs a write at once: the number of rows it changed. Throws the statement's error. */
-function changedRows(database: DatabaseSync, sql: string, params: readonly SqlValue[]): number {
+function changedRows(database: BetterSqlite3.Database, sql: string, params: readonly SqlValue[]): number {
   const prepared = prepare(database, sql);
-  return Number(prepared.statement.run(...sqliteArguments(prepared, params)).changes);
+  return prepared.statement.run(...sqliteArguments(prepared, params)).changes;
 }
 
-function sqliteExecutor(database: DatabaseSync): SqlExecutor {
+function sqliteExecutor(database: BetterSqlite3.Database): SqlExecutor {
   // A settled promise (or the statement's error as a rejection) per call.
   return {
     query: async <T>(sql: string, params: readonly SqlValue[] = []) => allRows<T>(database, sql, params),
@@ -175,7 +175,7 @@ interface SqliteHandles {
   group: GroupConnection<SqlExecutor>;
 }
 
-const handles = new WeakMap<DatabaseSync, SqliteHandles>();
+const handles = new WeakMap<BetterSqlite3.Database, SqliteHandles>();
 
 function handlesOf(connection: SqliteConnection): SqliteHandles {
   const { database } = connection;
@@ -184,7 +184,7 @@ function handlesOf(connection: SqliteConnection): SqliteHandles {
     const executor = sqliteExecutor(database);
     made = {
       executor,
-      group: { gate: connection.gate, run: (sql) => void prepare(database, sql).statement.run(), inTransaction: () => database.isTransaction, executor },
+      group: { gate: connection.gate, run: (sql) => void prepare(database, sql).statement.run(), inTransaction: () => database.inTransaction, executor },
     };
     handles.set(database, made);
   }

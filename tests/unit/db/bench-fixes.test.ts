@@ -109,12 +109,14 @@ describe("the app's SQLite connection", () => {
     const file = path.join(os.tmpdir(), `agent-gate-wal-${randomBytes(4).toString("hex")}.db`);
     const db = openSqliteDatabase(`file:${file}`);
     try {
-      expect(db.prepare("PRAGMA journal_mode").get()?.journal_mode).toBe("wal");
-      expect(Number(db.prepare("PRAGMA synchronous").get()?.synchronous)).toBe(2);
+      const rows = db.pragma("journal_mode") as { journal_mode: string }[];
+      expect(rows[0]?.journal_mode).toBe("wal");
+      const sync = db.pragma("synchronous") as { synchronous: bigint | number }[];
+      expect(Number(sync[0]?.synchronous)).toBe(2);
       // The checkpoint worker's own connection syncs as fully.
       const worker = openWorkerDatabase(file);
       try {
-        expect(Number(worker.prepare("PRAGMA synchronous").get()?.synchronous)).toBe(2);
+        expect(Number((worker.pragma("synchronous") as { synchronous: bigint | number }[])[0]?.synchronous)).toBe(2);
       } finally {
         worker.close();
       }

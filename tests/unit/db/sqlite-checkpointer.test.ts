@@ -215,7 +215,7 @@ describe("SQLite checkpoint worker", () => {
     const readAutocheckpoint = async (file: string): Promise<number> => {
       const client = openSqliteDatabase(`file:${file}`);
       try {
-        return Number(client.prepare("PRAGMA wal_autocheckpoint").get()?.wal_autocheckpoint);
+        return Number(client.pragma("wal_autocheckpoint", { simple: true }));
       } finally {
         client.close();
       }
