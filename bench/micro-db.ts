@@ -2,12 +2,15 @@
 // verifyAccessToken, pollClaim on a pending claim, and exchangeIdentityAssertion, on a throwaway SQLite
 // file (migrated from prisma/migrations, one member). Calls run one after another, so the figure is the
 // latency of one call (wall time, which on SQLite is CPU time) — compare runs on the same machine only.
+// Then the SQLite drivers side by side on the same file: the own-account lookup (the access-token store's
+// four-table join) through better-sqlite3 13, which the app and Prisma's adapter use, and through node:sqlite.
 //
 // Usage: npx tsx bench/micro-db.ts [calls per function, default 1000]
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import Database from "better-sqlite3";
 
 const CALLS = Number(process.argv[2] ?? 1000);
@@ -88,6 +91,32 @@ async function main(): Promise<void> {
   });
   const { closeConnection } = await import("@/lib/db");
   await closeConnection();
+  compareDrivers(granted.accessToken);
+}
+
+/** The same statement and token through both drivers, alternating, three rounds: µs per lookup. */
+function compareDrivers(accessToken: string): void {
+  const lookup = `SELECT t."id", t."memberId", t."registrationId", t."delegationId", t."scope", t."resource", t."expiresAt", t."revokedAt",
+      m."email" AS "memberEmail", d."clientName", d."status" AS "delegationStatus", d."lastUsedAt", r."registrationType", r."status" AS "registrationStatus"
+    FROM "AccessToken" t JOIN "Member" m ON m."id" = t."memberId" JOIN "Delegation" d ON d."id" = t."delegationId"
+    JOIN "Registration" r ON r."id" = t."registrationId" WHERE t."tokenHash" = ?`;
+  const hash = createHash("sha256").update(accessToken, "utf8").digest("base64url");
+  const builtIn = new DatabaseSync(file);
+  const addon = new Database(file);
+  const drivers = { "node:sqlite": builtIn.prepare(lookup), "better-sqlite3": addon.prepare(lookup) };
+  const lookups = CALLS * 20;
+  console.log(`\nown-account lookup, ${lookups} sequential lookups per round (µs per lookup)`);
+  for (let round = 1; round <= 3; round++) {
+    const figures = Object.entries(drivers).map(([name, statement]) => {
+      for (let i = 0; i < WARMUP; i++) statement.all(hash);
+      const start = process.hrtime.bigint();
+      for (let i = 0; i < lookups; i++) if (statement.all(hash).length !== 1) throw new Error(`${name}: token not found`);
+      return `${name} ${(Number(process.hrtime.bigint() - start) / 1000 / lookups).toFixed(1)}`;
+    });
+    console.log(`round ${round}: ${figures.join(", ")}`);
+  }
+  builtIn.close();
+  addon.close();
 }
 
 main()
