@@ -47,20 +47,13 @@ export function outliveClosedLogPipes(): void {
 
 /**
  * stdout through pino's asynchronous destination, so that no request waits on a write to the log reader (lines
- * logged while a write is under way follow it in one write). What it still holds when the process exits is
- * written synchronously then.
+ * logged while a write is under way follow it in one write). pino itself writes what it still holds, synchronously,
+ * when the process exits.
  */
 function asyncStdout(): DestinationStream {
   const stream = pino.destination({ dest: 1, sync: false, maxLength: UNWRITTEN_LOG_LIMIT });
   // A failed write (EPIPE) must not become an uncaught exception (see outliveClosedLogPipes).
   stream.on("error", () => undefined);
-  process.once("exit", () => {
-    try {
-      stream.flushSync();
-    } catch {
-      // Nothing more can be written.
-    }
-  });
   return stream;
 }
 
