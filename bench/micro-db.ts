@@ -3,7 +3,8 @@
 // file (migrated from prisma/migrations, one member). Calls run one after another, so the figure is the
 // latency of one call (wall time, which on SQLite is CPU time) — compare runs on the same machine only.
 // Then the SQLite drivers side by side on the same file: the own-account lookup (the access-token store's
-// four-table join) through better-sqlite3 13, which the app and Prisma's adapter use, and through node:sqlite.
+// four-table join) through better-sqlite3 13, which the app and Prisma's adapter use, and through node:sqlite,
+// each with a bare `?` and with the `+?` the app writes.
 //
 // Usage: npx tsx bench/micro-db.ts [calls per function, default 1000]
 import { createHash, randomBytes } from "node:crypto";
@@ -103,7 +104,15 @@ function compareDrivers(accessToken: string): void {
   const hash = createHash("sha256").update(accessToken, "utf8").digest("base64url");
   const builtIn = new DatabaseSync(file);
   const addon = new Database(file);
-  const drivers = { "node:sqlite": builtIn.prepare(lookup), "better-sqlite3": addon.prepare(lookup) };
+  // `?` as written by hand, `+?` as lib/db/sql/placeholders.ts writes it (better-sqlite3 re-plans a join on every
+  // call with a bare `?`).
+  const plus = lookup.replace("= ?", "= +?");
+  const drivers = {
+    "node:sqlite ?": builtIn.prepare(lookup),
+    "node:sqlite +?": builtIn.prepare(plus),
+    "better-sqlite3 ?": addon.prepare(lookup),
+    "better-sqlite3 +?": addon.prepare(plus),
+  };
   const lookups = CALLS * 20;
   console.log(`\nown-account lookup, ${lookups} sequential lookups per round (µs per lookup)`);
   for (let round = 1; round <= 3; round++) {

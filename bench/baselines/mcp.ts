@@ -19,8 +19,9 @@ interface MemberRow {
   slug: string;
   joinedAt: string;
 }
-const bySlug = db.prepare<[string], MemberRow>(`SELECT displayName, slug, joinedAt FROM Member WHERE slug = ? AND publicProfile = 1 LIMIT 1`);
-const byName = db.prepare<[string], MemberRow>(`SELECT displayName, slug, joinedAt FROM Member WHERE displayNameKey = ? AND publicProfile = 1 ORDER BY joinedAt, slug LIMIT 1`);
+// `+?` as the app writes its parameters (lib/db/sql/placeholders.ts): a bare `?` would re-plan on every call.
+const bySlug = db.prepare<[string], MemberRow>(`SELECT displayName, slug, joinedAt FROM Member WHERE slug = +? AND publicProfile = 1 LIMIT 1`);
+const byName = db.prepare<[string], MemberRow>(`SELECT displayName, slug, joinedAt FROM Member WHERE displayNameKey = +? AND publicProfile = 1 ORDER BY joinedAt, slug LIMIT 1`);
 
 const input = z.strictObject({ name_or_slug: z.string().min(1).max(120) });
 const output = z.object({

@@ -26,6 +26,8 @@ interface Row {
   registrationStatus: string;
 }
 
+// `+?` as the app writes its parameters (lib/db/sql/placeholders.ts): with a bare `?` SQLite re-plans this join on
+// every call under better-sqlite3, and a baseline should not pay for what the app avoids.
 const lookup = db.prepare<[string], Row>(`
   SELECT t.memberId, t.registrationId, t.scope, t.resource, t.expiresAt, t.revokedAt, m.email,
          d.clientName, d.status AS delegationStatus, r.status AS registrationStatus
@@ -33,7 +35,7 @@ const lookup = db.prepare<[string], Row>(`
   JOIN Member m ON m.id = t.memberId
   JOIN Delegation d ON d.id = t.delegationId
   JOIN Registration r ON r.id = t.registrationId
-  WHERE t.tokenHash = ?`);
+  WHERE t.tokenHash = +?`);
 
 function unauthorized(res: http.ServerResponse): void {
   res.writeHead(401, { "Content-Type": "application/json", "Cache-Control": "no-store", "WWW-Authenticate": challenge });
