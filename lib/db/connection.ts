@@ -9,24 +9,28 @@ import { BACKSTOP_PAGES, checkpointerRunsFor } from "./sqlite-checkpoint-state";
 import { ConnectionGate } from "./sql/gate";
 import { perUrl, takePerUrl } from "./per-url";
 import { sqliteFilePath } from "./sqlite-path";
+import { walFileSync, walPathOf, WalSync } from "./sql/wal-sync";
 
-export type SqliteConnection = { provider: "sqlite"; gate: ConnectionGate; database: BetterSqlite3.Database };
+/**
+ * `walSync`: what a commit's caller awaits before it answers (./sql/wal-sync.ts); null when the database could not
+ * use WAL mode and commits sync themselves (synchronous = FULL).
+ */
+export type SqliteConnection = { provider: "sqlite"; gate: ConnectionGate; database: BetterSqlite3.Database; walSync: WalSync | null; closeWalSync: () => void };
 export type PostgresConnection = { provider: "postgres"; pool: Pool };
 export type SharedConnection = SqliteConnection | PostgresConnection;
 
 /**
- * The app's SQLite connection, in WAL mode with synchronous = FULL. In the default rollback-journal mode
- * every commit creates, syncs and deletes a journal file (the Node thread blocked meanwhile); in WAL mode a
- * commit is one append and readers never block the writer (figures: bench/README.md). synchronous = FULL: a
- * commit returns only once the log is fsynced, so a power loss cannot undo it (NORMAL could undo the last
- * commits, and with them a revocation, a denial or a lock: issue 32). The transactions of one event-loop
- * iteration share one COMMIT (./sql/group-commit.ts), so one fsync serves all of them.
+ * The app's SQLite connection, in WAL mode. In the default rollback-journal mode every commit creates, syncs and
+ * deletes a journal file (the Node thread blocked meanwhile); in WAL mode a commit is one append and readers never
+ * block the writer. synchronous = NORMAL: COMMIT does not fsync on the Node thread; the log is synced off it
+ * (./sql/wal-sync.ts) before any answer that depends on the commit, so a power loss cannot undo an answered
+ * revocation, denial or lock (issue 32). Should WAL mode be unavailable, every commit syncs itself (FULL).
  */
 export function openSqliteDatabase(url: string): BetterSqlite3.Database {
   const file = sqliteFilePath(url);
   const database = new BetterSqlite3(file, { fileMustExist: false });
-  database.pragma("journal_mode = WAL");
-  database.pragma("synchronous = FULL");
+  const mode = database.pragma("journal_mode = WAL", { simple: true });
+  database.pragma(mode === "wal" ? "synchronous = NORMAL" : "synchronous = FULL");
   // A worker checkpoints off the event loop (./sqlite-checkpointer.ts); this connection's own is the backstop.
   if (checkpointerRunsFor(file)) database.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
   // Without statistics SQLite may pick Member_publicProfile_idx (two values) over displayNameKey for a name
@@ -46,8 +50,16 @@ export function openPostgresPool(url: string): Pool {
   return new Pool({ connectionString: url, allowExitOnIdle: true, max: DATABASE_POOL_MAX, statement_timeout: DATABASE_STATEMENT_TIMEOUT_MS });
 }
 
+function openSqlite(url: string): SqliteConnection {
+  const database = openSqliteDatabase(url);
+  if (database.pragma("journal_mode", { simple: true }) !== "wal")
+    return { provider: "sqlite", gate: new ConnectionGate(), database, walSync: null, closeWalSync: () => undefined };
+  const log = walFileSync(walPathOf(sqliteFilePath(url)));
+  return { provider: "sqlite", gate: new ConnectionGate(), database, walSync: new WalSync(log.sync), closeWalSync: log.close };
+}
+
 function open(url: string): SharedConnection {
-  if (url.startsWith("file:")) return { provider: "sqlite", gate: new ConnectionGate(), database: openSqliteDatabase(url) };
+  if (url.startsWith("file:")) return openSqlite(url);
   return { provider: "postgres", pool: openPostgresPool(url) };
 }
 
@@ -60,6 +72,8 @@ export function sharedConnection(): SharedConnection {
 export async function closeConnection(): Promise<void> {
   const connection = takePerUrl<SharedConnection>("agentGateDb");
   if (!connection) return;
-  if (connection.provider === "sqlite") connection.database.close();
-  else await connection.pool.end();
+  if (connection.provider === "sqlite") {
+    connection.database.close();
+    connection.closeWalSync();
+  } else await connection.pool.end();
 }

@@ -3,9 +3,9 @@
 // token exchange's CPU (bench/README.md). The raw transactions that start in the same event-loop iteration
 // (the requests read from the sockets in one poll phase) now share one SQLite transaction: each after the
 // first runs in its own savepoint, so a failure rolls back its statements alone, and one COMMIT at the end
-// of the iteration (setImmediate) makes them durable together; pages they share (a table's last page, a
-// time-ordered primary key's) are written once. Every caller's promise settles only after that COMMIT, so no answer is
-// sent on a write that is not committed. Jobs run one after another, never interleaved, in arrival order,
+// of the iteration (setImmediate) commits them together, and one sync of the log (./wal-sync.ts) makes them durable; pages they share (a table's last page, a
+// time-ordered primary key's) are written once. Every caller's promise settles only after that COMMIT and that sync, so no
+// answer is sent on a write that is not durable. Jobs run one after another, never interleaved, in arrival order,
 // exactly as they did behind the gate one transaction at a time.
 //
 // Batches (joinBatch) go one step further for writes that many requests make alike (each A2A message's count
@@ -23,6 +23,11 @@ export interface GroupConnection<Q> {
   inTransaction(): boolean;
   /** What a job's statements run on. */
   executor: Q;
+  /**
+   * Settles once what was committed is durable (./wal-sync.ts); the group's callers settle after it. None: COMMIT
+   * itself made it durable.
+   */
+  afterCommit?: () => Promise<void>;
 }
 
 interface Finished {
@@ -263,7 +268,19 @@ function close<Q>(state: GroupState, connection: GroupConnection<Q>, group: Comm
         for (const job of finished) job.fail(error);
         return;
       }
+      // The next group may begin while the log is synced; this one's callers hear of their commit only after.
       group.release();
-      for (const job of finished) job.commit();
+      if (!connection.afterCommit || finished.length === 0) {
+        for (const job of finished) job.commit();
+        return;
+      }
+      connection.afterCommit().then(
+        () => {
+          for (const job of finished) job.commit();
+        },
+        (error: unknown) => {
+          for (const job of finished) job.fail(error);
+        },
+      );
     });
 }

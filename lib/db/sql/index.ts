@@ -182,9 +182,16 @@ function handlesOf(connection: SqliteConnection): SqliteHandles {
   let made = handles.get(database);
   if (!made) {
     const executor = sqliteExecutor(database);
+    const { walSync } = connection;
     made = {
       executor,
-      group: { gate: connection.gate, run: (sql) => void prepare(database, sql).statement.run(), inTransaction: () => database.inTransaction, executor },
+      group: {
+        gate: connection.gate,
+        run: (sql) => void prepare(database, sql).statement.run(),
+        inTransaction: () => database.inTransaction,
+        executor,
+        afterCommit: walSync ? () => walSync.afterCommit() : undefined,
+      },
     };
     handles.set(database, made);
   }
@@ -192,16 +199,25 @@ function handlesOf(connection: SqliteConnection): SqliteHandles {
 }
 
 function topLevelSqlite(connection: SqliteConnection): SqlExecutor {
-  const { database } = connection;
+  const { database, walSync } = connection;
   const { executor } = handlesOf(connection);
   // A single statement must not land inside a transaction or a checkpoint hold someone has open on the one
   // connection: at once when the gate is free (the usual case: no promise to wait on), else once it is (the
   // statement then runs in the promise's own callback: one promise per waiting statement).
+  const query = <T>(sql: string, params: readonly SqlValue[]): Promise<T[]> =>
+    connection.gate.holder === null ? executor.query<T>(sql, params) : connection.gate.untilFree().then(() => allRows<T>(database, sql, params));
+  const execute = (sql: string, params: readonly SqlValue[]): Promise<number> =>
+    connection.gate.holder === null ? executor.execute(sql, params) : connection.gate.untilFree().then(() => changedRows(database, sql, params));
+  if (!walSync) return { query: (sql, params = []) => query(sql, params), execute: (sql, params = []) => execute(sql, params) };
+  // A statement on its own commits on its own: what it wrote is answered only once the log is synced.
   return {
     query: <T>(sql: string, params: readonly SqlValue[] = []) =>
-      connection.gate.holder === null ? executor.query<T>(sql, params) : connection.gate.untilFree().then(() => allRows<T>(database, sql, params)),
-    execute: (sql: string, params: readonly SqlValue[] = []) =>
-      connection.gate.holder === null ? executor.execute(sql, params) : connection.gate.untilFree().then(() => changedRows(database, sql, params)),
+      prepare(database, sql).statement.readonly ? query<T>(sql, params) : query<T>(sql, params).then((rows) => walSync.afterCommit().then(() => rows)),
+    execute: async (sql: string, params: readonly SqlValue[] = []) => {
+      const changed = await execute(sql, params);
+      if (changed > 0) await walSync.afterCommit();
+      return changed;
+    },
   };
 }
 

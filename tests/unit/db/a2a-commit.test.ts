@@ -50,6 +50,9 @@ describe("the writes of concurrent A2A messages", () => {
   it("count and store each message, the same iteration's in one statement each on SQLite", async () => {
     const clock = new ManualClock(Date.UTC(2026, 8, 1, 8, 0, 0));
     const address = "203.0.113.41";
+    // One message first, from elsewhere, computes the cached statistic: the twelve then write nothing but their
+    // count and task (a write of their own would be answered after a sync of the log, in iterations of its own).
+    await sendAll(1, "203.0.113.40", clock);
     const tasksBefore = await getDb().a2ATask.count();
     let answers: Awaited<ReturnType<typeof sendAll>> = [];
     const statements = await sqlRunDuring(async () => {

@@ -104,7 +104,7 @@ describe("the app's SQLite connection", () => {
     }
   });
 
-  it("runs in WAL journal mode with synchronous FULL (a commit is on disk before it returns: issue 32, a power loss cannot undo it)", async () => {
+  it("runs in WAL journal mode with synchronous NORMAL: COMMIT does not fsync on the Node thread (the log is synced off it, lib/db/sql/wal-sync.ts)", async () => {
     // Its own SQLite file, so this holds in the PostgreSQL pass too.
     const file = path.join(os.tmpdir(), `agent-gate-wal-${randomBytes(4).toString("hex")}.db`);
     const db = openSqliteDatabase(`file:${file}`);
@@ -112,8 +112,8 @@ describe("the app's SQLite connection", () => {
       const rows = db.pragma("journal_mode") as { journal_mode: string }[];
       expect(rows[0]?.journal_mode).toBe("wal");
       const sync = db.pragma("synchronous") as { synchronous: bigint | number }[];
-      expect(Number(sync[0]?.synchronous)).toBe(2);
-      // The checkpoint worker's own connection syncs as fully.
+      expect(Number(sync[0]?.synchronous)).toBe(1);
+      // The checkpoint worker's connection, off the Node thread, syncs fully.
       const worker = openWorkerDatabase(file);
       try {
         expect(Number((worker.pragma("synchronous") as { synchronous: bigint | number }[])[0]?.synchronous)).toBe(2);
@@ -123,6 +123,34 @@ describe("the app's SQLite connection", () => {
     } finally {
       db.close();
       removeSqlite(file);
+    }
+  });
+
+  it("answers a write only after a sync of the log (SQLite; on PostgreSQL its COMMIT is durable itself); a read waits for none", async () => {
+    const { sharedConnection } = await import("@/lib/db/connection");
+    const { execute, query, transaction } = await import("@/lib/db");
+    const connection = sharedConnection();
+    if (connection.provider === "postgres") {
+      expect(sqlProvider()).toBe("postgres");
+      return;
+    }
+    if (!connection.walSync) throw new Error("expected the SQLite connection in WAL mode, with its log sync");
+    const walSync = connection.walSync;
+    const original = walSync.afterCommit.bind(walSync);
+    let syncs = 0;
+    walSync.afterCommit = () => {
+      syncs += 1;
+      return original();
+    };
+    try {
+      await query(`SELECT "id" FROM "Member" WHERE "id" = $1`, ["nobody"]);
+      expect(syncs).toBe(0);
+      await transaction(async (q) => q.execute(`UPDATE "Member" SET "displayName" = "displayName" WHERE "id" = $1`, ["nobody"]));
+      expect(syncs).toBe(1);
+      await execute(`INSERT INTO "CachedStat" ("name", "value", "computedAt") VALUES ($1, 1, $2)`, [`sync-${randomBytes(4).toString("hex")}`, new Date()]);
+      expect(syncs).toBe(2);
+    } finally {
+      walSync.afterCommit = original;
     }
   });
 });

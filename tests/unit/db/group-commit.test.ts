@@ -19,7 +19,7 @@ afterEach(() => {
 });
 
 /** A WAL database with one table, the connection as group commit drives it, a log of control statements, and a second connection to look from. */
-function setup(options: { failOn?: string } = {}) {
+function setup(options: { failOn?: string; afterCommit?: () => Promise<void> } = {}) {
   const file = path.join(os.tmpdir(), `agent-gate-group-${randomBytes(4).toString("hex")}.db`);
   const database = new Database(file);
   database.pragma("journal_mode = WAL");
@@ -37,6 +37,7 @@ function setup(options: { failOn?: string } = {}) {
     },
     inTransaction: () => database.inTransaction,
     executor: database,
+    afterCommit: options.afterCommit,
   };
   const insert = (v: string) => (q: Database.Database) => Promise.resolve(q.prepare("INSERT INTO t (v) VALUES (?)").run(v).lastInsertRowid);
   const committed = () => (observer.prepare("SELECT v FROM t ORDER BY id").all() as { v: string }[]).map((row) => row.v);
@@ -47,6 +48,40 @@ function setup(options: { failOn?: string } = {}) {
 const nextIteration = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe("group commit", () => {
+  it("settles its callers only once the log is synced after the COMMIT, and frees the connection before that", async () => {
+    let syncs = 0;
+    let finishSync: (() => void) | undefined;
+    const afterCommit = () => {
+      syncs += 1;
+      return new Promise<void>((resolve) => (finishSync = resolve));
+    };
+    const { connection, gate, insert, committed, count } = setup({ afterCommit });
+    let settled = false;
+    const pending = Promise.all(["a", "b"].map((v) => runInGroup(connection, insert(v)))).then((ids) => {
+      settled = true;
+      return ids;
+    });
+    while (count("COMMIT") === 0) await nextIteration();
+    // Committed and visible, the connection free for the next group, but nobody answered before the sync.
+    expect(committed()).toEqual(["a", "b"]);
+    expect(gate.holder).toBeNull();
+    await nextIteration();
+    expect(syncs).toBe(1);
+    expect(settled).toBe(false);
+    finishSync!();
+    expect(await pending).toEqual([1, 2]);
+  });
+
+  it("rejects the group's callers when the sync after its COMMIT fails", async () => {
+    const failure = new Error("EIO");
+    const { connection, insert } = setup({ afterCommit: () => Promise.reject(failure) });
+    const outcomes = await Promise.allSettled(["a", "b"].map((v) => runInGroup(connection, insert(v))));
+    expect(outcomes).toEqual([
+      { status: "rejected", reason: failure },
+      { status: "rejected", reason: failure },
+    ]);
+  });
+
   it("shares one BEGIN and one COMMIT among the transactions of one iteration, each after the first in a savepoint", async () => {
     const { connection, insert, committed, count } = setup();
     const results = await Promise.all(["a", "b", "c", "d", "e"].map((v) => runInGroup(connection, insert(v))));
