@@ -46,7 +46,10 @@ async function main(): Promise<void> {
   const config = configOrExit();
 
   // Before the first query opens the database, so the app connection knows a worker checkpoints for it.
-  const checkpointer = config.databaseProvider === "sqlite" ? startSqliteCheckpointer(sqliteFilePath(config.databaseUrl), { holdConnection: holdSqliteConnection }) : null;
+  const checkpointer =
+    config.databaseProvider === "sqlite" && config.sqliteCheckpointWorker
+      ? startSqliteCheckpointer(sqliteFilePath(config.databaseUrl), { holdConnection: holdSqliteConnection })
+      : null;
 
   // Webhook delivery runs in this process (content/docs/webhooks.md); on Vercel the cron route and after() do.
   const webhooks = config.webhookDelivery ? startWebhookDelivery() : null;

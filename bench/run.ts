@@ -67,6 +67,11 @@ interface Options {
   overloadSeconds: number;
   /** A PostgreSQL URL (its server and credentials): the bench makes a database of its own there instead of a SQLite file. */
   postgresUrl: string | null;
+  /**
+   * A speed layer's switch (issue 33 item 4), e.g. NODE_FRONT=off: a second server runs with it, and each selected
+   * scenario on the app runs again there, alternating round by round with the app's run.
+   */
+  layerOff: { name: string; value: string } | null;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -96,10 +101,19 @@ function parseOptions(argv: string[]): Options {
     mixedSeconds: Number(value("--mixed-duration") ?? (smoke ? duration : 180)),
     overloadSeconds: Number(value("--overload-duration") ?? (smoke ? duration : 30)),
     postgresUrl: value("--postgres") ?? null,
+    layerOff: layerSwitch(value("--layer-off")),
     backlogEvents: Number(value("--backlog-events") ?? (smoke ? 2_000 : 10_000)),
     expiredTokens: Number(value("--expired-tokens") ?? (smoke ? 100_000 : 1_000_000)),
     cpuProfDir: argv.includes("--cpu-prof") ? path.resolve(value("--cpu-prof-dir") ?? path.join(ROOT, "bench", "results", "profiles")) : null,
   };
+}
+
+/** NAME=value of --layer-off, or null. */
+function layerSwitch(raw: string | undefined): Options["layerOff"] {
+  if (raw === undefined) return null;
+  const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(raw);
+  if (!match) throw new Error("--layer-off takes NAME=value (an environment variable of the server, e.g. NODE_FRONT=off)");
+  return { name: match[1]!, value: match[2]! };
 }
 
 const options = parseOptions(process.argv.slice(2));
@@ -323,7 +337,7 @@ function scrapeEverySecond(origin: string): { stop(): { answered: number; failed
 // ---------------------------------------------------------------- scenarios
 
 /** "app-metrics": a second server, the same but with METRICS_TOKEN set and scraped every second (issue 17 item 3). */
-type Target = "app" | "app-metrics" | "own-account-baseline" | "mcp-baseline" | "a2a-baseline";
+type Target = "app" | "app-metrics" | "app-layer-off" | "own-account-baseline" | "mcp-baseline" | "a2a-baseline";
 
 /** The token of the "app-metrics" server; /metrics is scraped with it once a second while its scenarios run. */
 const BENCH_METRICS_TOKEN = "bench-metrics-token-0123456789";
@@ -350,6 +364,16 @@ interface Scenario {
   sideWork?: () => SideWork;
   /** Runs in full runs only when --only names it (slow to seed); always in the smoke run. */
   optIn?: boolean;
+}
+
+/**
+ * --layer-off: each selected single-surface scenario on the app again on the server with the layer switched off,
+ * compared round by round with the app's run (its `baseline`, alternating as a bare server's is).
+ */
+function layerOffScenarios(all: readonly Scenario[], layer: { name: string; value: string }, selected: (name: string) => boolean): Scenario[] {
+  return all
+    .filter((scenario) => scenario.target === "app" && !scenario.sideWork && !scenario.optIn && scenario.connections === undefined && selected(scenario.name))
+    .map((scenario) => ({ ...scenario, name: `${scenario.name} (${layer.name}=${layer.value})`, target: "app-layer-off", baseline: scenario.name, baselineAfter: undefined }));
 }
 
 /** The operator scenarios (bench/side-work.ts): the exchange's load while the server does other work. */
@@ -928,6 +952,8 @@ async function main(): Promise<number> {
 
     const all = scenarios(fixtures, base, { env: appEnv, origin: `http://127.0.0.1:${port}`, cronSecret });
     const selected = (name: string): boolean => !options.only || options.only.some((o) => name.toLowerCase().includes(o.toLowerCase()));
+    const layerOff = options.layerOff;
+    if (layerOff) all.push(...layerOffScenarios(all, layerOff, selected));
     // The metrics pair is a measurement, not a harness check: smoke runs leave it (and its second server) out.
     const wantsMetricsServer = !options.smoke && all.some((scenario) => scenario.target === "app-metrics" && selected(scenario.name));
 
@@ -966,8 +992,19 @@ async function main(): Promise<number> {
           );
         })()
       : null;
+    // The same server on the same database with one speed layer switched off (--layer-off).
+    const layerOffPort = layerOff ? await freePort() : 0;
+    const layerOffApp = layerOff
+      ? await (async () => {
+          const command = serverCommand({ ...appEnv, [layerOff.name]: layerOff.value, PORT: String(layerOffPort), HOSTNAME: "127.0.0.1" }, []);
+          return startProcess(`server with ${layerOff.name}=${layerOff.value}`, command.command, command.args, command.env, () =>
+            answers(`http://127.0.0.1:${layerOffPort}/ask?query=ready`),
+          );
+        })()
+      : null;
     const targets: Record<Target, { origin: string; pid: number } | undefined> = {
       app: { origin: `http://127.0.0.1:${port}`, pid: app.pid! },
+      "app-layer-off": layerOffApp ? { origin: `http://127.0.0.1:${layerOffPort}`, pid: layerOffApp.pid! } : undefined,
       "app-metrics": metricsApp ? { origin: `http://127.0.0.1:${metricsPort}`, pid: metricsApp.pid! } : undefined,
       "own-account-baseline": ownBaseline,
       "mcp-baseline": mcpBaseline,
@@ -1048,7 +1085,9 @@ async function main(): Promise<number> {
           log(`${scenario.name}, round ${round}…`);
           row.rounds.push(await measure(scenario, target));
         }
-        Object.assign(baseRow, rowOf(baseRow.name, baseRow.rounds));
+        // A row already compared with a bare server keeps that ratio when a layer-off run adds rounds to it.
+        const keptRatio = baseRow.ratio;
+        Object.assign(baseRow, rowOf(baseRow.name, baseRow.rounds), { ratio: keptRatio });
         Object.assign(row, rowOf(row.name, row.rounds));
       }
       if (baseRow && baseRow.result.requestsPerSecond > 0) row.ratio = row.result.requestsPerSecond / baseRow.result.requestsPerSecond;
@@ -1103,6 +1142,15 @@ async function main(): Promise<number> {
       const change = (100 * (row.cpuMsPerRequest - other.cpuMsPerRequest)) / other.cpuMsPerRequest;
       console.log(
         `metrics pair: ${other.name} ${other.cpuMsPerRequest.toFixed(3)} → ${row.cpuMsPerRequest.toFixed(3)} ms CPU/req with METRICS_TOKEN set (${change >= 0 ? "+" : ""}${change.toFixed(1)} %)`,
+      );
+    }
+    for (const row of rows) {
+      const scenario = all.find((candidate) => candidate.name === row.name);
+      if (scenario?.target !== "app-layer-off" || !layerOff) continue;
+      const withLayer = rows.find((r) => r.name === scenario.baseline);
+      if (!withLayer || row.result.requestsPerSecond === 0) continue;
+      console.log(
+        `layer off (${layerOff.name}=${layerOff.value}): ${withLayer.name}: with ${Math.round(withLayer.result.requestsPerSecond)} req/s p99 ${withLayer.result.p99} ms, without ${Math.round(row.result.requestsPerSecond)} req/s p99 ${row.result.p99} ms: with/without ${pct(withLayer.result.requestsPerSecond / row.result.requestsPerSecond)} req/s, ${pct(row.result.p99 / Math.max(withLayer.result.p99, 0.5))} p99 without/with`,
       );
     }
     console.log(

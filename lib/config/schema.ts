@@ -131,6 +131,8 @@ export const rawEnvSchema = z.object({
     .refine((v) => v === "none" || v === "vercel" || /^[1-9][0-9]?$/.test(v), "must be none, vercel or a hop count 1-99")
     .default("none"),
   NODE_FRONT: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
+  SQLITE_CHECKPOINT_WORKER: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
+  GROUP_COMMIT: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
   NODE_ENV: z.string().optional(),
   /** Set to 1 by Vercel: BASE_URL, DATABASE_URL and TRUSTED_PROXY are then checked for that platform. */
   VERCEL: z.string().optional(),
@@ -157,6 +159,10 @@ export interface AppConfig {
   trustedProxy: TrustedProxy;
   /** Serve the hottest API paths from node:http under `next start` (lib/front). */
   nodeFront: boolean;
+  /** SQLite under npm start: a worker thread checkpoints the log (lib/db/sqlite-checkpointer.ts); off: SQLite's own, in commits. */
+  sqliteCheckpointWorker: boolean;
+  /** SQLite: the transactions of one event-loop iteration share one commit (lib/db/sql/group-commit.ts); off: one each. */
+  groupCommit: boolean;
   production: boolean;
   /** Admission control under npm start (lib/admission). */
   admission: AdmissionConfig;
@@ -343,6 +349,8 @@ export function checkConfig(env: Record<string, string | undefined>): ConfigChec
       authSecret: raw.AUTH_SECRET,
       trustedProxy,
       nodeFront: raw.NODE_FRONT === "on",
+      sqliteCheckpointWorker: raw.SQLITE_CHECKPOINT_WORKER === "on",
+      groupCommit: raw.GROUP_COMMIT === "on",
       production,
       admission: admissionConfig(raw),
       vercel: onVercel,

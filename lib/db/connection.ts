@@ -15,7 +15,15 @@ import { walFileSync, walPathOf, WalSync } from "./sql/wal-sync";
  * `walSync`: what a commit's caller awaits before it answers (./sql/wal-sync.ts); null when the database could not
  * use WAL mode and commits sync themselves (synchronous = FULL).
  */
-export type SqliteConnection = { provider: "sqlite"; gate: ConnectionGate; database: BetterSqlite3.Database; walSync: WalSync | null; closeWalSync: () => void };
+export type SqliteConnection = {
+  provider: "sqlite";
+  gate: ConnectionGate;
+  database: BetterSqlite3.Database;
+  walSync: WalSync | null;
+  closeWalSync: () => void;
+  /** GROUP_COMMIT: an iteration's transactions share one commit (./sql/group-commit.ts). */
+  groupCommit: boolean;
+};
 export type PostgresConnection = { provider: "postgres"; pool: Pool };
 export type SharedConnection = SqliteConnection | PostgresConnection;
 
@@ -52,10 +60,11 @@ export function openPostgresPool(url: string): Pool {
 
 function openSqlite(url: string): SqliteConnection {
   const database = openSqliteDatabase(url);
+  const { groupCommit } = getConfig();
   if (database.pragma("journal_mode", { simple: true }) !== "wal")
-    return { provider: "sqlite", gate: new ConnectionGate(), database, walSync: null, closeWalSync: () => undefined };
+    return { provider: "sqlite", gate: new ConnectionGate(), database, walSync: null, closeWalSync: () => undefined, groupCommit };
   const log = walFileSync(walPathOf(sqliteFilePath(url)));
-  return { provider: "sqlite", gate: new ConnectionGate(), database, walSync: new WalSync(log.sync), closeWalSync: log.close };
+  return { provider: "sqlite", gate: new ConnectionGate(), database, walSync: new WalSync(log.sync), closeWalSync: log.close, groupCommit };
 }
 
 function open(url: string): SharedConnection {

@@ -43,6 +43,8 @@ describe("parseConfig", () => {
     ["RELEASE_MODE", "staging"],
     ["TRUSTED_PROXY", "all"],
     ["TRUSTED_PROXY", "0"],
+    ["SQLITE_CHECKPOINT_WORKER", "yes"],
+    ["GROUP_COMMIT", "no"],
     ["AUTH_SECRET", "short"],
     ["SIGNING_KEYS", "not json"],
     ["SIGNING_KEYS", "[]"],
@@ -58,6 +60,17 @@ describe("parseConfig", () => {
     expect((caught as ConfigError).variable).toBe(variable);
     expect((caught as ConfigError).message).toMatch(new RegExp(`^Invalid configuration: ${variable} `));
     expect((caught as ConfigError).message).not.toContain("\n");
+  });
+
+  it("runs the SQLite checkpoint worker unless SQLITE_CHECKPOINT_WORKER is off", () => {
+    expect(parseConfig({}).sqliteCheckpointWorker).toBe(true);
+    expect(parseConfig({ SQLITE_CHECKPOINT_WORKER: "on" }).sqliteCheckpointWorker).toBe(true);
+    expect(parseConfig({ SQLITE_CHECKPOINT_WORKER: "off" }).sqliteCheckpointWorker).toBe(false);
+  });
+
+  it("shares commits unless GROUP_COMMIT is off", () => {
+    expect(parseConfig({}).groupCommit).toBe(true);
+    expect(parseConfig({ GROUP_COMMIT: "off" }).groupCommit).toBe(false);
   });
 
   it("parses trusted proxy policies", () => {

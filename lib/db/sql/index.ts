@@ -191,6 +191,7 @@ function handlesOf(connection: SqliteConnection): SqliteHandles {
         inTransaction: () => database.inTransaction,
         executor,
         afterCommit: walSync ? () => walSync.afterCommit() : undefined,
+        grouping: connection.groupCommit,
       },
     };
     handles.set(database, made);
