@@ -1,9 +1,10 @@
 // SQLite checkpoints off the event loop (issue 7, bench/README.md "What changed"). In WAL mode a commit only
-// appends to the log (synced off the Node thread before it is answered: lib/db/sql/wal-sync.ts). SQLite's automatic checkpoint (every 1,000 pages)
-// then copies the log into the database and fsyncs it inside whichever commit crosses the mark, with the one
-// Node thread blocked for the copy and the fsyncs (figures: bench/README.md) — it set the p99 of every write path. Under npm start
-// (server.ts) a worker thread with its own connection checkpoints passively every 50 ms instead (it never
-// blocks the app's writers).
+// appends to the log (synced off the Node thread before it is answered: lib/db/sql/wal-sync.ts). SQLite's
+// automatic checkpoint (every 1,000 pages) then copies the log into the database and fsyncs it inside whichever
+// commit crosses the mark, with the one Node thread blocked for the copy and the fsyncs — it set the p99 of every
+// write path. Under npm start (server.ts) a worker thread with its own connection checkpoints passively every 50 ms
+// instead (it never blocks the app's writers; SQLITE_CHECKPOINT_WORKER=off leaves it to SQLite: bench/README.md
+// "Speed layers: verdicts").
 //
 // The log restarts from its beginning only when a write begins after a checkpoint has copied all of it;
 // under sustained writes the worker never quite catches up. So once the log passes RESTART_PAGES the worker

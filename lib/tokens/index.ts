@@ -70,7 +70,8 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
 /**
  * The reads of one event-loop iteration record their uses together: on SQLite one commit and one sync of the log
  * for all of them rather than one each (a commit each held the event loop ~2 ms per read of a delegation not used
- * for a minute, when COMMIT still synced on the Node thread). Repeated uses of one delegation in the batch write its latest time once.
+ * for a minute, when COMMIT still synced on the Node thread). Repeated uses of one delegation in the batch write
+ * its latest time once.
  */
 const LAST_USED_WRITES: CommitBatch<{ delegationId: string; at: Date }, void> = {
   async run(uses) {

@@ -2,11 +2,11 @@
 // append of each page it touched (two pwrite calls per page) plus the log's bookkeeping — a third of a
 // token exchange's CPU (bench/README.md). The raw transactions that start in the same event-loop iteration
 // (the requests read from the sockets in one poll phase) now share one SQLite transaction: each after the
-// first runs in its own savepoint, so a failure rolls back its statements alone, and one COMMIT at the end
-// of the iteration (setImmediate) commits them together, and one sync of the log (./wal-sync.ts) makes them durable; pages they share (a table's last page, a
-// time-ordered primary key's) are written once. Every caller's promise settles only after that COMMIT and that sync, so no
-// answer is sent on a write that is not durable. Jobs run one after another, never interleaved, in arrival order,
-// exactly as they did behind the gate one transaction at a time.
+// first runs in its own savepoint, so a failure rolls back its statements alone; one COMMIT at the end of the
+// iteration (setImmediate) commits them together and one sync of the log (./wal-sync.ts) makes them durable;
+// pages they share (a table's last page, a time-ordered primary key's) are written once. Every caller's promise
+// settles only after that COMMIT and that sync, so no answer is sent on a write that is not durable. Jobs run one
+// after another, never interleaved, in arrival order, exactly as they did behind the gate one at a time.
 //
 // Batches (joinBatch) go one step further for writes that many requests make alike (each A2A message's count
 // and task row): a caller hands the group an item instead of a job, and once the group's jobs have finished
