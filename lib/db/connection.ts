@@ -9,7 +9,7 @@ import { BACKSTOP_PAGES, checkpointerRunsFor } from "./sqlite-checkpoint-state";
 import { ConnectionGate } from "./sql/gate";
 import { perUrl, takePerUrl } from "./per-url";
 import { sqliteFilePath } from "./sqlite-path";
-import { walFileSync, walPathOf, WalSync } from "./sql/wal-sync";
+import { WalSync } from "./sql/wal-sync";
 
 /**
  * `walSync`: what a commit's caller awaits before it answers (./sql/wal-sync.ts); null when the database could not
@@ -20,7 +20,6 @@ export type SqliteConnection = {
   gate: ConnectionGate;
   database: BetterSqlite3.Database;
   walSync: WalSync | null;
-  closeWalSync: () => void;
   /** GROUP_COMMIT: an iteration's transactions share one commit (./sql/group-commit.ts). */
   groupCommit: boolean;
 };
@@ -61,10 +60,8 @@ export function openPostgresPool(url: string): Pool {
 function openSqlite(url: string): SqliteConnection {
   const database = openSqliteDatabase(url);
   const { groupCommit } = getConfig();
-  if (database.pragma("journal_mode", { simple: true }) !== "wal")
-    return { provider: "sqlite", gate: new ConnectionGate(), database, walSync: null, closeWalSync: () => undefined, groupCommit };
-  const log = walFileSync(walPathOf(sqliteFilePath(url)));
-  return { provider: "sqlite", gate: new ConnectionGate(), database, walSync: new WalSync(log.sync), closeWalSync: log.close, groupCommit };
+  const walSync = database.pragma("journal_mode", { simple: true }) === "wal" ? WalSync.forDatabaseFile(sqliteFilePath(url)) : null;
+  return { provider: "sqlite", gate: new ConnectionGate(), database, walSync, groupCommit };
 }
 
 function open(url: string): SharedConnection {
@@ -83,6 +80,6 @@ export async function closeConnection(): Promise<void> {
   if (!connection) return;
   if (connection.provider === "sqlite") {
     connection.database.close();
-    connection.closeWalSync();
+    connection.walSync?.close();
   } else await connection.pool.end();
 }

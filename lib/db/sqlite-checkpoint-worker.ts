@@ -23,7 +23,7 @@ function logFailure(what: string, error: unknown): void {
 export function openWorkerDatabase(file: string): Database.Database {
   const db = new Database(file, { fileMustExist: true });
   db.pragma("busy_timeout = 0");
-  // Stated, not left to the build's default: as the app's connection (lib/db/connection.ts), every sync is made.
+  // Stated, not left to the build's default: a checkpoint syncs the log before it copies it and the database after.
   db.pragma("synchronous = FULL");
   return db;
 }

@@ -1,6 +1,6 @@
 // Which statements read a whole table, by the database's own plan: SQLite's EXPLAIN QUERY PLAN (a "SCAN" of a
 // table), PostgreSQL's EXPLAIN with sequential scans priced out (the planner then picks one only where no index
-// can serve). Statements as sqlRunDuring saw them (SQLite `?`, PostgreSQL `$n`); `value(index, count)` gives the
+// can serve). Statements as sqlRunDuring saw them (SQLite `+?`, PostgreSQL `$n`); `value(index, count)` gives the
 // placeholders' values.
 import Database from "better-sqlite3";
 import { Client } from "pg";

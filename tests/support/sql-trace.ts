@@ -1,4 +1,4 @@
-// The SQL statements a piece of work runs, as the driver receives them (SQLite `?`, PostgreSQL `$n`), on either
+// The SQL statements a piece of work runs, as the driver receives them (SQLite `+?`, PostgreSQL `$n`), on either
 // provider: seen on better-sqlite3's Statement methods (its statement cache keeps prepared statements, so what
 // runs is seen there, not on prepare) and on pg's Client#query.
 import Database from "better-sqlite3";

@@ -205,11 +205,11 @@ function topLevelSqlite(connection: SqliteConnection): SqlExecutor {
   // A single statement must not land inside a transaction or a checkpoint hold someone has open on the one
   // connection: at once when the gate is free (the usual case: no promise to wait on), else once it is (the
   // statement then runs in the promise's own callback: one promise per waiting statement).
-  const query = <T>(sql: string, params: readonly SqlValue[]): Promise<T[]> =>
+  const query = <T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> =>
     connection.gate.holder === null ? executor.query<T>(sql, params) : connection.gate.untilFree().then(() => allRows<T>(database, sql, params));
-  const execute = (sql: string, params: readonly SqlValue[]): Promise<number> =>
+  const execute = (sql: string, params: readonly SqlValue[] = []): Promise<number> =>
     connection.gate.holder === null ? executor.execute(sql, params) : connection.gate.untilFree().then(() => changedRows(database, sql, params));
-  if (!walSync) return { query: (sql, params = []) => query(sql, params), execute: (sql, params = []) => execute(sql, params) };
+  if (!walSync) return { query, execute };
   // A statement on its own commits on its own: what it wrote is answered only once the log is synced.
   return {
     query: <T>(sql: string, params: readonly SqlValue[] = []) =>

@@ -14,7 +14,17 @@ export class WalSync {
   private running: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
 
-  constructor(private readonly sync: LogSync) {}
+  constructor(
+    private readonly sync: LogSync,
+    /** Releases what the sync holds open (the log file's handle). */
+    readonly close: () => void = ignore,
+  ) {}
+
+  /** The sync of the `-wal` file next to a SQLite database file. */
+  static forDatabaseFile(databaseFile: string): WalSync {
+    const log = walFileSync(walPathOf(databaseFile));
+    return new WalSync(log.sync, log.close);
+  }
 
   /**
    * Resolves once a sync that started after this call has finished (rejects with its error). A sync under way
@@ -22,7 +32,7 @@ export class WalSync {
    */
   afterCommit(): Promise<void> {
     if (this.running === null) return this.begin();
-    this.queued ??= this.running.then(settle, settle).then(() => {
+    this.queued ??= this.running.then(ignore, ignore).then(() => {
       this.queued = null;
       return this.begin();
     });
@@ -38,7 +48,7 @@ export class WalSync {
   }
 }
 
-function settle(): void {}
+function ignore(): void {}
 
 /** The `-wal` file next to a SQLite database file (sqlite.org/walformat.html). */
 export function walPathOf(databaseFile: string): string {
@@ -56,7 +66,7 @@ export function walFileSync(walPath: string): { sync: LogSync; close: () => void
     const closing = handle;
     handle = null;
     void closing?.then(
-      (opened) => opened.close().catch(settle),
+      (opened) => opened.close().catch(ignore),
       () => undefined,
     );
   };
