@@ -5,7 +5,7 @@
 //
 // (lib/server/request-listener.ts). A bare `next start` still serves the app, without this listener; on
 // Vercel the route files answer everything. PORT (default 3000) and HOSTNAME (default all interfaces)
-// choose where it listens; NODE_FRONT=off sends every request to Next.
+// choose where it listens; NODE_FRONT=off sends every request to Next, TURNS=off hands each to it at once.
 import http from "node:http";
 import { closeConnection, holdSqliteConnection } from "@/lib/db";
 import { startSqliteCheckpointer } from "@/lib/db/sqlite-checkpointer";
@@ -62,15 +62,16 @@ async function main(): Promise<void> {
   // HSTS on every answer of an https deployment, the front's and Next's alike (next.config.ts's headers are fixed at build).
   const transportSecurity = transportSecurityHeaders(config.baseUrl);
   addResponseHeaders(transportSecurity);
+  // One queue for the heavy work admission starts and the requests handed to Next: one job per iteration, none
+  // while connections are being accepted. TURNS=off: no queue (turns() is undefined), so both start at once.
+  const queue = turns();
   // Every class of work has its bounds (README "Limits"): a burst is refused at once instead of piling up in memory.
   const admission = new Admission({
     bounds: admissionBounds(config.admission.lanes, config.admission.queueWaitMs),
     heapShedShare: config.admission.heapShedShare,
     refuse: (req, res, workClass) => writeOverloaded(req, res, workClass),
     onShed: recordShed,
-    // One queue for the heavy work admission starts and the requests handed to Next: one job per iteration, none
-    // while connections are being accepted.
-    pacer: turns(),
+    pacer: queue,
   }).start();
   const server = http.createServer(
     requestListener(app.getRequestHandler(), {
@@ -78,7 +79,7 @@ async function main(): Promise<void> {
       observe: (req, res) => observeRequest(req, res, undefined, { setHeader: false }),
       responseHeaders: transportSecurity,
       front: config.nodeFront ? serveFront : undefined,
-      turns: turns(),
+      turns: queue,
     }),
   );
   // The pacer starts heavy work only in iterations that accepted no connection (lib/admission/pacer.ts).

@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AdmissionLane, type LaneBounds } from "./lane";
 import { HeapPressure } from "./heap";
-import { Pacer } from "./pacer";
+import type { Pacer } from "./pacer";
 
 export const WORK_CLASSES = ["account", "token", "pages", "public", "general"] as const;
 /**
@@ -39,7 +39,10 @@ export interface AdmissionOptions {
   /** Counts a refusal (the metrics). */
   onShed?: (workClass: WorkClass, reason: ShedReason) => void;
   heap?: HeapPressure;
-  /** Starts the heavy classes' work (lib/admission/pacer.ts); own-account reads and tokens start at once. */
+  /**
+   * Starts the heavy classes' work (lib/admission/pacer.ts); own-account reads and tokens start at once. None
+   * (TURNS=off): every class starts as soon as its lane admits it.
+   */
   pacer?: Pacer;
 }
 
@@ -97,7 +100,7 @@ export class Admission {
   /** The markdown rewrites' second requests (REWRITE_TARGET_PREFIX), counted as general work. */
   private readonly rewrites: AdmissionLane;
   private readonly heap: HeapPressure;
-  private readonly pacer: Pacer;
+  private readonly pacer: Pacer | undefined;
   private sweeper: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: AdmissionOptions) {
@@ -111,12 +114,12 @@ export class Admission {
     const general = options.bounds.general;
     this.rewrites = new AdmissionLane({ inFlight: general.inFlight + general.queue, queue: general.inFlight + general.queue, maxWaitMs: general.maxWaitMs });
     this.heap = options.heap ?? new HeapPressure();
-    this.pacer = options.pacer ?? new Pacer();
+    this.pacer = options.pacer;
   }
 
   /** The server accepted a connection (http.Server's 'connection' event). */
   noteConnection(): void {
-    this.pacer.noteConnection();
+    this.pacer?.noteConnection();
   }
 
   /** Starts the timer that refuses requests waiting too long (unref'd: it never keeps the process alive). */
@@ -167,7 +170,7 @@ export class Admission {
     };
     const start = (): void => {
       res.once("close", () => lane.leave());
-      if (PACED.has(workClass)) this.pacer.run(run);
+      if (this.pacer && PACED.has(workClass)) this.pacer.run(run);
       else handle();
     };
     const gone = (): boolean => req.destroyed || req.socket.destroyed || res.writableEnded;

@@ -72,9 +72,12 @@ const verified = new VerifiedAssertionCache<AssertionClaims>(10_000);
 /** Checks signature (pinned alg, key by kid), typ, iss, aud (one string, the base), exp; returns the claims or null. */
 export async function verifyIdentityAssertion(assertion: string, clock: Clock = systemClock): Promise<AssertionClaims | null> {
   if (assertion.length > 8192) return null;
-  const cached = verified.get(assertion, Math.floor(clock.now().getTime() / 1000));
+  const config = getConfig();
+  // ASSERTION_CACHE=off: no lookup and nothing remembered, so the bench can weigh the cache against the full check.
+  const cache = config.assertionCache ? verified : null;
+  const cached = cache?.get(assertion, Math.floor(clock.now().getTime() / 1000));
   if (cached) return cached;
-  const base = getConfig().baseUrl;
+  const base = config.baseUrl;
   try {
     const key = await verificationKey(decodeProtectedHeader(assertion).kid);
     if (!key) return null;
@@ -92,7 +95,7 @@ export async function verifyIdentityAssertion(assertion: string, clock: Clock = 
     const clientName = typeof payload.client_name === "string" ? payload.client_name : null;
     const claims: AssertionClaims = { memberId: payload.sub, registrationId: payload.registration_id, scope: payload.scope, clientName };
     // jose has checked that iat and exp are numbers (requiredClaims).
-    verified.remember(assertion, { claims, issuedAt: payload.iat!, expiresAt: payload.exp! });
+    cache?.remember(assertion, { claims, issuedAt: payload.iat!, expiresAt: payload.exp! });
     return claims;
   } catch (error) {
     if (error instanceof joseErrors.JOSEError || error instanceof TypeError || error instanceof SyntaxError) return null;

@@ -133,6 +133,8 @@ export const rawEnvSchema = z.object({
   NODE_FRONT: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
   SQLITE_CHECKPOINT_WORKER: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
   GROUP_COMMIT: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
+  ASSERTION_CACHE: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
+  TURNS: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
   NODE_ENV: z.string().optional(),
   /** Set to 1 by Vercel: BASE_URL, DATABASE_URL and TRUSTED_PROXY are then checked for that platform. */
   VERCEL: z.string().optional(),
@@ -163,6 +165,13 @@ export interface AppConfig {
   sqliteCheckpointWorker: boolean;
   /** SQLite: the transactions of one event-loop iteration share one commit (lib/db/sql/group-commit.ts); off: one each. */
   groupCommit: boolean;
+  /** A JWT-bearer exchange skips the signature check of an assertion verified before (lib/assertions/verified-cache.ts); off: every one is checked in full. */
+  assertionCache: boolean;
+  /**
+   * Under npm start, requests handed to Next, paced admission classes and new /ask searches take event-loop turns,
+   * none in an iteration that accepted a connection (lib/server/turns.ts, lib/admission/pacer.ts); off: each starts at once.
+   */
+  turns: boolean;
   production: boolean;
   /** Admission control under npm start (lib/admission). */
   admission: AdmissionConfig;
@@ -351,6 +360,8 @@ export function checkConfig(env: Record<string, string | undefined>): ConfigChec
       nodeFront: raw.NODE_FRONT === "on",
       sqliteCheckpointWorker: raw.SQLITE_CHECKPOINT_WORKER === "on",
       groupCommit: raw.GROUP_COMMIT === "on",
+      assertionCache: raw.ASSERTION_CACHE === "on",
+      turns: raw.TURNS === "on",
       production,
       admission: admissionConfig(raw),
       vercel: onVercel,

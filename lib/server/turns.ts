@@ -8,6 +8,10 @@
 
 // The queue is lib/admission's Pacer, which also starts no job in an iteration that accepted a connection: under a
 // burst, waiting connections are taken (and probes answered) before the burst's work.
+//
+// TURNS=off (lib/config) removes the layer, so the bench can weigh it: there is no queue, and everything that would
+// take a turn (requests handed to Next, admission's paced classes, new /ask searches) starts at once.
+import { getConfig } from "@/lib/config";
 import { Pacer } from "@/lib/admission/pacer";
 
 export { Pacer as TurnQueue, type Scheduler } from "@/lib/admission/pacer";
@@ -15,7 +19,9 @@ export { Pacer as TurnQueue, type Scheduler } from "@/lib/admission/pacer";
 /** The process's one queue: every heavy request shares it, so turns are taken in arrival order. */
 const globalForTurns = globalThis as typeof globalThis & { agentGateTurns?: Pacer };
 
-export function turns(): Pacer {
+/** The process's queue, or undefined with TURNS=off (then nothing waits for a turn). */
+export function turns(): Pacer | undefined {
+  if (!getConfig().turns) return undefined;
   // One queue per process although the module is bundled twice (server.ts's bundle and Next's routes).
   globalForTurns.agentGateTurns ??= new Pacer();
   return globalForTurns.agentGateTurns;

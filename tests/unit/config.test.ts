@@ -45,6 +45,8 @@ describe("parseConfig", () => {
     ["TRUSTED_PROXY", "0"],
     ["SQLITE_CHECKPOINT_WORKER", "yes"],
     ["GROUP_COMMIT", "no"],
+    ["ASSERTION_CACHE", "false"],
+    ["TURNS", "0"],
     ["AUTH_SECRET", "short"],
     ["SIGNING_KEYS", "not json"],
     ["SIGNING_KEYS", "[]"],
@@ -71,6 +73,27 @@ describe("parseConfig", () => {
   it("shares commits unless GROUP_COMMIT is off", () => {
     expect(parseConfig({}).groupCommit).toBe(true);
     expect(parseConfig({ GROUP_COMMIT: "off" }).groupCommit).toBe(false);
+  });
+
+  it("caches verified assertions unless ASSERTION_CACHE is off", () => {
+    expect(parseConfig({}).assertionCache).toBe(true);
+    expect(parseConfig({ ASSERTION_CACHE: "on" }).assertionCache).toBe(true);
+    expect(parseConfig({ ASSERTION_CACHE: "off" }).assertionCache).toBe(false);
+  });
+
+  it("takes event-loop turns unless TURNS is off", () => {
+    expect(parseConfig({}).turns).toBe(true);
+    expect(parseConfig({ TURNS: "on" }).turns).toBe(true);
+    expect(parseConfig({ TURNS: "off" }).turns).toBe(false);
+  });
+
+  it.each(["ASSERTION_CACHE", "TURNS"])("refuses %s other than on or off with the switches' message", (variable) => {
+    for (const value of ["yes", "ON", "1", "of"]) {
+      const checked = checkConfig({ [variable]: value });
+      expect(checked.ok).toBe(false);
+      if (!checked.ok) expect(checked.problems).toEqual([{ variable, detail: "must be on or off" }]);
+    }
+    expect(() => parseConfig({ [variable]: "enabled" })).toThrow(new ConfigError(variable, "must be on or off"));
   });
 
   it("parses trusted proxy policies", () => {

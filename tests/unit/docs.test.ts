@@ -77,11 +77,11 @@ describe("search", () => {
     const question = `turn taking ${Date.now()}`;
     expect(hasCachedAnswer(question, TOP_K_DEFAULT)).toBe(false);
     const first = ask(question);
-    expect(turns().waiting).toBe(1);
+    expect(turns()?.waiting).toBe(1);
     expect((await first).status).toBe(200);
     expect(hasCachedAnswer(question, TOP_K_DEFAULT)).toBe(true);
     const again = ask(question);
-    expect(turns().waiting).toBe(0);
+    expect(turns()?.waiting).toBe(0);
     expect((await again).body).toBe((await first).body);
   });
 });
