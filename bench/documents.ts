@@ -1,5 +1,6 @@
 // The bench's generated documentation: the same 500 documents in every run (a seeded PRNG), so the
-// search index the server builds, and the one tests/unit/docs-index.test.ts builds, have the same shape.
+// search index the server builds, and the one tests/unit/docs-index.test.ts builds, have the same shape;
+// and the questions the bench asks of it.
 
 /** Deterministic PRNG (mulberry32) so every run has the same data shape. */
 export function prng(seed: number): () => number {
@@ -60,3 +61,19 @@ export function benchDocuments(count: number, random: () => number): Map<string,
   for (let n = 1; n <= count; n++) files.set(`bench-doc-${String(n).padStart(3, "0")}.md`, benchDocumentMarkdown(n, random));
   return files;
 }
+
+/** The questions the /ask, batch and docs scenarios ask (bench/run.ts; bench/micro-docs.ts asks them too). */
+export const ASK_QUESTIONS = [
+  "how do I revoke an access token",
+  "what happens when the claim attempt expires",
+  "polling interval slow_down",
+  "verify a certificate",
+  "how long is an identity assertion valid",
+  "rate limit of the batch endpoint",
+  "register an agent name",
+  "which scopes exist",
+  "signing key rotation",
+  "community member count cache",
+  "delegation approval user code",
+  "markdown version of a page",
+];

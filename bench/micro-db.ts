@@ -4,7 +4,10 @@
 // latency of one call (wall time, which on SQLite is CPU time) — compare runs on the same machine only.
 // Then the SQLite drivers side by side on the same file: the own-account lookup (the access-token store's
 // four-table join) through better-sqlite3 13, which the app and Prisma's adapter use, and through node:sqlite,
-// each with a bare `?` and with the `+?` the app writes.
+// each with a bare `?` and with the `+?` the app writes. And the stores' raw SQL against Prisma (issue 33 item 4:
+// raw SQL on the hot paths is a speed layer whose alternative is a library): the own-account lookup and the
+// pending claim poll's two reads, through the app's stores and through Prisma's client with the better-sqlite3
+// adapter on the same file, alternating rounds.
 //
 // Usage: npx tsx bench/micro-db.ts [calls per function, default 1000]
 import { createHash, randomBytes } from "node:crypto";
@@ -12,7 +15,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { isDeepStrictEqual } from "node:util";
+import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import Database from "better-sqlite3";
+import { PrismaClient } from "@/lib/generated/sqlite/client";
 
 const CALLS = Number(process.argv[2] ?? 1000);
 const WARMUP = Math.min(200, Math.ceil(CALLS / 5));
@@ -90,10 +96,159 @@ async function main(): Promise<void> {
     const outcome = await exchangeIdentityAssertion({ assertion: granted.identityAssertion, resource: protectedResource() }, clock);
     if (!outcome.ok) throw new Error(`exchange: ${outcome.error}`);
   });
+
+  // More granted tokens for the ORM comparison, so its lookups go round several rows as the bench's do.
+  const tokens = [granted.accessToken];
+  while (tokens.length < 50) {
+    const next = await register();
+    await decideAttempt({ attemptToken: next.attempt.attemptToken, member, userCode: next.attempt.userCode, decision: "approve" }, clock);
+    const poll = await pollClaim(next.claimToken, clock);
+    if (!poll.ok) throw new Error(`setup poll: ${poll.error}`);
+    tokens.push(poll.accessToken);
+  }
+  await compareOrm(tokens, pending);
   const { closeConnection } = await import("@/lib/db");
   await closeConnection();
   compareDrivers(granted.accessToken);
 }
+
+const sha256 = (secret: string): string => createHash("sha256").update(secret, "utf8").digest("base64url");
+
+/** How long a run of awaited reads takes: µs per read. */
+async function timeReads(count: number, read: (i: number) => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < count; i++) await read(i);
+  return Number(process.hrtime.bigint() - start) / 1000 / count;
+}
+
+/**
+ * Raw SQL against Prisma on the hot paths' reads, alternating rounds (the first side moves each round): the
+ * own-account lookup (the access-token store's join, by token hash) and the pending claim poll's reads (the
+ * registration by claim-token hash, then its current attempt), each through the app's store functions, through a
+ * plain Prisma client with the adapter lib/db/prisma.ts uses, and through that module's guarded client (the
+ * tests' and scripts'). Each Prisma read selects the store's columns and gives the store's row, checked first.
+ */
+async function compareOrm(accessTokens: readonly string[], claimTokens: readonly string[]): Promise<void> {
+  const { findTokenGrant } = await import("@/lib/grants/access-tokens");
+  const { findRegistrationByClaimTokenHash } = await import("@/lib/grants/registrations");
+  const { currentAttempt } = await import("@/lib/grants/claim-attempts");
+  const { createDb } = await import("@/lib/db/prisma");
+  const tokenHashes = accessTokens.map(sha256);
+  const claimHashes = claimTokens.map(sha256);
+
+  const prismaGrant = async (client: PrismaClient, tokenHash: string) => {
+    const token = await client.accessToken.findUnique({
+      where: { tokenHash },
+      select: {
+        id: true,
+        memberId: true,
+        registrationId: true,
+        delegationId: true,
+        scope: true,
+        resource: true,
+        expiresAt: true,
+        revokedAt: true,
+        member: { select: { email: true } },
+        // The token's registration is its delegation's (one to one): the schema has no token → registration relation.
+        delegation: { select: { clientName: true, status: true, lastUsedAt: true, registration: { select: { registrationType: true, status: true } } } },
+      },
+    });
+    if (!token) return null;
+    const { member, delegation, ...columns } = token;
+    return {
+      ...columns,
+      memberEmail: member.email,
+      clientName: delegation.clientName,
+      delegationStatus: delegation.status,
+      lastUsedAt: delegation.lastUsedAt,
+      registrationType: delegation.registration.registrationType,
+      registrationStatus: delegation.registration.status,
+    };
+  };
+  const prismaPoll = async (client: PrismaClient, claimTokenHash: string) => {
+    const registration = await client.registration.findUnique({
+      where: { claimTokenHash },
+      select: { id: true, loginHint: true, clientName: true, scope: true, claimExpiresAt: true, status: true },
+    });
+    if (!registration) return null;
+    const attempt = await client.claimAttempt.findFirst({
+      where: { registrationId: registration.id, status: { not: "closed" } },
+      orderBy: { createdAt: "desc" },
+      select: { id: true, registrationId: true, status: true, expiresAt: true, interval: true, lastPolledAt: true },
+    });
+    return { registration, attempt };
+  };
+  const rawPoll = async (claimTokenHash: string) => {
+    const registration = await findRegistrationByClaimTokenHash(claimTokenHash);
+    if (!registration) return null;
+    return { registration, attempt: await currentAttempt(registration.id) };
+  };
+
+  const plain = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: `file:${file}` }) });
+  const guarded = createDb(`file:${file}`);
+  const reads = [
+    {
+      name: "own-account lookup",
+      sides: {
+        "raw SQL (store)": (i: number) => findTokenGrant(tokenHashes[i % tokenHashes.length]!),
+        Prisma: (i: number) => prismaGrant(plain, tokenHashes[i % tokenHashes.length]!),
+        "Prisma, guarded": (i: number) => prismaGrant(guarded, tokenHashes[i % tokenHashes.length]!),
+      },
+    },
+    {
+      name: "claim poll reads (pending)",
+      sides: {
+        "raw SQL (store)": (i: number) => rawPoll(claimHashes[i % claimHashes.length]!),
+        Prisma: (i: number) => prismaPoll(plain, claimHashes[i % claimHashes.length]!),
+        "Prisma, guarded": (i: number) => prismaPoll(guarded, claimHashes[i % claimHashes.length]!),
+      },
+    },
+  ];
+  // The same rows every way, or the comparison means nothing.
+  for (const read of reads) {
+    for (const i of [0, 1, 2]) {
+      const [expected, ...others] = await Promise.all(Object.values(read.sides).map((side) => side(i)));
+      if (!expected || !others.every((row) => isDeepStrictEqual(row, expected))) throw new Error(`${read.name}: the sides read different rows`);
+    }
+  }
+
+  const rounds = 5;
+  const count = CALLS;
+  console.log(`\nraw SQL vs Prisma, ${count} sequential reads per side and round, ${rounds} rounds alternating (µs per read)`);
+  const table: string[] = [];
+  for (const read of reads) {
+    const sides = Object.entries(read.sides);
+    const figures = new Map<string, number[]>(sides.map(([name]) => [name, []]));
+    for (let round = 0; round < rounds; round++) {
+      const line: string[] = [];
+      for (let k = 0; k < sides.length; k++) {
+        const [name, side] = sides[(round + k) % sides.length]!;
+        for (let i = 0; i < WARMUP; i++) await side(i);
+        const us = await timeReads(count, side);
+        figures.get(name)!.push(us);
+        line.push(`${name} ${us.toFixed(1)}`);
+      }
+      console.log(`${read.name}, round ${round + 1}: ${line.join(", ")}`);
+    }
+    const medians = sides.map(([name]) => median(figures.get(name)!));
+    table.push(`| ${read.name} | ${medians.map((m) => m.toFixed(1)).join(" | ")} | ${(medians[1]! / medians[0]!).toFixed(2)}× |`);
+  }
+  console.log(`\n| read (µs, median of ${rounds} rounds) | ${Object.keys(reads[0]!.sides).join(" | ")} | Prisma ÷ raw SQL |`);
+  console.log(
+    `|---|${Object.keys(reads[0]!.sides)
+      .map(() => "---:|")
+      .join("")}---:|`,
+  );
+  for (const line of table) console.log(line);
+  await plain.$disconnect();
+  await guarded.$disconnect();
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
 
 /** The same statement and token through both drivers, alternating, three rounds: µs per lookup. */
 function compareDrivers(accessToken: string): void {
@@ -101,7 +256,7 @@ function compareDrivers(accessToken: string): void {
       m."email" AS "memberEmail", d."clientName", d."status" AS "delegationStatus", d."lastUsedAt", r."registrationType", r."status" AS "registrationStatus"
     FROM "AccessToken" t JOIN "Member" m ON m."id" = t."memberId" JOIN "Delegation" d ON d."id" = t."delegationId"
     JOIN "Registration" r ON r."id" = t."registrationId" WHERE t."tokenHash" = ?`;
-  const hash = createHash("sha256").update(accessToken, "utf8").digest("base64url");
+  const hash = sha256(accessToken);
   const builtIn = new DatabaseSync(file);
   const addon = new Database(file);
   // `?` as written by hand, `+?` as lib/db/sql/placeholders.ts writes it (better-sqlite3 re-plans a join on every
