@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   // HSTS on every answer of an https deployment, the front's and Next's alike (next.config.ts's headers are fixed at build).
   const transportSecurity = transportSecurityHeaders(config.baseUrl);
   addResponseHeaders(transportSecurity);
-  // One queue for the heavy work admission starts and the requests handed to Next: one job per iteration, none
+  // One queue for the heavy work admission starts and the requests handed to Next: a few jobs per iteration, none
   // while connections are being accepted. TURNS=off: no queue (turns() is undefined), so both start at once.
   const queue = turns();
   // Every class of work has its bounds (README "Limits"): a burst is refused at once instead of piling up in memory.

@@ -1,13 +1,22 @@
-// Starts admitted heavy work one job per event-loop iteration, and none in an iteration that accepted a connection.
+// Starts admitted heavy work a few jobs per event-loop iteration, and none in an iteration that accepted a connection.
 // Since libuv 1.45 (Node 20 and later) a listening socket accepts one connection per iteration, so under a burst the
 // connections behind it (a health probe's among them) wait for as many iterations as there are connections ahead.
 // If those iterations also run the burst's work, a probe waits for the whole burst; starting work only in
 // iterations that accepted nothing lets the server first take every waiting connection (each costs a parse and an
 // admission decision), answer or refuse it, and then work. A storm of new connections that never ends cannot starve
 // the work: after MAX_DEFER_MS of deferring, one job runs anyway.
+//
+// How many jobs an iteration starts follows how long iterations take: one while they run long (a search each),
+// twice as many after a short one, so cheap work on steady connections is not held to one job per iteration (each
+// iteration costs a poll and a timer check), while iterations stay about ITERATION_TARGET_MS long and a new
+// connection never waits long for its turn to be accepted.
 
 /** Longest run of iterations without starting a job while connections keep arriving. */
 const MAX_DEFER_MS = 50;
+/** An iteration shorter than this lets the next one start twice as many jobs; a longer one halves them. */
+const ITERATION_TARGET_MS = 4;
+/** Most jobs started in one iteration. */
+const MAX_JOBS_PER_ITERATION = 64;
 
 export type Scheduler = (callback: () => void) => void;
 
@@ -17,6 +26,10 @@ export class Pacer {
   private scheduled = false;
   private acceptedSinceTick = false;
   private deferringSince: number | undefined;
+  /** Jobs the next iteration may start. */
+  private perIteration = 1;
+  /** When the previous iteration's turn began, while turns follow each other (undefined after the queue ran dry). */
+  private lastTickAt: number | undefined;
 
   constructor(
     private readonly schedule: Scheduler = (callback) => void setImmediate(callback),
@@ -25,6 +38,11 @@ export class Pacer {
 
   get waiting(): number {
     return this.jobs.length - this.head;
+  }
+
+  /** Jobs the next iteration may start (for tests). */
+  get jobsPerIteration(): number {
+    return this.perIteration;
   }
 
   /** The server accepted a connection (its 'connection' event): more may be waiting in the backlog. */
@@ -51,21 +69,37 @@ export class Pacer {
 
   private tick(): void {
     this.scheduled = false;
+    const now = this.now();
+    // The time since the previous turn is one iteration: the jobs it started and everything else it ran.
+    if (this.lastTickAt !== undefined) {
+      const iteration = now - this.lastTickAt;
+      this.perIteration = iteration < ITERATION_TARGET_MS ? Math.min(this.perIteration * 2, MAX_JOBS_PER_ITERATION) : Math.max(1, this.perIteration >> 1);
+    }
+    this.lastTickAt = now;
     if (this.acceptedSinceTick) {
       this.acceptedSinceTick = false;
-      const now = this.now();
+      // Connections are arriving: one job at a time again, so the next accept waits for one job at most.
+      this.perIteration = 1;
       this.deferringSince ??= now;
       if (now - this.deferringSince < MAX_DEFER_MS) return this.wake();
     }
     this.deferringSince = undefined;
+    try {
+      for (let started = 0; started < this.perIteration && this.waiting > 0; started++) this.take()();
+    } finally {
+      // Also after a job that threw: the others must still run.
+      if (this.waiting === 0) this.lastTickAt = undefined;
+      this.wake();
+    }
+  }
+
+  private take(): () => void {
     const job = this.jobs[this.head]!;
     this.head += 1;
     if (this.head * 2 >= this.jobs.length) {
       this.jobs.splice(0, this.head);
       this.head = 0;
     }
-    // Scheduled before running: a job that throws must not stop the others.
-    this.wake();
-    job();
+    return job;
   }
 }

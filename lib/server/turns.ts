@@ -1,10 +1,10 @@
-// Event-loop turns for CPU-heavy work (bench/README.md "What changed" 15). Since libuv 1.45 (Node 20) a
-// listening socket accepts one connection per event-loop iteration (libuv PR #3696). An iteration that
-// runs every ready request to completion lasts as long as all of them together: with dozens of searches
-// queued an iteration lasts a second or more, so a busy server admits about one new connection per
-// iteration and its requests wait many seconds (figures: bench/README.md). Heavy work therefore takes a turn: the queue starts at most one job per iteration, in
-// arrival order, which keeps iterations about one job long, admits new connections at the pace work is
-// done, and serves every waiting request in order.
+// Event-loop turns for CPU-heavy work. Since libuv 1.45 (Node 20) a listening socket accepts one connection per
+// event-loop iteration (libuv PR #3696). An iteration that runs every ready request to completion lasts as long as
+// all of them together: with dozens of searches queued an iteration lasts a second or more, so a busy server admits
+// about one new connection per iteration and its requests wait many seconds. Heavy work therefore takes a turn: the
+// queue starts a few jobs per iteration, in arrival order (as many as keep an iteration a few milliseconds long: one
+// search, dozens of cached answers), which admits new connections at the pace work is done and serves every waiting
+// request in order.
 
 // The queue is lib/admission's Pacer, which also starts no job in an iteration that accepted a connection: under a
 // burst, waiting connections are taken (and probes answered) before the burst's work.

@@ -273,16 +273,88 @@ describe("the pacer", () => {
     return { p, iteration, advance: (ms: number) => (now += ms), pending: () => ticks.length };
   }
 
-  it("starts one job per iteration, in order", () => {
-    const { p, iteration } = pacer();
+  it("starts one job per iteration, in order, while iterations run long", () => {
+    const { p, iteration, advance } = pacer();
     const ran: number[] = [];
     for (let i = 0; i < 3; i++) p.run(() => ran.push(i));
     expect(ran).toEqual([]);
     iteration();
     expect(ran).toEqual([0]);
+    advance(5);
     iteration();
+    expect(ran).toEqual([0, 1]);
+    advance(5);
     iteration();
     expect(ran).toEqual([0, 1, 2]);
+  });
+
+  it("starts twice as many jobs after each short iteration, up to 64", () => {
+    const { p, iteration, advance } = pacer();
+    const ran: number[] = [];
+    for (let i = 0; i < 300; i++) p.run(() => ran.push(i));
+    const perIteration: number[] = [];
+    for (let n = 0; n < 9; n++) {
+      const before = ran.length;
+      iteration();
+      advance(1);
+      perIteration.push(ran.length - before);
+    }
+    expect(perIteration).toEqual([1, 2, 4, 8, 16, 32, 64, 64, 64]);
+    expect(ran).toEqual([...Array(ran.length).keys()]);
+  });
+
+  it("halves the jobs after a long iteration, down to one", () => {
+    const { p, iteration, advance } = pacer();
+    for (let i = 0; i < 100; i++) p.run(() => undefined);
+    for (let n = 0; n < 5; n++) {
+      iteration();
+      advance(1);
+    }
+    expect(p.jobsPerIteration).toBe(16);
+    const started: number[] = [];
+    for (let n = 0; n < 6; n++) {
+      const before = p.waiting;
+      advance(10);
+      iteration();
+      started.push(before - p.waiting);
+    }
+    expect(started).toEqual([8, 4, 2, 1, 1, 1]);
+  });
+
+  it("goes back to one job per iteration when a connection is accepted", () => {
+    const { p, iteration, advance } = pacer();
+    const ran: number[] = [];
+    for (let i = 0; i < 100; i++) p.run(() => ran.push(i));
+    for (let n = 0; n < 5; n++) {
+      iteration();
+      advance(1);
+    }
+    expect(p.jobsPerIteration).toBe(16);
+    p.noteConnection();
+    const before = ran.length;
+    iteration();
+    expect(ran.length).toBe(before);
+    expect(p.jobsPerIteration).toBe(1);
+    advance(5);
+    iteration();
+    expect(ran.length).toBe(before + 1);
+  });
+
+  it("measures iterations only while turns follow each other: an idle queue starts again from where it was", () => {
+    const { p, iteration, advance } = pacer();
+    p.run(() => undefined);
+    iteration();
+    expect(p.waiting).toBe(0);
+    // Idle for a second: no turn ran, so that second is not an iteration.
+    advance(1000);
+    p.run(() => undefined);
+    p.run(() => undefined);
+    iteration();
+    expect(p.jobsPerIteration).toBe(1);
+    advance(1);
+    iteration();
+    expect(p.jobsPerIteration).toBe(2);
+    expect(p.waiting).toBe(0);
   });
 
   it("starts no job in an iteration that accepted a connection, so waiting connections are taken first", () => {
@@ -309,6 +381,27 @@ describe("the pacer", () => {
     p.noteConnection();
     iteration();
     expect(ran).toEqual(["job"]);
+  });
+
+  it("keeps the rest of an iteration's jobs after one of them throws", () => {
+    const { p, iteration, advance } = pacer();
+    const ran: number[] = [];
+    for (let i = 0; i < 3; i++) p.run(() => ran.push(i));
+    iteration();
+    advance(1);
+    iteration();
+    // Two per iteration: the one that throws and the next, which must not be lost with it.
+    expect(p.jobsPerIteration).toBe(2);
+    p.run(() => {
+      throw new Error("job failed");
+    });
+    for (let i = 3; i < 6; i++) p.run(() => ran.push(i));
+    advance(1);
+    expect(() => iteration()).toThrow("job failed");
+    expect(p.waiting).toBe(3);
+    advance(1);
+    iteration();
+    expect(ran).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
   it("keeps going after a job that throws", () => {
