@@ -2,7 +2,7 @@
 // replaced, side by side in one process (issue 33 item 4: the layer's alternative is a library, not a switch).
 // The corpus is the bench's: the project's content/docs plus the 500 generated documents (bench/documents.ts),
 // split into sections by lib/docs/corpus.ts as the server does; MiniSearch is configured as
-// tests/unit/docs-index.test.ts configures it, which checks that both rank every question alike.
+// bench/minisearch.ts configures it for tests/unit/docs-index.test.ts, which checks that both rank every question alike.
 //
 // Each round builds one index, keeps it alone in the heap and measures: its build time, the heap it retains
 // (heapUsed after a full collection, before and after the build; and apart, the array buffers outside the
@@ -22,8 +22,9 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { loadCorpus } from "@/lib/docs/corpus";
 import { buildInvertedIndex, searchInvertedIndex, type InvertedIndex } from "@/lib/docs/inverted-index";
-import { boundedQuery, FUZZY_TERM_MAX_LENGTH, SEARCH_OPTIONS, searchTerm } from "@/lib/docs/search";
+import { boundedQuery, SEARCH_OPTIONS, searchTerm } from "@/lib/docs/search";
 import { ASK_QUESTIONS, benchDocuments, prng } from "./documents";
+import { miniSearchOf, type Section } from "./minisearch";
 
 const args = process.argv.slice(2);
 const QUICK = args.includes("--quick");
@@ -42,30 +43,6 @@ const collect: () => void =
     v8.setFlagsFromString("--expose-gc");
     return vm.runInNewContext("gc") as () => void;
   })();
-
-interface Section {
-  id: number;
-  title: string;
-  heading: string;
-  text: string;
-}
-
-/** MiniSearch as lib/docs/search.ts configured it before the index was its own (tests/unit/docs-index.test.ts). */
-function buildMiniSearch(sections: readonly Section[]): MiniSearch<Section> {
-  const miniSearch = new MiniSearch<Section>({
-    idField: "id",
-    fields: ["title", "heading", "text"],
-    processTerm: searchTerm,
-    searchOptions: {
-      boost: { title: 3, heading: 2, text: 1 },
-      prefix: (term) => term.length >= 5,
-      fuzzy: (term) => (term.length >= 7 && term.length <= FUZZY_TERM_MAX_LENGTH ? 0.1 : false),
-      combineWith: "OR",
-    },
-  });
-  miniSearch.addAll(sections);
-  return miniSearch;
-}
 
 /** One side: builds its index; `search` answers the number of matching sections (so no work is optimised away). */
 interface Side<I> {
@@ -182,7 +159,7 @@ function run(documentCount: number, plain: readonly Omit<Section, "id">[]): void
   };
   const theirs: Side<MiniSearch<Section>> = {
     name: "MiniSearch 7.2",
-    build: () => buildMiniSearch(sections),
+    build: () => miniSearchOf(sections),
     search: (miniSearch, query) => miniSearch.search(query).length,
   };
 

@@ -64,27 +64,15 @@ describe("parseConfig", () => {
     expect((caught as ConfigError).message).not.toContain("\n");
   });
 
-  it("runs the SQLite checkpoint worker unless SQLITE_CHECKPOINT_WORKER is off", () => {
-    expect(parseConfig({}).sqliteCheckpointWorker).toBe(true);
-    expect(parseConfig({ SQLITE_CHECKPOINT_WORKER: "on" }).sqliteCheckpointWorker).toBe(true);
-    expect(parseConfig({ SQLITE_CHECKPOINT_WORKER: "off" }).sqliteCheckpointWorker).toBe(false);
-  });
-
-  it("shares commits unless GROUP_COMMIT is off", () => {
-    expect(parseConfig({}).groupCommit).toBe(true);
-    expect(parseConfig({ GROUP_COMMIT: "off" }).groupCommit).toBe(false);
-  });
-
-  it("caches verified assertions unless ASSERTION_CACHE is off", () => {
-    expect(parseConfig({}).assertionCache).toBe(true);
-    expect(parseConfig({ ASSERTION_CACHE: "on" }).assertionCache).toBe(true);
-    expect(parseConfig({ ASSERTION_CACHE: "off" }).assertionCache).toBe(false);
-  });
-
-  it("takes event-loop turns unless TURNS is off", () => {
-    expect(parseConfig({}).turns).toBe(true);
-    expect(parseConfig({ TURNS: "on" }).turns).toBe(true);
-    expect(parseConfig({ TURNS: "off" }).turns).toBe(false);
+  it.each([
+    ["SQLITE_CHECKPOINT_WORKER", "sqliteCheckpointWorker"],
+    ["GROUP_COMMIT", "groupCommit"],
+    ["ASSERTION_CACHE", "assertionCache"],
+    ["TURNS", "turns"],
+  ] as const)("keeps the speed layer %s on unless it is off", (variable, field) => {
+    expect(parseConfig({})[field]).toBe(true);
+    expect(parseConfig({ [variable]: "on" })[field]).toBe(true);
+    expect(parseConfig({ [variable]: "off" })[field]).toBe(false);
   });
 
   it.each(["ASSERTION_CACHE", "TURNS"])("refuses %s other than on or off with the switches' message", (variable) => {

@@ -10,33 +10,10 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import { benchDocuments, prng } from "@/bench/documents";
+import { miniSearchOf, type Section } from "@/bench/minisearch";
 import { getCorpus, loadCorpus, type Corpus } from "@/lib/docs/corpus";
 import { buildInvertedIndex, forEachTermWithin, searchInvertedIndex, tokenize, type InvertedIndex } from "@/lib/docs/inverted-index";
-import { buildIndex, FUZZY_TERM_MAX_LENGTH, roundScore, SEARCH_OPTIONS, searchDocs, searchTerm } from "@/lib/docs/search";
-
-interface Section {
-  id: number;
-  title: string;
-  heading: string;
-  text: string;
-}
-
-/** MiniSearch configured as lib/docs/search.ts configured it before the index was its own (plus the typo-length bound). */
-function miniSearchOf(sections: readonly Section[]): MiniSearch<Section> {
-  const miniSearch = new MiniSearch<Section>({
-    idField: "id",
-    fields: ["title", "heading", "text"],
-    processTerm: searchTerm,
-    searchOptions: {
-      boost: { title: 3, heading: 2, text: 1 },
-      prefix: (term) => term.length >= 5,
-      fuzzy: (term) => (term.length >= 7 && term.length <= FUZZY_TERM_MAX_LENGTH ? 0.1 : false),
-      combineWith: "OR",
-    },
-  });
-  miniSearch.addAll(sections);
-  return miniSearch;
-}
+import { buildIndex, roundScore, SEARCH_OPTIONS, searchDocs, searchTerm } from "@/lib/docs/search";
 
 const sectionsOf = (corpus: Corpus): Section[] =>
   corpus.docs.flatMap((doc) => doc.sections.map((section) => ({ title: doc.title, heading: section.heading, text: section.text }))).map((s, id) => ({ id, ...s }));

@@ -32,8 +32,16 @@ function exchange(url: string): { req: IncomingMessage; res: ServerResponse } {
   return { req, res };
 }
 
-/** server.ts's listener on the process's queue, with `next` recording what it is handed. */
-async function listenerAsServerTs(value: "on" | "off") {
+/** One path of each class of work, none of which the front would take here (no front). */
+const PATHS = ["/docs", "/mcp", "/login", "/oauth2/token", "/api/v1/agent/account"];
+
+const nextIteration = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * server.ts's listener on the process's queue, with `next` recording what it is handed: one request of each class
+ * goes in, and the answer says which were handed over within their request event and when all of them were.
+ */
+async function handOver(value: "on" | "off") {
   const m = await startWith(value);
   const queue = m.turns();
   const admission = new m.admission.Admission({
@@ -44,64 +52,51 @@ async function listenerAsServerTs(value: "on" | "off") {
   });
   const handed: string[] = [];
   const listener = m.requestListener((req) => void handed.push(req.url ?? ""), { admission, turns: queue });
-  return { queue, handed, listener };
+  for (const path of PATHS) {
+    const { req, res } = exchange(path);
+    listener(req, res);
+  }
+  const atOnce = [...handed].sort();
+  while (handed.length < PATHS.length) await nextIteration();
+  return { queue, atOnce, all: [...handed].sort() };
 }
 
-/** One path of each class of work, none of which the front would take here (no front). */
-const PATHS = ["/docs", "/mcp", "/login", "/oauth2/token", "/api/v1/agent/account"];
-
-const nextIteration = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** Whether a new /ask question's answer came after the event loop went round (a turn). */
+async function askTakesATurn(setting: "on" | "off"): Promise<boolean> {
+  const m = await startWith(setting);
+  let turned = false;
+  setImmediate(() => (turned = true));
+  const reply = await m.askReply({
+    method: "GET",
+    target: `/ask?query=${encodeURIComponent(`turns ${setting} ${Date.now()}`)}`,
+    headers: new Headers(),
+    readBody: async () => ({ ok: true, value: "" }),
+  });
+  expect(reply.status).toBe(200);
+  return turned;
+}
 
 describe("TURNS=off", () => {
   it("gives no queue: every request is handed to Next within its request event, paced classes too", async () => {
-    const { queue, handed, listener } = await listenerAsServerTs("off");
+    const { queue, atOnce } = await handOver("off");
     expect(queue).toBeUndefined();
-    for (const path of PATHS) {
-      const { req, res } = exchange(path);
-      listener(req, res);
-      expect(handed, path).toContain(path);
-    }
+    expect(atOnce).toEqual([...PATHS].sort());
   });
 
   it("searches a new /ask question at once, before the event loop goes round", async () => {
-    const m = await startWith("off");
-    let turned = false;
-    setImmediate(() => (turned = true));
-    const reply = await m.askReply({
-      method: "GET",
-      target: `/ask?query=${encodeURIComponent(`no turn ${Date.now()}`)}`,
-      headers: new Headers(),
-      readBody: async () => ({ ok: true, value: "" }),
-    });
-    expect(reply.status).toBe(200);
-    expect(turned).toBe(false);
+    expect(await askTakesATurn("off")).toBe(false);
   });
 });
 
 describe("TURNS=on (the default)", () => {
   it("hands every request to Next on a later turn (the paced classes after admission's turn as well)", async () => {
-    const { queue, handed, listener } = await listenerAsServerTs("on");
+    const { queue, atOnce, all } = await handOver("on");
     expect(queue).toBeDefined();
-    for (const path of PATHS) {
-      const { req, res } = exchange(path);
-      listener(req, res);
-    }
-    expect(handed).toEqual([]);
-    while (handed.length < PATHS.length) await nextIteration();
-    expect([...handed].sort()).toEqual([...PATHS].sort());
+    expect(atOnce).toEqual([]);
+    expect(all).toEqual([...PATHS].sort());
   });
 
   it("waits for a turn before searching a new /ask question", async () => {
-    const m = await startWith("on");
-    let turned = false;
-    setImmediate(() => (turned = true));
-    const reply = await m.askReply({
-      method: "GET",
-      target: `/ask?query=${encodeURIComponent(`a turn ${Date.now()}`)}`,
-      headers: new Headers(),
-      readBody: async () => ({ ok: true, value: "" }),
-    });
-    expect(reply.status).toBe(200);
-    expect(turned).toBe(true);
+    expect(await askTakesATurn("on")).toBe(true);
   });
 });
