@@ -101,8 +101,10 @@ export function writeReply(req: IncomingMessage, res: ServerResponse, reply: Api
   if (!hasLength) headers.push("content-length", String(body === undefined ? 0 : Buffer.byteLength(body)));
   const requestId = requestIdOf(req);
   if (requestId !== undefined) headers.push("x-request-id", requestId);
-  // An unread request body (too large, or a refused request) must not be taken for the next request.
-  if (!req.complete) headers.push("connection", "close");
+  // An unread request body (too large, or a refused request) must not be taken for the next request. A request
+  // without body framing has none: it is not yet `complete` within its own request event (a refusal written there),
+  // and closing its connection would make every refused client connect again.
+  if (!req.complete && hasBodyFraming(req)) headers.push("connection", "close");
   res.writeHead(reply.status, headers);
   res.end(body, "utf8");
 }
