@@ -12,6 +12,7 @@ import { startSqliteCheckpointer } from "@/lib/db/sqlite-checkpointer";
 import { sqliteFilePath } from "@/lib/db/sqlite-path";
 import { serveFront } from "@/lib/front-routes";
 import { addResponseHeaders } from "@/lib/server/front/node";
+import { listen } from "@/lib/server/listen";
 import { requestListener } from "@/lib/server/request-listener";
 import { turns } from "@/lib/server/turns";
 import { startWebhookDelivery } from "@/lib/webhooks/delivery";
@@ -87,6 +88,10 @@ async function main(): Promise<void> {
   // Bounded tables: the janitor's passes in this process (one instance at a time on PostgreSQL).
   const stopJanitor = config.janitor ? startJanitor() : null;
 
+  // Several sockets on the port where the platform allows it (lib/server/listen.ts): connections are accepted that
+  // many times as fast under load.
+  const listening = await listen(server, { port, host: hostname, sockets: config.listenSockets });
+
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals): void => {
     if (stopping) return;
@@ -97,7 +102,7 @@ async function main(): Promise<void> {
     const sweep = setInterval(() => server.closeIdleConnections(), 100);
     const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     grace.unref();
-    server.close(() => {
+    listening.close(() => {
       clearInterval(sweep);
       clearTimeout(grace);
       void (async () => {
@@ -117,10 +122,7 @@ async function main(): Promise<void> {
   };
   process.once("SIGTERM", shutdown);
   process.once("SIGINT", shutdown);
-
-  server.listen(port, hostname, () => {
-    console.log(`[agent-gate] listening on http://${hostname ?? "0.0.0.0"}:${port}${config.nodeFront ? "" : " (NODE_FRONT=off)"}`);
-  });
+  console.log(`[agent-gate] listening on http://${hostname ?? "0.0.0.0"}:${listening.port}${config.nodeFront ? "" : " (NODE_FRONT=off)"}`);
 }
 
 main().catch((error: unknown) => {

@@ -16,6 +16,8 @@ export const ADMISSION_DEFAULTS = {
 } as const;
 export const ADMISSION_QUEUE_WAIT_MS_DEFAULT = 2000;
 export const ADMISSION_HEAP_SHED_SHARE_DEFAULT = 0.8;
+/** Listening sockets on the one port under npm start (lib/server/listen.ts); 1 where the platform cannot share a port. */
+export const LISTEN_SOCKETS_DEFAULT = 4;
 
 const wholeNumber = (min: number, max: number) =>
   z
@@ -135,6 +137,7 @@ export const rawEnvSchema = z.object({
   GROUP_COMMIT: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
   ASSERTION_CACHE: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
   TURNS: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
+  LISTEN_SOCKETS: wholeNumber(1, 64).optional(),
   NODE_ENV: z.string().optional(),
   /** Set to 1 by Vercel: BASE_URL, DATABASE_URL and TRUSTED_PROXY are then checked for that platform. */
   VERCEL: z.string().optional(),
@@ -172,6 +175,8 @@ export interface AppConfig {
    * none in an iteration that accepted a connection (lib/server/turns.ts, lib/admission/pacer.ts); off: each starts at once.
    */
   turns: boolean;
+  /** Under npm start, sockets listening on the one port, each accepting a connection per event-loop iteration (lib/server/listen.ts). */
+  listenSockets: number;
   production: boolean;
   /** Admission control under npm start (lib/admission). */
   admission: AdmissionConfig;
@@ -362,6 +367,7 @@ export function checkConfig(env: Record<string, string | undefined>): ConfigChec
       groupCommit: raw.GROUP_COMMIT === "on",
       assertionCache: raw.ASSERTION_CACHE === "on",
       turns: raw.TURNS === "on",
+      listenSockets: raw.LISTEN_SOCKETS ?? LISTEN_SOCKETS_DEFAULT,
       production,
       admission: admissionConfig(raw),
       vercel: onVercel,

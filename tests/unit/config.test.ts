@@ -75,6 +75,17 @@ describe("parseConfig", () => {
     expect(parseConfig({ [variable]: "off" })[field]).toBe(false);
   });
 
+  it("listens with LISTEN_SOCKETS sockets, four unless set, from 1 to 64", () => {
+    expect(parseConfig({}).listenSockets).toBe(4);
+    expect(parseConfig({ LISTEN_SOCKETS: "1" }).listenSockets).toBe(1);
+    expect(parseConfig({ LISTEN_SOCKETS: "64" }).listenSockets).toBe(64);
+    for (const value of ["0", "65", "-1", "2.5", "four"]) {
+      const checked = checkConfig({ LISTEN_SOCKETS: value });
+      expect(checked.ok, value).toBe(false);
+      if (!checked.ok) expect(checked.problems).toEqual([{ variable: "LISTEN_SOCKETS", detail: "must be a whole number from 1 to 64" }]);
+    }
+  });
+
   it.each(["ASSERTION_CACHE", "TURNS"])("refuses %s other than on or off with the switches' message", (variable) => {
     for (const value of ["yes", "ON", "1", "of"]) {
       const checked = checkConfig({ [variable]: value });
