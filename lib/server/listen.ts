@@ -11,8 +11,6 @@ import net from "node:net";
 export interface Listening {
   /** The port listened on (the one chosen when 0 was asked for). */
   port: number;
-  /** How many sockets listen on it. */
-  sockets: number;
   /** Stops accepting on every socket; `done` runs once every connection any of them accepted has closed. */
   close(done: () => void): void;
 }
@@ -37,7 +35,6 @@ export async function listen(server: http.Server, options: { port: number; host?
   }
   return {
     port,
-    sockets: count,
     close(done) {
       let open = extras.length + 1;
       const closed = (): void => {
