@@ -10,7 +10,7 @@
 // adapter on the same file, alternating rounds.
 //
 // Usage: npx tsx bench/micro-db.ts [calls per function, default 1000]
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,7 +18,9 @@ import { DatabaseSync } from "node:sqlite";
 import { isDeepStrictEqual } from "node:util";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import Database from "better-sqlite3";
+import { sha256 } from "@/lib/crypto/secrets";
 import { PrismaClient } from "@/lib/generated/sqlite/client";
+import { median } from "./rows";
 
 const CALLS = Number(process.argv[2] ?? 1000);
 const WARMUP = Math.min(200, Math.ceil(CALLS / 5));
@@ -111,8 +113,6 @@ async function main(): Promise<void> {
   await closeConnection();
   compareDrivers(granted.accessToken);
 }
-
-const sha256 = (secret: string): string => createHash("sha256").update(secret, "utf8").digest("base64url");
 
 /** How long a run of awaited reads takes: µs per read. */
 async function timeReads(count: number, read: (i: number) => Promise<unknown>): Promise<number> {
@@ -243,12 +243,6 @@ async function compareOrm(accessTokens: readonly string[], claimTokens: readonly
   await plain.$disconnect();
   await guarded.$disconnect();
 }
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 /** The same statement and token through both drivers, alternating, three rounds: µs per lookup. */
 function compareDrivers(accessToken: string): void {

@@ -25,6 +25,7 @@ import { buildInvertedIndex, searchInvertedIndex, type InvertedIndex } from "@/l
 import { boundedQuery, SEARCH_OPTIONS, searchTerm } from "@/lib/docs/search";
 import { ASK_QUESTIONS, benchDocuments, prng } from "./documents";
 import { miniSearchOf, type Section } from "./minisearch";
+import { median } from "./rows";
 
 const args = process.argv.slice(2);
 const QUICK = args.includes("--quick");
@@ -60,12 +61,6 @@ interface RoundFigures {
   searchUs: number;
   p99Us: number;
 }
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 const percentile = (values: Float64Array, p: number): number => {
   const sorted = values.slice().sort();
