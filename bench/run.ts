@@ -69,10 +69,20 @@ interface Options {
   /** A PostgreSQL URL (its server and credentials): the bench makes a database of its own there instead of a SQLite file. */
   postgresUrl: string | null;
   /**
-   * A speed layer's switch (issue 33 item 4), e.g. NODE_FRONT=off: a second server runs with it, and each selected
-   * scenario on the app runs again there, alternating round by round with the app's run.
+   * A second server (issue 33): this build with a speed layer's switch (`--layer-off NODE_FRONT=off`), or another
+   * checkout's build (`--other-build DIR`). Each selected scenario on the app runs again there, alternating round by
+   * round with the app's run, and so does the overload.
    */
-  layerOff: { name: string; value: string } | null;
+  second: SecondServer | null;
+}
+
+interface SecondServer {
+  /** How rows and lines name it: the switch ("NODE_FRONT=off") or the other build ("build 9830374"). */
+  label: string;
+  /** Set on top of the app's environment (a layer's switch). */
+  env: Record<string, string>;
+  /** The root of another checkout, built, whose start script starts it; null: this build. */
+  root: string | null;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -102,19 +112,28 @@ function parseOptions(argv: string[]): Options {
     mixedSeconds: Number(value("--mixed-duration") ?? (smoke ? duration : 180)),
     overloadSeconds: Number(value("--overload-duration") ?? (smoke ? duration : 30)),
     postgresUrl: value("--postgres") ?? null,
-    layerOff: layerSwitch(value("--layer-off")),
+    second: secondServer(value("--layer-off"), value("--other-build")),
     backlogEvents: Number(value("--backlog-events") ?? (smoke ? 2_000 : 10_000)),
     expiredTokens: Number(value("--expired-tokens") ?? (smoke ? 100_000 : 1_000_000)),
     cpuProfDir: argv.includes("--cpu-prof") ? path.resolve(value("--cpu-prof-dir") ?? path.join(ROOT, "bench", "results", "profiles")) : null,
   };
 }
 
-/** NAME=value of --layer-off, or null. */
-function layerSwitch(raw: string | undefined): Options["layerOff"] {
-  if (raw === undefined) return null;
-  const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(raw);
-  if (!match) throw new Error("--layer-off takes NAME=value (an environment variable of the server, e.g. NODE_FRONT=off)");
-  return { name: match[1]!, value: match[2]! };
+/** The second server of --layer-off NAME=value or --other-build DIR, or null. */
+function secondServer(layerOff: string | undefined, otherBuild: string | undefined): SecondServer | null {
+  if (layerOff !== undefined && otherBuild !== undefined) throw new Error("--layer-off and --other-build each start a second server: give one");
+  if (layerOff !== undefined) {
+    const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(layerOff);
+    if (!match) throw new Error("--layer-off takes NAME=value (an environment variable of the server, e.g. NODE_FRONT=off)");
+    return { label: `${match[1]}=${match[2]}`, env: { [match[1]!]: match[2]! }, root: null };
+  }
+  if (otherBuild === undefined) return null;
+  const root = path.resolve(otherBuild);
+  if (!fs.existsSync(path.join(root, ".next", "BUILD_ID")) || !fs.existsSync(path.join(root, "scripts", "start.sh"))) {
+    throw new Error(`--other-build ${otherBuild}: not a built checkout (run npm install and npm run build there first)`);
+  }
+  const commit = spawnSync("git", ["-C", root, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).stdout.trim();
+  return { label: `build ${commit || path.basename(root)}`, env: {}, root };
 }
 
 const options = parseOptions(process.argv.slice(2));
@@ -134,8 +153,9 @@ async function startProcess(
   env: NodeJS.ProcessEnv,
   ready: () => Promise<boolean>,
   logFile: string | null = null,
+  cwd: string = ROOT,
 ): Promise<ChildProcess> {
-  const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   children.push(child);
   let output = "";
   const log = logFile ? fs.createWriteStream(logFile) : null;
@@ -240,6 +260,18 @@ function serverCommand(env: NodeJS.ProcessEnv, profileFlags: string[]): { comman
   };
 }
 
+/**
+ * How another checkout's build starts: its own start script, with the runtime its npm scripts would pick (its
+ * node_modules/.bin first on PATH, this checkout's runtime taken off), as `npm start` there would.
+ */
+function otherBuildCommand(root: string, env: NodeJS.ProcessEnv): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
+  if (refusedInNodeOptions(options.serverNodeOptions).length > 0) throw new Error("--other-build takes only flags node accepts in NODE_OPTIONS");
+  const own = serverEnv(env, options.serverNodeOptions);
+  const inThisCheckout = (entry: string): boolean => entry === path.dirname(process.execPath) || entry.startsWith(path.join(ROOT, "node_modules"));
+  const rest = (env.PATH ?? "").split(path.delimiter).filter((entry) => entry && !inThisCheckout(entry));
+  return { command: "sh", args: [path.join(root, "scripts", "start.sh")], env: { ...own, PATH: [path.join(root, "node_modules", ".bin"), ...rest].join(path.delimiter) } };
+}
+
 // ---------------------------------------------------------------- RSS of a process tree
 
 function childrenOf(): Map<number, number[]> {
@@ -338,7 +370,7 @@ function scrapeEverySecond(origin: string): { stop(): { answered: number; failed
 // ---------------------------------------------------------------- scenarios
 
 /** "app-metrics": a second server, the same but with METRICS_TOKEN set and scraped every second (issue 17 item 3). */
-type Target = "app" | "app-metrics" | "app-layer-off" | "own-account-baseline" | "mcp-baseline" | "a2a-baseline";
+type Target = "app" | "app-metrics" | "app-second" | "own-account-baseline" | "mcp-baseline" | "a2a-baseline";
 
 /** The token of the "app-metrics" server; /metrics is scraped with it once a second while its scenarios run. */
 const BENCH_METRICS_TOKEN = "bench-metrics-token-0123456789";
@@ -368,13 +400,13 @@ interface Scenario {
 }
 
 /**
- * --layer-off: each selected single-surface scenario on the app again on the server with the layer switched off,
- * compared round by round with the app's run (its `baseline`, alternating as a bare server's is).
+ * --layer-off, --other-build: each selected single-surface scenario on the app again on the second server, compared
+ * round by round with the app's run (its `baseline`, alternating as a bare server's is).
  */
-function layerOffScenarios(all: readonly Scenario[], layer: { name: string; value: string }, selected: (name: string) => boolean): Scenario[] {
+function secondScenarios(all: readonly Scenario[], second: SecondServer, selected: (name: string) => boolean): Scenario[] {
   return all
     .filter((scenario) => scenario.target === "app" && !scenario.sideWork && !scenario.optIn && scenario.connections === undefined && selected(scenario.name))
-    .map((scenario) => ({ ...scenario, name: `${scenario.name} (${layer.name}=${layer.value})`, target: "app-layer-off", baseline: scenario.name, baselineAfter: undefined }));
+    .map((scenario) => ({ ...scenario, name: `${scenario.name} (${second.label})`, target: "app-second", baseline: scenario.name, baselineAfter: undefined }));
 }
 
 /** The operator scenarios (bench/side-work.ts): the exchange's load while the server does other work. */
@@ -939,8 +971,8 @@ async function main(): Promise<number> {
 
     const all = scenarios(fixtures, base, { env: appEnv, origin: `http://127.0.0.1:${port}`, cronSecret });
     const selected = (name: string): boolean => !options.only || options.only.some((o) => name.toLowerCase().includes(o.toLowerCase()));
-    const layerOff = options.layerOff;
-    if (layerOff) all.push(...layerOffScenarios(all, layerOff, selected));
+    const second = options.second;
+    if (second) all.push(...secondScenarios(all, second, selected));
     // The metrics pair is a measurement, not a harness check: smoke runs leave it (and its second server) out.
     const wantsMetricsServer = !options.smoke && all.some((scenario) => scenario.target === "app-metrics" && selected(scenario.name));
 
@@ -979,19 +1011,31 @@ async function main(): Promise<number> {
           );
         })()
       : null;
-    // The same server on the same database with one speed layer switched off (--layer-off).
-    const layerOffPort = layerOff ? await freePort() : 0;
-    const layerOffApp = layerOff
+    let secondDescription = second ? `${second.label}: this build, scripts/start.sh, with ${second.label}` : "";
+    // The second server on the same database: one speed layer switched off (--layer-off), or another build (--other-build).
+    const secondPort = second ? await freePort() : 0;
+    const secondApp = second
       ? await (async () => {
-          const command = serverCommand({ ...appEnv, [layerOff.name]: layerOff.value, PORT: String(layerOffPort), HOSTNAME: "127.0.0.1" }, []);
-          return startProcess(`server with ${layerOff.name}=${layerOff.value}`, command.command, command.args, command.env, () =>
-            answers(`http://127.0.0.1:${layerOffPort}/ask?query=ready`),
+          const env = { ...appEnv, ...second.env, PORT: String(secondPort), HOSTNAME: "127.0.0.1" };
+          const command = second.root ? otherBuildCommand(second.root, env) : serverCommand(env, []);
+          if (second.root) {
+            const runtime = spawnSync("node", ["--version"], { env: command.env, encoding: "utf8" }).stdout.trim();
+            secondDescription = `${second.label}: ${second.root}'s scripts/start.sh under its runtime, Node ${runtime.replace(/^v/, "")}`;
+          }
+          return startProcess(
+            `server (${second.label})`,
+            command.command,
+            command.args,
+            command.env,
+            () => answers(`http://127.0.0.1:${secondPort}/ask?query=ready`),
+            null,
+            second.root ?? ROOT,
           );
         })()
       : null;
     const targets: Record<Target, { origin: string; pid: number } | undefined> = {
       app: { origin: `http://127.0.0.1:${port}`, pid: app.pid! },
-      "app-layer-off": layerOffApp ? { origin: `http://127.0.0.1:${layerOffPort}`, pid: layerOffApp.pid! } : undefined,
+      "app-second": secondApp ? { origin: `http://127.0.0.1:${secondPort}`, pid: secondApp.pid! } : undefined,
       "app-metrics": metricsApp ? { origin: `http://127.0.0.1:${metricsPort}`, pid: metricsApp.pid! } : undefined,
       "own-account-baseline": ownBaseline,
       "mcp-baseline": mcpBaseline,
@@ -1072,7 +1116,7 @@ async function main(): Promise<number> {
           log(`${scenario.name}, round ${round}…`);
           row.rounds.push(await measure(scenario, target));
         }
-        // A row already compared with a bare server keeps that ratio when a layer-off run adds rounds to it.
+        // A row already compared with a bare server keeps that ratio when a second server's run adds rounds to it.
         const keptRatio = baseRow.ratio;
         Object.assign(baseRow, rowOf(baseRow.name, baseRow.rounds), { ratio: keptRatio });
         Object.assign(row, rowOf(row.name, row.rounds));
@@ -1098,25 +1142,25 @@ async function main(): Promise<number> {
     // Its name says "mixed" too: `--only mixed` means the mixed load alone.
     const overloadSelected =
       !options.only || options.only.some((o) => OVERLOAD_NAME.toLowerCase().includes(o.toLowerCase()) && !MIXED_NAME.toLowerCase().includes(o.toLowerCase()));
-    /** With --layer-off, the overload on each server, alternating (the server with the layer first in odd rounds). */
-    const overloadLaps: { layer: "with" | "without"; outcome: OverloadOutcome }[] = [];
+    /** With a second server, the overload on each, alternating (the app first in odd rounds). */
+    const overloadLaps: { server: "app" | "second"; outcome: OverloadOutcome }[] = [];
     if (overloadSelected) {
-      const offServer = layerOff && layerOffApp && targets["app-layer-off"] ? { app: layerOffApp, target: targets["app-layer-off"] } : null;
-      const laps = offServer ? options.rounds : 1;
+      const other = second && secondApp && targets["app-second"] ? { app: secondApp, target: targets["app-second"] } : null;
+      const laps = other ? options.rounds : 1;
       for (let lap = 0; lap < laps; lap++) {
-        const order = offServer ? (lap % 2 === 0 ? (["with", "without"] as const) : (["without", "with"] as const)) : (["with"] as const);
-        for (const layer of order) {
-          const [server, target] = layer === "with" ? [app, targets.app!] : [offServer!.app, offServer!.target];
-          const label = layer === "with" ? "" : ` (${layerOff!.name}=${layerOff!.value})`;
-          log(`${OVERLOAD_NAME}${label}, ${options.overloadSeconds} s${offServer ? `, round ${lap + 1}` : ""}…`);
+        const order = other ? (lap % 2 === 0 ? (["app", "second"] as const) : (["second", "app"] as const)) : (["app"] as const);
+        for (const which of order) {
+          const [server, target] = which === "app" ? [app, targets.app!] : [other!.app, other!.target];
+          const label = which === "app" ? "" : ` (${second!.label})`;
+          log(`${OVERLOAD_NAME}${label}, ${options.overloadSeconds} s${other ? `, round ${lap + 1}` : ""}…`);
           const outcome = await runOverload(all, server, target, dir, options.overloadSeconds);
-          overloadLaps.push({ layer, outcome });
+          overloadLaps.push({ server: which, outcome });
           for (const sample of outcome.rows[0]!.result.errorSamples) log(`  unexpected: ${sample}`);
           if (outcome.liveness) log(`  after the overload: ${outcome.liveness}`);
-          // The table shows the first lap of each server; the layer-off line below compares all of them.
-          if (overloadLaps.filter((l) => l.layer === layer).length === 1) {
+          // The table shows the first lap of each server; the comparison line below takes all of them.
+          if (overloadLaps.filter((l) => l.server === which).length === 1) {
             rows.push(...outcome.rows.map((row) => ({ ...row, name: `${row.name}${label}` })));
-            if (layer === "with") overload = outcome;
+            if (which === "app") overload = outcome;
           }
         }
       }
@@ -1128,6 +1172,7 @@ async function main(): Promise<number> {
     const heap = startHeapFlags(server.env).join(" ");
     const nodeOptions = server.env.NODE_OPTIONS ? `, NODE_OPTIONS="${server.env.NODE_OPTIONS}"` : "";
     console.log(`server: ${server.label}, heap flags ${heap || "none"}${nodeOptions}, TRUSTED_PROXY=1, ${postgres ? "PostgreSQL" : "SQLite"}, Node ${process.versions.node}`);
+    if (second) console.log(`second server: ${secondDescription}`);
     console.log(
       `data: ${fixtures.counts.members} members, ${fixtures.counts.delegations} active delegations, ${fixtures.counts.pending} pending claims, ${fixtures.counts.documents} generated documents\n`,
     );
@@ -1147,24 +1192,27 @@ async function main(): Promise<number> {
         `metrics pair: ${other.name} ${other.cpuMsPerRequest.toFixed(3)} → ${row.cpuMsPerRequest.toFixed(3)} ms CPU/req with METRICS_TOKEN set (${change >= 0 ? "+" : ""}${change.toFixed(1)} %)`,
       );
     }
+    // The two servers' words in the comparison lines: with and without the layer, or this build and the other.
+    const [appWord, secondWord] = second?.root ? ["this build", second.label] : ["with", "without"];
+    const comparison = second ? `${second.root ? "builds" : "layer off"} (${second.label})` : "";
     for (const row of rows) {
       const scenario = all.find((candidate) => candidate.name === row.name);
-      if (scenario?.target !== "app-layer-off" || !layerOff) continue;
-      const withLayer = rows.find((r) => r.name === scenario.baseline);
-      if (!withLayer || row.result.requestsPerSecond === 0) continue;
+      if (scenario?.target !== "app-second") continue;
+      const onApp = rows.find((r) => r.name === scenario.baseline);
+      if (!onApp || row.result.requestsPerSecond === 0) continue;
       console.log(
-        `layer off (${layerOff.name}=${layerOff.value}): ${withLayer.name}: with ${Math.round(withLayer.result.requestsPerSecond)} req/s p99 ${withLayer.result.p99} ms, without ${Math.round(row.result.requestsPerSecond)} req/s p99 ${row.result.p99} ms: with/without ${pct(withLayer.result.requestsPerSecond / row.result.requestsPerSecond)} req/s, ${pct(row.result.p99 / Math.max(withLayer.result.p99, 0.5))} p99 without/with`,
+        `${comparison}: ${onApp.name}: ${appWord} ${Math.round(onApp.result.requestsPerSecond)} req/s p99 ${onApp.result.p99} ms, ${secondWord} ${Math.round(row.result.requestsPerSecond)} req/s p99 ${row.result.p99} ms: ${appWord}/${secondWord} ${pct(onApp.result.requestsPerSecond / row.result.requestsPerSecond)} req/s, ${pct(row.result.p99 / Math.max(onApp.result.p99, 0.5))} p99 ${secondWord}/${appWord}`,
       );
     }
-    if (layerOff && overloadLaps.some((l) => l.layer === "without")) {
+    if (second && overloadLaps.some((l) => l.server === "second")) {
       // Each lap's total, and the own-account reads' p99 (the requests that must keep answering under a burst).
-      const summary = (layer: "with" | "without"): string => {
-        const laps = overloadLaps.filter((l) => l.layer === layer).map((l) => l.outcome);
+      const summary = (which: "app" | "second"): string => {
+        const laps = overloadLaps.filter((l) => l.server === which).map((l) => l.outcome);
         const mean = (pick: (o: OverloadOutcome) => number): number => laps.reduce((n, o) => n + pick(o), 0) / laps.length;
         const ownAccount = (o: OverloadOutcome): number => o.rows.find((row) => row.name.includes("own-account read"))?.result.p99 ?? Number.NaN;
         return `${Math.round(mean((o) => o.rows[0]!.result.requestsPerSecond))} req/s, p99 ${Math.round(mean((o) => o.rows[0]!.result.p99))} ms, own-account p99 ${Math.round(mean(ownAccount))} ms, ${Math.round(mean((o) => o.rows[0]!.result.sheds))} shed (mean of ${laps.length})`;
       };
-      console.log(`layer off (${layerOff.name}=${layerOff.value}): ${OVERLOAD_NAME}: with ${summary("with")}; without ${summary("without")}`);
+      console.log(`${comparison}: ${OVERLOAD_NAME}: ${appWord} ${summary("app")}; ${secondWord} ${summary("second")}`);
     }
     console.log(
       `\nservice peak RSS (server process tree): ${mb(servicePeak)}; "CPU ms/req" = server CPU time (user + system) per answered request, warm-up included; "load" = 1-minute load average when the scenario ended`,
