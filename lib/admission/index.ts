@@ -155,23 +155,31 @@ export class Admission {
 
   /**
    * Runs `handle` for the request now or on its lane's turn, or answers it with a refusal. The lane's slot is
-   * given back when the answer is finished or the connection closes, whichever comes first.
+   * given back when the answer is finished or the connection closes, whichever comes first. `handle` learns whether
+   * the request has had its pacer turn (then it needs no other).
    */
-  admit(req: IncomingMessage, res: ServerResponse, handle: () => void): void {
+  admit(req: IncomingMessage, res: ServerResponse, handle: (hadTurn: boolean) => void): void {
     const path = pathOf(req.url);
     const workClass = classify(path);
-    if (workClass === null) return handle();
+    if (workClass === null) return handle(false);
     if (this.heapRefuses(workClass)) return this.shed(req, res, workClass, "heap");
     const lane = path.startsWith(REWRITE_TARGET_PREFIX) ? this.rewrites : this.lanes[workClass];
-    const run = (): void => {
-      // A client that left while its job waited for the pacer gives its slot back at once.
-      if (gone()) return lane.leave();
-      handle();
-    };
     const start = (): void => {
       res.once("close", () => lane.leave());
-      if (this.pacer && PACED.has(workClass)) this.pacer.run(run);
-      else handle();
+      if (!this.pacer || !PACED.has(workClass)) return handle(false);
+      this.pacer.run(
+        () => {
+          // A client that left while its job waited: its connection's close has given the slot back already.
+          if (!gone()) handle(true);
+        },
+        // Its slot is held while it waits for a turn: waiting as long again as its lane's queue allows is refused too.
+        {
+          maxWaitMs: lane.bounds.maxWaitMs,
+          expire: () => {
+            if (!gone()) this.shed(req, res, workClass, "queue_timeout");
+          },
+        },
+      );
     };
     const gone = (): boolean => req.destroyed || req.socket.destroyed || res.writableEnded;
     const entry = lane.enter(start, () => this.shed(req, res, workClass, "queue_timeout"), gone);

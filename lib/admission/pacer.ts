@@ -10,6 +10,10 @@
 // twice as many after a short one, so cheap work on steady connections is not held to one job per iteration (each
 // iteration costs a poll and a timer check), while iterations stay about ITERATION_TARGET_MS long and a new
 // connection never waits long for its turn to be accepted.
+//
+// A job may carry an expiry: admitted requests that wait longer than their lane's wait for a turn are refused (a
+// cheap 503) instead of started late, so under a flood of work the pacer does not start, every request still gets an
+// answer within about twice that wait (lane queue, then turn).
 
 /** Longest run of iterations without starting a job while connections keep arriving. */
 const MAX_DEFER_MS = 50;
@@ -20,8 +24,21 @@ const MAX_JOBS_PER_ITERATION = 64;
 
 export type Scheduler = (callback: () => void) => void;
 
+/** Refuse the job instead of starting it once it has waited `maxWaitMs` for its turn. */
+export interface Expiry {
+  maxWaitMs: number;
+  expire: () => void;
+}
+
+interface Queued {
+  job: () => void;
+  /** When the job expires (performance.now() time); Infinity: never. */
+  expiresAt: number;
+  expire: (() => void) | undefined;
+}
+
 export class Pacer {
-  private readonly jobs: (() => void)[] = [];
+  private readonly jobs: Queued[] = [];
   private head = 0;
   private scheduled = false;
   private acceptedSinceTick = false;
@@ -50,9 +67,9 @@ export class Pacer {
     this.acceptedSinceTick = true;
   }
 
-  /** Runs `job` in a later iteration, after every job queued before it. */
-  run(job: () => void): void {
-    this.jobs.push(job);
+  /** Runs `job` in a later iteration, after every job queued before it, or expires it after `expiry.maxWaitMs`. */
+  run(job: () => void, expiry?: Expiry): void {
+    this.jobs.push({ job, expiresAt: expiry ? this.now() + expiry.maxWaitMs : Infinity, expire: expiry?.expire });
     this.wake();
   }
 
@@ -70,6 +87,11 @@ export class Pacer {
   private tick(): void {
     this.scheduled = false;
     const now = this.now();
+    this.expireDue(now);
+    if (this.waiting === 0) {
+      this.lastTickAt = undefined;
+      return;
+    }
     // The time since the previous turn is one iteration: the jobs it started and everything else it ran.
     if (this.lastTickAt !== undefined) {
       const iteration = now - this.lastTickAt;
@@ -85,7 +107,7 @@ export class Pacer {
     }
     this.deferringSince = undefined;
     try {
-      for (let started = 0; started < this.perIteration && this.waiting > 0; started++) this.take()();
+      for (let started = 0; started < this.perIteration && this.waiting > 0; started++) this.take().job();
     } finally {
       // Also after a job that threw: the others must still run.
       if (this.waiting === 0) this.lastTickAt = undefined;
@@ -93,7 +115,20 @@ export class Pacer {
     }
   }
 
-  private take(): () => void {
+  /**
+   * Refuses the jobs at the head of the queue whose wait is over, in every iteration (deferring or not): a refusal is
+   * a short answer, not the work the pacer spreads. Jobs wait in arrival order, so the oldest are at the head.
+   */
+  private expireDue(now: number): void {
+    while (this.waiting > 0) {
+      const head = this.jobs[this.head]!;
+      if (head.expire === undefined || head.expiresAt > now) return;
+      this.take();
+      head.expire();
+    }
+  }
+
+  private take(): Queued {
     const job = this.jobs[this.head]!;
     this.head += 1;
     if (this.head * 2 >= this.jobs.length) {

@@ -43,7 +43,7 @@ export interface RequestListenerOptions {
   /** Hands every other request to `next` on its turn; none: at once. */
   turns?: TurnQueue;
   /** Runs each request now, on its class's turn, or answers it with a refusal (lib/admission); none: all at once. */
-  admission?: { admit(req: http.IncomingMessage, res: http.ServerResponse, handle: () => void): void };
+  admission?: { admit(req: http.IncomingMessage, res: http.ServerResponse, handle: (hadTurn: boolean) => void): void };
 }
 
 /** Whether the client is gone (it closed the connection while its request waited for a turn). */
@@ -74,10 +74,11 @@ export function requestListener(next: NextHandler, options: RequestListenerOptio
   const { observe, front, turns, responseHeaders, admission } = options;
   // This listener stamps every request's peer header: from now on that header is this process's own (client-ip.ts).
   markServerEntry();
-  const dispatch = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+  const dispatch = (req: http.IncomingMessage, res: http.ServerResponse, hadTurn: boolean): void => {
     if (front?.(req, res)) return;
-    // Probes and static files take no turn: with the front off they still answer during a burst.
-    if (!turns || isUnqueued(req.url)) return handOver(next, req, res, responseHeaders);
+    // Probes and static files take no turn: with the front off they still answer during a burst. Work admission
+    // started on its turn does not queue again.
+    if (!turns || hadTurn || isUnqueued(req.url)) return handOver(next, req, res, responseHeaders);
     turns.run(() => {
       // Work for a client that gave up is skipped: under load it would only delay the others.
       if (!abandoned(req)) handOver(next, req, res, responseHeaders);
@@ -87,7 +88,7 @@ export function requestListener(next: NextHandler, options: RequestListenerOptio
     req.headers[PEER_HEADER] = req.socket?.remoteAddress ?? "unknown";
     const requestId = observe?.(req, res);
     if (requestId) (req as IdentifiedRequest)[REQUEST_ID] = requestId;
-    if (!admission) return dispatch(req, res);
-    admission.admit(req, res, () => dispatch(req, res));
+    if (!admission) return dispatch(req, res, false);
+    admission.admit(req, res, (hadTurn) => dispatch(req, res, hadTurn));
   };
 }

@@ -257,6 +257,101 @@ describe("admission", () => {
   });
 });
 
+describe("admission with a pacer that waits for its turns", () => {
+  /** An Admission whose pacer runs one iteration per `iteration()`, on the test's clock. */
+  function steppedAdmission(bounds: Partial<AdmissionBounds>) {
+    const all = Object.fromEntries(WORK_CLASSES.map((c) => [c, bounds[c] ?? { inFlight: 1, queue: 0, maxWaitMs: 1000 }])) as AdmissionBounds;
+    const ticks: (() => void)[] = [];
+    let now = 0;
+    const pacer = new Pacer(
+      (callback) => void ticks.push(callback),
+      () => now,
+    );
+    const shed: [WorkClass, ShedReason][] = [];
+    const heap = new HeapPressure(() => ({ used: 0, limit: 1000 }));
+    const admission = new Admission({ bounds: all, heapShedShare: 0.8, refuse: (_req, _res, c, reason) => shed.push([c, reason]), heap, pacer });
+    heap.sample();
+    return {
+      admission,
+      shed,
+      advance: (ms: number) => (now += ms),
+      iteration: () => {
+        for (const tick of ticks.splice(0)) tick();
+      },
+    };
+  }
+
+  it("tells the handler whether the request had its turn: paced classes on their turn, the others at once", () => {
+    const { admission, iteration } = steppedAdmission({});
+    const calls: [string, boolean][] = [];
+    for (const path of ["/api/v1/agent/account", "/oauth2/token", "/docs", "/healthz"]) {
+      admission.admit(exchange(path).req, exchange(path).res, (hadTurn) => calls.push([path, hadTurn]));
+    }
+    expect(calls).toEqual([
+      ["/api/v1/agent/account", false],
+      ["/oauth2/token", false],
+      ["/healthz", false],
+    ]);
+    iteration();
+    expect(calls).toContainEqual(["/docs", true]);
+  });
+
+  it("refuses a request that waited for its turn as long as its lane's queue allows, and its slot comes back", () => {
+    const { admission, shed, advance, iteration } = steppedAdmission({ general: { inFlight: 1, queue: 0, maxWaitMs: 1000 } });
+    const page = exchange("/docs");
+    let started = false;
+    admission.admit(page.req, page.res, () => (started = true));
+    expect(admission.state().general).toEqual({ inFlight: 1, queued: 0 });
+    advance(999);
+    expect(shed).toEqual([]);
+    advance(2);
+    iteration();
+    expect(started).toBe(false);
+    expect(shed).toEqual([["general", "queue_timeout"]]);
+    // The refusal's answer finishes: the slot is free for the next request.
+    page.finish();
+    expect(admission.state().general).toEqual({ inFlight: 0, queued: 0 });
+  });
+
+  it("refuses requests whose turn is overdue even in an iteration that accepted a connection (it starts no work)", () => {
+    const { admission, shed, advance, iteration } = steppedAdmission({ public: { inFlight: 4, queue: 0, maxWaitMs: 1000 } });
+    const ran: string[] = [];
+    admission.admit(exchange("/mcp").req, exchange("/mcp").res, () => ran.push("old"));
+    advance(600);
+    admission.admit(exchange("/ask").req, exchange("/ask").res, () => ran.push("young"));
+    advance(500);
+    admission.noteConnection();
+    iteration();
+    expect(shed).toEqual([["public", "queue_timeout"]]);
+    expect(ran).toEqual([]);
+    iteration();
+    expect(ran).toEqual(["young"]);
+  });
+
+  it("a client that leaves while waiting for its turn gives its slot back once, so the bound still holds", () => {
+    const { admission, shed, iteration } = steppedAdmission({ public: { inFlight: 1, queue: 2, maxWaitMs: 1000 } });
+    const ran: string[] = [];
+    const leaving = exchange("/ask");
+    admission.admit(leaving.req, leaving.res, () => ran.push("leaving"));
+    const second = exchange("/ask");
+    admission.admit(second.req, second.res, () => ran.push("second"));
+    expect(admission.state().public).toEqual({ inFlight: 1, queued: 1 });
+    // The client closes its connection: the response's close gives the slot to the second request.
+    (leaving.req.socket as unknown as { destroyed: boolean }).destroyed = true;
+    leaving.res.emit("close");
+    expect(admission.state().public).toEqual({ inFlight: 1, queued: 0 });
+    iteration();
+    iteration();
+    expect(ran).toEqual(["second"]);
+    // The left client's turn did not give a slot back a second time: a third request waits for the second's.
+    admission.admit(exchange("/ask").req, exchange("/ask").res, () => ran.push("third"));
+    iteration();
+    expect(ran).toEqual(["second"]);
+    expect(admission.state().public).toEqual({ inFlight: 1, queued: 1 });
+    expect(shed).toEqual([]);
+  });
+});
+
 describe("the pacer", () => {
   function pacer() {
     const ticks: (() => void)[] = [];
@@ -415,5 +510,40 @@ describe("the pacer", () => {
     expect(pending()).toBe(1);
     iteration();
     expect(ran).toEqual(["next"]);
+  });
+
+  it("expires a job that waited past its expiry instead of starting it, without taking a started job's place", () => {
+    const { p, iteration, advance } = pacer();
+    const ran: string[] = [];
+    const expired: string[] = [];
+    p.run(() => ran.push("a"), { maxWaitMs: 100, expire: () => expired.push("a") });
+    p.run(() => ran.push("b"), { maxWaitMs: 100, expire: () => expired.push("b") });
+    p.run(() => ran.push("c"));
+    p.run(() => ran.push("d"), { maxWaitMs: 500, expire: () => expired.push("d") });
+    advance(101);
+    iteration();
+    expect(expired).toEqual(["a", "b"]);
+    expect(ran).toEqual(["c"]);
+    advance(10);
+    iteration();
+    expect(ran).toEqual(["c", "d"]);
+    expect(expired).toEqual(["a", "b"]);
+    expect(p.waiting).toBe(0);
+  });
+
+  it("expires overdue jobs in an iteration that accepted a connection, and starts none there", () => {
+    const { p, iteration, advance } = pacer();
+    const ran: string[] = [];
+    const expired: string[] = [];
+    p.run(() => ran.push("old"), { maxWaitMs: 100, expire: () => expired.push("old") });
+    advance(50);
+    p.run(() => ran.push("young"), { maxWaitMs: 100, expire: () => expired.push("young") });
+    advance(60);
+    p.noteConnection();
+    iteration();
+    expect(expired).toEqual(["old"]);
+    expect(ran).toEqual([]);
+    iteration();
+    expect(ran).toEqual(["young"]);
   });
 });

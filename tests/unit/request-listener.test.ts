@@ -156,6 +156,21 @@ describe("the request hook", () => {
     expect(turns.waiting).toBe(0);
   });
 
+  it("hands a request that admission started on its turn straight to the listener: one turn per request, not two", async () => {
+    const turns = new TurnQueue(() => undefined); // no turn ever comes
+    const port = await serve((_req, res) => res.end("ok"), { turns, admission: { admit: (_req, _res, handle) => handle(true) } });
+    expect((await get(port, "/docs")).body).toBe("ok");
+    expect(turns.waiting).toBe(0);
+  });
+
+  it("queues a request that admission started without a turn (own-account reads, tokens) for its turn", async () => {
+    const turns = new TurnQueue(() => undefined);
+    const port = await serve((_req, res) => res.end("ok"), { turns, admission: { admit: (_req, _res, handle) => handle(false) } });
+    const socket = net.connect(port, "127.0.0.1", () => socket.write("GET /oauth2/token HTTP/1.1\r\nHost: test\r\n\r\n"));
+    sockets.push(socket);
+    await vi.waitFor(() => expect(turns.waiting).toBe(1));
+  });
+
   // 8 clients keep a server busy with 10 ms requests; then 16 more connect at once. libuv accepts one connection
   // per iteration: without turns an iteration serves every busy client (8 × 10 ms, and each newcomer adds one),
   // so the last newcomer waits behind ~140 answers; with turns an iteration is one request long (~40 answers).
