@@ -12,8 +12,8 @@
 // connection never waits long for its turn to be accepted.
 //
 // A job may carry an expiry: admitted requests that wait longer than their lane's wait for a turn are refused (a
-// cheap 503) instead of started late, so under a flood of work the pacer does not start, every request still gets an
-// answer within about twice that wait (lane queue, then turn).
+// cheap 503) instead of started late, so when work arrives faster than the pacer starts it, every request is still
+// answered within about twice that wait (the lane's queue, then the turn).
 
 /** Longest run of iterations without starting a job while connections keep arriving. */
 const MAX_DEFER_MS = 50;
@@ -86,12 +86,18 @@ export class Pacer {
 
   private tick(): void {
     this.scheduled = false;
-    const now = this.now();
-    this.expireDue(now);
-    if (this.waiting === 0) {
-      this.lastTickAt = undefined;
-      return;
+    try {
+      this.turn(this.now());
+    } finally {
+      // Also after a job or a refusal that threw: the others must still run.
+      if (this.waiting === 0) this.lastTickAt = undefined;
+      this.wake();
     }
+  }
+
+  private turn(now: number): void {
+    this.expireDue(now);
+    if (this.waiting === 0) return;
     // The time since the previous turn is one iteration: the jobs it started and everything else it ran.
     if (this.lastTickAt !== undefined) {
       const iteration = now - this.lastTickAt;
@@ -103,16 +109,10 @@ export class Pacer {
       // Connections are arriving: one job at a time again, so the next accept waits for one job at most.
       this.perIteration = 1;
       this.deferringSince ??= now;
-      if (now - this.deferringSince < MAX_DEFER_MS) return this.wake();
+      if (now - this.deferringSince < MAX_DEFER_MS) return;
     }
     this.deferringSince = undefined;
-    try {
-      for (let started = 0; started < this.perIteration && this.waiting > 0; started++) this.take().job();
-    } finally {
-      // Also after a job that threw: the others must still run.
-      if (this.waiting === 0) this.lastTickAt = undefined;
-      this.wake();
-    }
+    for (let started = 0; started < this.perIteration && this.waiting > 0; started++) this.take().job();
   }
 
   /**

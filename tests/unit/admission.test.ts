@@ -546,4 +546,21 @@ describe("the pacer", () => {
     iteration();
     expect(ran).toEqual(["young"]);
   });
+
+  it("keeps going after a refusal that throws", () => {
+    const { p, iteration, advance, pending } = pacer();
+    const ran: string[] = [];
+    p.run(() => ran.push("expired"), {
+      maxWaitMs: 10,
+      expire: () => {
+        throw new Error("refusal failed");
+      },
+    });
+    p.run(() => ran.push("next"));
+    advance(20);
+    expect(() => iteration()).toThrow("refusal failed");
+    expect(pending()).toBe(1);
+    iteration();
+    expect(ran).toEqual(["next"]);
+  });
 });
