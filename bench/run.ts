@@ -264,12 +264,14 @@ function serverCommand(env: NodeJS.ProcessEnv, profileFlags: string[]): { comman
  * How another checkout's build starts: its own start script, with the runtime its npm scripts would pick (its
  * node_modules/.bin first on PATH, this checkout's runtime taken off), as `npm start` there would.
  */
-function otherBuildCommand(root: string, env: NodeJS.ProcessEnv): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
+function otherBuildCommand(root: string, env: NodeJS.ProcessEnv): { command: string; args: string[]; env: NodeJS.ProcessEnv; label: string } {
   if (refusedInNodeOptions(options.serverNodeOptions).length > 0) throw new Error("--other-build takes only flags node accepts in NODE_OPTIONS");
   const own = serverEnv(env, options.serverNodeOptions);
   const inThisCheckout = (entry: string): boolean => entry === path.dirname(process.execPath) || entry.startsWith(path.join(ROOT, "node_modules"));
   const rest = (env.PATH ?? "").split(path.delimiter).filter((entry) => entry && !inThisCheckout(entry));
-  return { command: "sh", args: [path.join(root, "scripts", "start.sh")], env: { ...own, PATH: [path.join(root, "node_modules", ".bin"), ...rest].join(path.delimiter) } };
+  const otherEnv = { ...own, PATH: [path.join(root, "node_modules", ".bin"), ...rest].join(path.delimiter) };
+  const runtime = spawnSync("node", ["--version"], { env: otherEnv, encoding: "utf8" }).stdout.trim().replace(/^v/, "");
+  return { command: "sh", args: [path.join(root, "scripts", "start.sh")], env: otherEnv, label: `${root}'s scripts/start.sh under its runtime, Node ${runtime}` };
 }
 
 // ---------------------------------------------------------------- RSS of a process tree
@@ -1011,18 +1013,13 @@ async function main(): Promise<number> {
           );
         })()
       : null;
-    let secondDescription = second ? `${second.label}: this build, scripts/start.sh, with ${second.label}` : "";
     // The second server on the same database: one speed layer switched off (--layer-off), or another build (--other-build).
     const secondPort = second ? await freePort() : 0;
     const secondApp = second
       ? await (async () => {
           const env = { ...appEnv, ...second.env, PORT: String(secondPort), HOSTNAME: "127.0.0.1" };
           const command = second.root ? otherBuildCommand(second.root, env) : serverCommand(env, []);
-          if (second.root) {
-            const runtime = spawnSync("node", ["--version"], { env: command.env, encoding: "utf8" }).stdout.trim();
-            secondDescription = `${second.label}: ${second.root}'s scripts/start.sh under its runtime, Node ${runtime.replace(/^v/, "")}`;
-          }
-          return startProcess(
+          const child = await startProcess(
             `server (${second.label})`,
             command.command,
             command.args,
@@ -1031,11 +1028,12 @@ async function main(): Promise<number> {
             null,
             second.root ?? ROOT,
           );
+          return { child, description: `${second.label}: ${command.label}${second.root ? "" : `, with ${second.label}`}` };
         })()
       : null;
     const targets: Record<Target, { origin: string; pid: number } | undefined> = {
       app: { origin: `http://127.0.0.1:${port}`, pid: app.pid! },
-      "app-second": secondApp ? { origin: `http://127.0.0.1:${secondPort}`, pid: secondApp.pid! } : undefined,
+      "app-second": secondApp ? { origin: `http://127.0.0.1:${secondPort}`, pid: secondApp.child.pid! } : undefined,
       "app-metrics": metricsApp ? { origin: `http://127.0.0.1:${metricsPort}`, pid: metricsApp.pid! } : undefined,
       "own-account-baseline": ownBaseline,
       "mcp-baseline": mcpBaseline,
@@ -1145,7 +1143,7 @@ async function main(): Promise<number> {
     /** With a second server, the overload on each, alternating (the app first in odd rounds). */
     const overloadLaps: { server: "app" | "second"; outcome: OverloadOutcome }[] = [];
     if (overloadSelected) {
-      const other = second && secondApp && targets["app-second"] ? { app: secondApp, target: targets["app-second"] } : null;
+      const other = second && secondApp && targets["app-second"] ? { app: secondApp.child, target: targets["app-second"] } : null;
       const laps = other ? options.rounds : 1;
       for (let lap = 0; lap < laps; lap++) {
         const order = other ? (lap % 2 === 0 ? (["app", "second"] as const) : (["second", "app"] as const)) : (["app"] as const);
@@ -1172,7 +1170,7 @@ async function main(): Promise<number> {
     const heap = startHeapFlags(server.env).join(" ");
     const nodeOptions = server.env.NODE_OPTIONS ? `, NODE_OPTIONS="${server.env.NODE_OPTIONS}"` : "";
     console.log(`server: ${server.label}, heap flags ${heap || "none"}${nodeOptions}, TRUSTED_PROXY=1, ${postgres ? "PostgreSQL" : "SQLite"}, Node ${process.versions.node}`);
-    if (second) console.log(`second server: ${secondDescription}`);
+    if (secondApp) console.log(`second server: ${secondApp.description}`);
     console.log(
       `data: ${fixtures.counts.members} members, ${fixtures.counts.delegations} active delegations, ${fixtures.counts.pending} pending claims, ${fixtures.counts.documents} generated documents\n`,
     );

@@ -166,13 +166,26 @@ function exchange(url: string): FakeExchange {
   };
 }
 
-function admissionWith(bounds: Partial<AdmissionBounds>, heapShare = 0) {
+/** A pacer stepped by the test: each `iteration()` is one event-loop iteration's check phase, on the test's clock. */
+function steppedPacer() {
+  const ticks: (() => void)[] = [];
+  let now = 0;
+  const p = new Pacer(
+    (callback) => void ticks.push(callback),
+    () => now,
+  );
+  const iteration = (): void => {
+    for (const tick of ticks.splice(0)) tick();
+  };
+  return { p, iteration, advance: (ms: number) => (now += ms), pending: () => ticks.length };
+}
+
+/** By default a pacer that starts each job at once: most cases are about bounds, the pacer's own are below. */
+function admissionWith(bounds: Partial<AdmissionBounds>, heapShare = 0, pacer = new Pacer((callback) => callback())) {
   const all = Object.fromEntries(WORK_CLASSES.map((c) => [c, bounds[c] ?? { inFlight: 1, queue: 0, maxWaitMs: 1000 }])) as AdmissionBounds;
   const shed: [WorkClass, ShedReason][] = [];
   let share = heapShare;
   const heap = new HeapPressure(() => ({ used: share * 1000, limit: 1000 }));
-  // A pacer that starts each job at once: these cases are about bounds, the pacer's own are below.
-  const pacer = new Pacer((callback) => callback());
   const admission = new Admission({ bounds: all, heapShedShare: 0.8, refuse: (_req, _res, c, reason) => shed.push([c, reason]), onShed: () => undefined, heap, pacer });
   heap.sample();
   return {
@@ -260,25 +273,8 @@ describe("admission", () => {
 describe("admission with a pacer that waits for its turns", () => {
   /** An Admission whose pacer runs one iteration per `iteration()`, on the test's clock. */
   function steppedAdmission(bounds: Partial<AdmissionBounds>) {
-    const all = Object.fromEntries(WORK_CLASSES.map((c) => [c, bounds[c] ?? { inFlight: 1, queue: 0, maxWaitMs: 1000 }])) as AdmissionBounds;
-    const ticks: (() => void)[] = [];
-    let now = 0;
-    const pacer = new Pacer(
-      (callback) => void ticks.push(callback),
-      () => now,
-    );
-    const shed: [WorkClass, ShedReason][] = [];
-    const heap = new HeapPressure(() => ({ used: 0, limit: 1000 }));
-    const admission = new Admission({ bounds: all, heapShedShare: 0.8, refuse: (_req, _res, c, reason) => shed.push([c, reason]), heap, pacer });
-    heap.sample();
-    return {
-      admission,
-      shed,
-      advance: (ms: number) => (now += ms),
-      iteration: () => {
-        for (const tick of ticks.splice(0)) tick();
-      },
-    };
+    const { p, iteration, advance } = steppedPacer();
+    return { ...admissionWith(bounds, 0, p), iteration, advance };
   }
 
   it("tells the handler whether the request had its turn: paced classes on their turn, the others at once", () => {
@@ -353,23 +349,8 @@ describe("admission with a pacer that waits for its turns", () => {
 });
 
 describe("the pacer", () => {
-  function pacer() {
-    const ticks: (() => void)[] = [];
-    let now = 0;
-    const p = new Pacer(
-      (callback) => void ticks.push(callback),
-      () => now,
-    );
-    /** Runs one event-loop iteration's check phase. */
-    const iteration = (): void => {
-      const due = ticks.splice(0);
-      for (const tick of due) tick();
-    };
-    return { p, iteration, advance: (ms: number) => (now += ms), pending: () => ticks.length };
-  }
-
   it("starts one job per iteration, in order, while iterations run long", () => {
-    const { p, iteration, advance } = pacer();
+    const { p, iteration, advance } = steppedPacer();
     const ran: number[] = [];
     for (let i = 0; i < 3; i++) p.run(() => ran.push(i));
     expect(ran).toEqual([]);
@@ -384,7 +365,7 @@ describe("the pacer", () => {
   });
 
   it("starts twice as many jobs after each short iteration, up to 64", () => {
-    const { p, iteration, advance } = pacer();
+    const { p, iteration, advance } = steppedPacer();
     const ran: number[] = [];
     for (let i = 0; i < 300; i++) p.run(() => ran.push(i));
     const perIteration: number[] = [];
@@ -399,7 +380,7 @@ describe("the pacer", () => {
   });
 
   it("halves the jobs after a long iteration, down to one", () => {
-    const { p, iteration, advance } = pacer();
+    const { p, iteration, advance } = steppedPacer();
     for (let i = 0; i < 100; i++) p.run(() => undefined);
     for (let n = 0; n < 5; n++) {
       iteration();
@@ -417,7 +398,7 @@ describe("the pacer", () => {
   });
 
   it("goes back to one job per iteration when a connection is accepted", () => {
-    const { p, iteration, advance } = pacer();
+    const { p, iteration, advance } = steppedPacer();
     const ran: number[] = [];
     for (let i = 0; i < 100; i++) p.run(() => ran.push(i));
     for (let n = 0; n < 5; n++) {
@@ -436,7 +417,7 @@ describe("the pacer", () => {
   });
 
   it("measures iterations only while turns follow each other: an idle queue starts again from where it was", () => {
-    const { p, iteration, advance } = pacer();
+    const { p, iteration, advance } = steppedPacer();
     p.run(() => undefined);
     iteration();
     expect(p.waiting).toBe(0);
@@ -453,7 +434,7 @@ describe("the pacer", () => {
   });
 
   it("starts no job in an iteration that accepted a connection, so waiting connections are taken first", () => {
-    const { p, iteration, advance } = pacer();
+    const { p, iteration, advance } = steppedPacer();
     const ran: string[] = [];
     p.run(() => ran.push("job"));
     for (let i = 0; i < 10; i++) {
@@ -467,7 +448,7 @@ describe("the pacer", () => {
   });
 
   it("runs a job anyway once connections have kept it waiting for 50 ms", () => {
-    const { p, iteration, advance } = pacer();
+    const { p, iteration, advance } = steppedPacer();
     const ran: string[] = [];
     p.run(() => ran.push("job"));
     p.noteConnection();
@@ -479,7 +460,7 @@ describe("the pacer", () => {
   });
 
   it("keeps the rest of an iteration's jobs after one of them throws", () => {
-    const { p, iteration, advance } = pacer();
+    const { p, iteration, advance } = steppedPacer();
     const ran: number[] = [];
     for (let i = 0; i < 3; i++) p.run(() => ran.push(i));
     iteration();
@@ -500,7 +481,7 @@ describe("the pacer", () => {
   });
 
   it("keeps going after a job that throws", () => {
-    const { p, iteration, pending } = pacer();
+    const { p, iteration, pending } = steppedPacer();
     const ran: string[] = [];
     p.run(() => {
       throw new Error("job failed");
@@ -513,7 +494,7 @@ describe("the pacer", () => {
   });
 
   it("expires a job that waited past its expiry instead of starting it, without taking a started job's place", () => {
-    const { p, iteration, advance } = pacer();
+    const { p, iteration, advance } = steppedPacer();
     const ran: string[] = [];
     const expired: string[] = [];
     p.run(() => ran.push("a"), { maxWaitMs: 100, expire: () => expired.push("a") });
@@ -532,7 +513,7 @@ describe("the pacer", () => {
   });
 
   it("expires overdue jobs in an iteration that accepted a connection, and starts none there", () => {
-    const { p, iteration, advance } = pacer();
+    const { p, iteration, advance } = steppedPacer();
     const ran: string[] = [];
     const expired: string[] = [];
     p.run(() => ran.push("old"), { maxWaitMs: 100, expire: () => expired.push("old") });
@@ -548,7 +529,7 @@ describe("the pacer", () => {
   });
 
   it("keeps going after a refusal that throws", () => {
-    const { p, iteration, advance, pending } = pacer();
+    const { p, iteration, advance, pending } = steppedPacer();
     const ran: string[] = [];
     p.run(() => ran.push("expired"), {
       maxWaitMs: 10,
