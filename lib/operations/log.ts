@@ -32,7 +32,10 @@ export function createLogger(destination: DestinationStream = sharedStdout(), le
   );
 }
 
-/** What the destination may hold for a stdout that does not take it (a closed pipe): later lines are dropped. */
+/**
+ * What the destination may hold for a stdout that does not take it (a closed pipe, or a reader that falls behind on a
+ * saturated machine): later lines are dropped, counted, and reported once the reader has caught up.
+ */
 const UNWRITTEN_LOG_LIMIT = 4 * 1024 * 1024;
 
 /**
@@ -45,6 +48,38 @@ export function outliveClosedLogPipes(): void {
   for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
 }
 
+// On globalThis: Next bundles route modules (and the server entry) separately; all write through one stream.
+const shared = globalThis as unknown as { agentGateLogger?: Logger; agentGateStdout?: DestinationStream; agentGateDroppedLogLines?: number };
+
+/** Log lines dropped by this process so far because its log reader did not take them (agent_gate_log_lines_dropped_total). */
+export function droppedLogLines(): number {
+  return shared.agentGateDroppedLogLines ?? 0;
+}
+
+/** The events of pino's asynchronous destination (sonic-boom) that tell of dropped lines and of a caught-up reader. */
+export interface DroppingDestination {
+  on(event: "drop" | "drain", listener: () => void): unknown;
+}
+
+/**
+ * Counts the lines `destination` drops (each pino write is one line) and, once everything it held has been written,
+ * logs one warning with how many were lost since the last such warning: a gap in the log is never silent.
+ */
+export function reportDroppedLines(destination: DroppingDestination, log: () => Logger = logger): void {
+  let unreported = 0;
+  // Emitted inside the dropped write: only counted here, never logged (that write would be dropped in turn).
+  destination.on("drop", () => {
+    unreported += 1;
+    shared.agentGateDroppedLogLines = droppedLogLines() + 1;
+  });
+  destination.on("drain", () => {
+    if (unreported === 0) return;
+    const dropped = unreported;
+    unreported = 0;
+    log().warn({ type: "log_lines_dropped", dropped }, `${dropped} log lines dropped: the log reader did not keep up`);
+  });
+}
+
 /**
  * stdout through pino's asynchronous destination, so that no request waits on a write to the log reader (lines
  * logged while a write is under way follow it in one write). pino itself writes what it still holds, synchronously,
@@ -54,11 +89,9 @@ function asyncStdout(): DestinationStream {
   const stream = pino.destination({ dest: 1, sync: false, maxLength: UNWRITTEN_LOG_LIMIT });
   // A failed write (EPIPE) must not become an uncaught exception (see outliveClosedLogPipes).
   stream.on("error", () => undefined);
+  reportDroppedLines(stream);
   return stream;
 }
-
-// On globalThis: Next bundles route modules (and the server entry) separately; all write through one stream.
-const shared = globalThis as unknown as { agentGateLogger?: Logger; agentGateStdout?: DestinationStream };
 
 function sharedStdout(): DestinationStream {
   shared.agentGateStdout ??= asyncStdout();

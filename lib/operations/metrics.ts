@@ -4,6 +4,7 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { operationsConfig } from "@/lib/config/operations";
+import { droppedLogLines } from "@/lib/operations/log";
 
 type RequestLabel = "method" | "route" | "status";
 
@@ -21,10 +22,12 @@ interface ServiceMetrics {
   rateLimitRefusals: Counter<"rule">;
   databaseErrors: Counter<"kind">;
   shed: Counter<"class" | "reason">;
+  logLinesDropped: Counter;
 }
 
 function build(): ServiceMetrics {
   const registry = new Registry();
+  let countedDrops = 0;
   // The process collectors (a GC observer, an event-loop delay monitor) run only where they can be read: from
   // the start with METRICS_TOKEN set, else from the first authorised scrape (none can happen without it).
   const registers = [registry];
@@ -68,6 +71,19 @@ function build(): ServiceMetrics {
       help: "Requests refused with 503 before running, by class of work (account, token, pages, public, general) and reason (queue_full, queue_timeout, heap).",
       labelNames: ["class", "reason"],
       registers,
+    }),
+    logLinesDropped: new Counter({
+      name: "agent_gate_log_lines_dropped_total",
+      help: "Log lines dropped because the log reader (stdout) did not take them in time; each gap is also logged once.",
+      registers,
+      // The log's own count, brought in at each scrape: dropping a line costs no metric work on the saturated path.
+      collect() {
+        const missing = droppedLogLines() - countedDrops;
+        if (missing > 0) {
+          countedDrops += missing;
+          this.inc(missing);
+        }
+      },
     }),
   };
   if (metricsTokenSet()) startProcessCollectors(metrics);

@@ -3,6 +3,7 @@
 // finishes the requests in flight and exits cleanly.
 import fs from "node:fs";
 import net from "node:net";
+import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../support/server";
 
@@ -119,4 +120,58 @@ describe("a log reader that goes away", () => {
     expect(server.exitCode()).toBe(0);
     expect(Date.now() - stopped).toBeLessThan(10_000);
   }, 60_000);
+});
+
+describe("a log reader that falls behind", () => {
+  const METRICS_TOKEN = "metrics-token-for-slow-reader-0123456789";
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ label: "entry-slow-log-reader", env: { METRICS_TOKEN } });
+  });
+  afterAll(() => server.stop());
+
+  it("drops lines past the log's bound without holding a request, then logs how many and counts them in /metrics", async () => {
+    server.pauseOutput();
+    // About 260 bytes a line: 20,000 request lines are more than the pipe and the log's 4 MiB bound together hold.
+    const total = 20_000;
+    let next = 0;
+    const statuses = new Map<number, number>();
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (next < total) {
+          next += 1;
+          const res = await fetch(`${server.baseUrl}/healthz`);
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          await res.arrayBuffer();
+        }
+      }),
+    );
+    expect(Object.fromEntries(statuses)).toEqual({ 200: total });
+    server.resumeOutput();
+
+    const reports = (): { dropped: number }[] =>
+      server
+        .output()
+        .split("\n")
+        .filter((line) => line.includes('"type":"log_lines_dropped"'))
+        .map((line) => JSON.parse(line) as { dropped: number });
+    for (let waited = 0; waited < 300 && reports().length === 0; waited++) await new Promise((resolve) => setTimeout(resolve, 100));
+    const dropped = reports().reduce((sum, report) => sum + report.dropped, 0);
+    expect(dropped).toBeGreaterThan(0);
+    expect(dropped).toBeLessThan(total);
+
+    // Every line that was written is whole: what is dropped is whole lines.
+    const lines = server
+      .output()
+      .split("\n")
+      .filter((line) => line.startsWith("{"));
+    for (const line of lines) expect(() => JSON.parse(line) as unknown, line.slice(0, 200)).not.toThrow();
+    const healthLines = lines.filter((line) => line.includes('"route":"/healthz"')).length;
+    expect(healthLines + dropped).toBeGreaterThanOrEqual(total);
+
+    const res = await fetch(`${server.baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    expect(res.status).toBe(200);
+    const family = parsePrometheusTextFormat(await res.text()).find((f) => f.name === "agent_gate_log_lines_dropped_total");
+    expect(Number(family?.metrics[0]?.value)).toBe(dropped);
+  }, 120_000);
 });

@@ -22,6 +22,10 @@ export interface TestServer {
   kill(): Promise<void>;
   /** Closes the read ends of the server's stdout and stderr, as a log reader that exits does (EPIPE for the server). */
   closeOutput(): void;
+  /** Stops reading the server's stdout, as a log reader that falls behind does: the pipe fills and the server's log writes wait. */
+  pauseOutput(): void;
+  /** Reads the server's stdout again after pauseOutput(). */
+  resumeOutput(): void;
 }
 
 export interface StartOptions {
@@ -142,7 +146,21 @@ async function startServerOnce(options: StartOptions): Promise<TestServer> {
     child.stdout?.destroy();
     child.stderr?.destroy();
   };
-  const server: TestServer = { baseUrl, databaseUrl, port, pid: child.pid!, output: () => output, exitCode: () => child.exitCode, stop, kill, closeOutput };
+  const pauseOutput = (): void => void child.stdout?.pause();
+  const resumeOutput = (): void => void child.stdout?.resume();
+  const server: TestServer = {
+    baseUrl,
+    databaseUrl,
+    port,
+    pid: child.pid!,
+    output: () => output,
+    exitCode: () => child.exitCode,
+    stop,
+    kill,
+    closeOutput,
+    pauseOutput,
+    resumeOutput,
+  };
 
   if (options.expectExit) {
     const timeout = setTimeout(() => child.kill("SIGKILL"), 30_000);
