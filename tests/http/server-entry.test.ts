@@ -132,8 +132,8 @@ describe("a log reader that falls behind", () => {
 
   it("drops lines past the log's bound without holding a request, then logs how many and counts them in /metrics", async () => {
     server.pauseOutput();
-    // About 260 bytes a line: 20,000 request lines are more than the pipe and the log's 4 MiB bound together hold.
-    const total = 20_000;
+    // About 230 bytes a line: 25,000 request lines (5.7 MB) are well over what the pipe and the log's 4 MiB bound hold.
+    const total = 25_000;
     let next = 0;
     const statuses = new Map<number, number>();
     await Promise.all(
