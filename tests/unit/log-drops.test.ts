@@ -18,11 +18,15 @@ function boundedLog(name: string, maxLength: number) {
   const destination = pino.destination({ dest: file, sync: false, maxLength, mkdir: true });
   const log = createLogger(destination, "info");
   reportDroppedLines(destination, () => log);
-  const lines = (): Record<string, unknown>[] =>
-    (fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "")
+  // Whole lines only: a write may be under way while the file is read.
+  const lines = (): Record<string, unknown>[] => {
+    const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "";
+    return text
+      .slice(0, text.lastIndexOf("\n") + 1)
       .split("\n")
       .filter(Boolean)
       .map((line) => JSON.parse(line) as Record<string, unknown>);
+  };
   return { log, lines };
 }
 
