@@ -22,12 +22,10 @@ interface ServiceMetrics {
   rateLimitRefusals: Counter<"rule">;
   databaseErrors: Counter<"kind">;
   shed: Counter<"class" | "reason">;
-  logLinesDropped: Counter;
 }
 
 function build(): ServiceMetrics {
   const registry = new Registry();
-  let countedDrops = 0;
   // The process collectors (a GC observer, an event-loop delay monitor) run only where they can be read: from
   // the start with METRICS_TOKEN set, else from the first authorised scrape (none can happen without it).
   const registers = [registry];
@@ -72,20 +70,17 @@ function build(): ServiceMetrics {
       labelNames: ["class", "reason"],
       registers,
     }),
-    logLinesDropped: new Counter({
-      name: "agent_gate_log_lines_dropped_total",
-      help: "Log lines dropped because the log reader (stdout) did not take them in time; each gap is also logged once.",
-      registers,
-      // The log's own count, brought in at each scrape: dropping a line costs no metric work on the saturated path.
-      collect() {
-        const missing = droppedLogLines() - countedDrops;
-        if (missing > 0) {
-          countedDrops += missing;
-          this.inc(missing);
-        }
-      },
-    }),
   };
+  new Counter({
+    name: "agent_gate_log_lines_dropped_total",
+    help: "Log lines dropped because the log reader (stdout) did not take them in time; each gap is also logged once.",
+    registers,
+    // The log keeps the count; a scrape reads it, so dropping a line costs no metric work on the saturated path.
+    collect() {
+      this.reset();
+      this.inc(droppedLogLines());
+    },
+  });
   if (metricsTokenSet()) startProcessCollectors(metrics);
   return metrics;
 }
