@@ -4,6 +4,9 @@ import { SECURITY_HEADERS } from "./lib/http/security-headers";
 const nextConfig: NextConfig = {
   serverExternalPackages: ["better-sqlite3", "@prisma/adapter-better-sqlite3", "@prisma/adapter-pg", "pg"],
   poweredByHeader: false,
+  // proxy.ts sees every request with a body (its body limits); Next buffers a copy of the body for the route, at most
+  // this much. Above the largest route limit (lib/routes: MCP's 4 MiB; tests/unit/routes.test.ts checks).
+  experimental: { proxyClientMaxBodySize: 5 * 1024 * 1024 },
   typedRoutes: false,
   // The docs corpus is read from disk at run time (lib/docs/corpus.ts), and the start compares the database
   // with the checked-in migrations (lib/startup/migrations.ts); make sure deployments ship both.

@@ -7,7 +7,14 @@
 // reads it there and puts the nonce on its own scripts) and on the response (Next.js's documented pattern;
 // lib/http/security-headers.ts), with Strict-Transport-Security when BASE_URL is https.
 // The matcher leaves out API routes, tool servers, discovery and Next's files, which never render a page.
+// Every request that carries a body also passes here (the matcher's `has` entries), so that under a bare `next start`
+// and on Vercel a body over its route's limit (lib/routes) is refused with 413 as under `npm start`: at its
+// Content-Length before it is read, or as soon as a chunked body passes the limit (Next buffers at most
+// proxyClientMaxBodySize of a body for the route, next.config.ts).
 import { NextResponse, type NextRequest } from "next/server";
+import { bodyTooLargeReply } from "@/lib/http/errors";
+import { toWebResponse } from "@/lib/http/api";
+import { routePolicy } from "@/lib/routes";
 import { absoluteUrl, getConfig } from "@/lib/config";
 import { pageContentSecurityPolicy, transportSecurityHeaders } from "@/lib/http/security-headers";
 import { apiCatalogLinkHeader } from "@/lib/discovery/api-catalog";
@@ -37,7 +44,45 @@ function nextWithPagePolicy(request: NextRequest): NextResponse {
   return response;
 }
 
-export function proxy(request: NextRequest): NextResponse {
+/** Whether the request's body passes its route's limit: declared by Content-Length, else counted as it arrives. */
+async function bodyOverLimit(request: NextRequest, limit: number): Promise<boolean> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null) return Number(declared) > limit;
+  if (request.body === null) return false;
+  const reader = request.body.getReader();
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return false;
+    received += value.byteLength;
+    if (received > limit) {
+      await reader.cancel().catch(() => undefined);
+      return true;
+    }
+  }
+}
+
+/** The paths the page matcher (the matcher's first entry) leaves out: the proxy's page work is not for them. */
+let notAPage: RegExp | undefined;
+function isPagePath(pathname: string): boolean {
+  if (notAPage === undefined) {
+    const pages = config.matcher[0] as string;
+    notAPage = new RegExp(`^/(?:${pages.slice("/((?!".length, pages.lastIndexOf(").*)"))})`);
+  }
+  return !notAPage.test(pathname);
+}
+
+export async function proxy(request: NextRequest): Promise<Response> {
+  const { pathname } = request.nextUrl;
+  if (request.headers.has("content-length") || request.headers.has("transfer-encoding")) {
+    const route = routePolicy(pathname);
+    if (await bodyOverLimit(request, route.bodyLimit)) return toWebResponse(bodyTooLargeReply(route.refusal, route.bodyLimit));
+    if (!isPagePath(pathname)) return NextResponse.next();
+  }
+  return pageProxy(request);
+}
+
+function pageProxy(request: NextRequest): NextResponse {
   const { pathname } = request.nextUrl;
   const readMethod = request.method === "GET" || request.method === "HEAD";
   const twinOf = pagePathOfTwin(pathname);
@@ -60,5 +105,8 @@ export const config = {
     // forms' POST handlers, the operator endpoints, the internal markdown route and Next's own files (the front
     // answers the hottest of these before Next); they keep the static policy of next.config.ts.
     "/((?!api(?:/|$)|mcp(?:/|$)|a2a$|ask$|healthz$|readyz$|metrics$|oauth2/|\\.well-known/|_next/|page-markdown(?:/|$)|agent/identity|agent/authorize/decision$|account/revoke$|openapi\\.json$|sitemap\\.xml$|robots\\.txt$|auth\\.md$|favicon\\.ico$).*)",
+    // Every request with a body, whatever its path, for the body limits (next-auth's /api/auth/* included).
+    { source: "/((?!_next/).*)", has: [{ type: "header", key: "content-length" }] },
+    { source: "/((?!_next/).*)", has: [{ type: "header", key: "transfer-encoding" }] },
   ],
 };

@@ -21,9 +21,15 @@ import { outliveClosedLogPipes } from "@/lib/operations/log";
 import { observeRequest } from "@/lib/server/observe";
 import { transportSecurityHeaders } from "@/lib/http/security-headers";
 import { configOrExit, markServerEntry, refuseUnsafeStart } from "@/lib/startup";
-import { Admission, admissionBounds } from "@/lib/admission";
-import { writeOverloaded } from "@/lib/server/overload";
+import { Admission, admissionBounds, callerShare } from "@/lib/admission";
+import { refusalSurface, writeBodyRefusal, writeShed } from "@/lib/server/overload";
 import { recordShed } from "@/lib/operations/metrics";
+import { logger } from "@/lib/operations/log";
+import { pathOf, routePolicy } from "@/lib/routes";
+import { BodyGate } from "@/lib/server/body-gate";
+import { missingStaticFiles } from "@/lib/server/static-files";
+import { headerReader } from "@/lib/server/front/node";
+import { callerKey } from "@/lib/http/client-ip";
 
 /** How long a shutdown waits for requests in flight before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -66,23 +72,55 @@ async function main(): Promise<void> {
   // One queue for the heavy work admission starts and the requests handed to Next: a few jobs per iteration, none
   // while connections are being accepted. TURNS=off: no queue (turns() is undefined), so both start at once.
   const queue = turns();
-  // Every class of work has its bounds (README "Limits"): a burst is refused at once instead of piling up in memory.
+  // Every class of work has its bounds (README "Limits"): a burst is refused at once instead of piling up in memory,
+  // and one caller key holds at most its share of each (a 429 past it).
+  const limits = config.admission;
   const admission = new Admission({
-    bounds: admissionBounds(config.admission.lanes, config.admission.queueWaitMs),
-    heapShedShare: config.admission.heapShedShare,
-    refuse: (req, res, workClass) => writeOverloaded(req, res, workClass),
+    bounds: admissionBounds(limits.lanes, limits.queueWaitMs, limits.callerShare),
+    unqueuedPerCaller: callerShare(limits.lanes.general, limits.callerShare).inFlight,
+    heapShedShare: limits.heapShedShare,
+    refuse: (req, res, workClass, reason) => writeShed(req, res, refusalSurface(req, routePolicy(pathOf(req.url)).refusal, workClass), reason),
     onShed: recordShed,
+    onSingleCaller: (caller) =>
+      logger().warn(
+        { type: "single_caller", caller },
+        `every request for 10 s came from one address (${caller}) and it was refused its share of a class of work; if a reverse proxy is in front, set TRUSTED_PROXY so each client gets its own share (README "Limits")`,
+      ),
     pacer: queue,
   }).start();
-  const server = http.createServer(
-    requestListener(app.getRequestHandler(), {
-      admission,
-      observe: (req, res) => observeRequest(req, res, undefined, { setHeader: false }),
-      responseHeaders: transportSecurity,
-      front: config.nodeFront ? serveFront : undefined,
-      turns: queue,
-    }),
-  );
+  // A request holds no slot until its whole body has arrived, in time and at a minimum rate (lib/server/body-gate.ts).
+  const deadlineSeconds = limits.requestDeadlineMs / 1000;
+  const bodyGate = new BodyGate({
+    bounds: {
+      deadlineMs: limits.requestDeadlineMs,
+      minBytesPerSecond: limits.minBytesPerSecond,
+      graceMs: 2000,
+      readers: limits.bodyReaders,
+      bufferBytes: limits.bodyBufferBytes,
+      callerShare: limits.callerShare,
+    },
+    refuse: (req, res, refusal) => {
+      const route = routePolicy(pathOf(req.url));
+      recordShed(route.workClass ?? "unqueued", `body_${refusal}`);
+      writeBodyRefusal(req, res, refusalSurface(req, route.refusal, route.workClass), refusal, route.bodyLimit, deadlineSeconds);
+    },
+  }).start();
+  const listener = requestListener(app.getRequestHandler(), {
+    admission,
+    observe: (req, res) => observeRequest(req, res, undefined, { setHeader: false }),
+    responseHeaders: transportSecurity,
+    front: config.nodeFront ? serveFront : undefined,
+    turns: queue,
+    route: routePolicy,
+    callerOf: (req) => callerKey(headerReader(req)),
+    bodyGate,
+    missingStaticFile: missingStaticFiles(),
+  });
+  // Node's own deadlines for the headers and the whole request, checked every second (its default is every 30 s): a
+  // client that misses them gets 408 and its connection closes, whoever is reading.
+  const server = http.createServer({ headersTimeout: limits.requestDeadlineMs, requestTimeout: limits.requestDeadlineMs, connectionsCheckingInterval: 1000 }, listener);
+  // Expect: 100-continue: the body gate says "continue" only once the body is known to fit (a 413 otherwise, unsent).
+  server.on("checkContinue", listener);
   // The pacer starts heavy work only in iterations that accepted no connection (lib/admission/pacer.ts).
   server.on("connection", () => admission.noteConnection());
   // Bounded tables: the janitor's passes in this process (one instance at a time on PostgreSQL).
@@ -107,6 +145,7 @@ async function main(): Promise<void> {
       clearTimeout(grace);
       void (async () => {
         admission.stop();
+        bodyGate.stop();
         await app.close();
         await webhooks?.stop();
         await stopJanitor?.();

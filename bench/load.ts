@@ -68,7 +68,10 @@ async function drive(job: LoadJob, seconds: number, counter: { n: number }, tall
           const n = counter.n++;
           const variant = variants[n % variants.length]!;
           const headers: Record<string, string> = { ...variant.headers };
-          if (job.distinctForwardedFor) headers["x-forwarded-for"] = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+          // Each request from its own address, or (the default) from one of `connections` addresses in turn: N clients,
+          // not one client with N connections, which admission's per-caller share would refuse past its share.
+          const client = job.distinctForwardedFor ? n : n % job.connections;
+          headers["x-forwarded-for"] = `10.${(client >> 16) & 255}.${(client >> 8) & 255}.${client & 255}`;
           return { ...request, method: variant.method, path: variant.path, headers, body: variant.body };
         },
         onResponse: (status, body) => {

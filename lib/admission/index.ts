@@ -4,6 +4,9 @@
 // anonymous searches leaves own-account reads, the token endpoint and sign-in pages their own room, and the
 // probes (/healthz, /readyz, /metrics) and Next's static files are never queued. When the V8 heap fills up,
 // anonymous costly work is refused first, then everything but own-account reads and tokens (lib/admission/heap.ts).
+// Within each lane one caller key holds at most a share of the slots and of the queue (issue 41; lib/admission/lane.ts):
+// past it the caller is refused with a 429 at once, before it takes anything shared, so one client cannot shut the
+// others out of a class. Which class a path is in comes from the route table (lib/routes), handed in by the server.
 // On Vercel the platform bounds each function's concurrency itself; this module is not mounted there.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AdmissionLane, type LaneBounds } from "./lane";
@@ -18,15 +21,24 @@ export const WORK_CLASSES = ["account", "token", "pages", "public", "general"] a
  */
 export type WorkClass = (typeof WORK_CLASSES)[number];
 
-/** Why a request was refused: its lane's queue was full, it waited too long, or the heap is nearly full. */
-export type ShedReason = "queue_full" | "queue_timeout" | "heap";
+/**
+ * Why a request was refused: its lane's queue was full, it waited too long, the heap is nearly full, or its caller
+ * already holds its share of the lane (answered 429, not 503: the caller, not the service, must slow down).
+ */
+export type ShedReason = "queue_full" | "queue_timeout" | "heap" | "caller_share";
 
 export type AdmissionBounds = Record<WorkClass, LaneBounds>;
 
-/** Each class's bounds from the configuration (lib/config: ADMISSION_*), all with the same longest wait. */
-export function admissionBounds(lanes: Record<WorkClass, { inFlight: number; queue: number }>, maxWaitMs: number): AdmissionBounds {
+/**
+ * Each class's bounds from the configuration (lib/config: ADMISSION_*), all with the same longest wait and the same
+ * caller share (a fraction of each bound; none: callers are not told apart).
+ */
+export function admissionBounds(lanes: Record<WorkClass, { inFlight: number; queue: number }>, maxWaitMs: number, share?: number): AdmissionBounds {
   const bounds = {} as AdmissionBounds;
-  for (const workClass of WORK_CLASSES) bounds[workClass] = { ...lanes[workClass], maxWaitMs };
+  for (const workClass of WORK_CLASSES) {
+    const lane = lanes[workClass];
+    bounds[workClass] = { ...lane, maxWaitMs, ...(share === undefined ? {} : { share: callerShare(lane, share) }) };
+  }
   return bounds;
 }
 
@@ -34,37 +46,28 @@ export interface AdmissionOptions {
   bounds: AdmissionBounds;
   /** Heap use (share of V8's limit) from which `public` work is refused; `general` and `pages` from halfway to 1. */
   heapShedShare: number;
-  /** Answers a refused request (HTTP 503 with Retry-After, in the body shape of its surface). */
-  refuse: (req: IncomingMessage, res: ServerResponse, workClass: WorkClass, reason: ShedReason) => void;
+  /** Answers a refused request (HTTP 503 or 429 with Retry-After, in the body shape of its surface); null: unqueued work. */
+  refuse: (req: IncomingMessage, res: ServerResponse, workClass: WorkClass | null, reason: ShedReason) => void;
   /** Counts a refusal (the metrics). */
-  onShed?: (workClass: WorkClass, reason: ShedReason) => void;
+  onShed?: (workClass: WorkClass | "unqueued", reason: ShedReason) => void;
+  /** Unqueued requests (probes, static files) one caller may have in progress at once; none: no bound. */
+  unqueuedPerCaller?: number;
   heap?: HeapPressure;
   /**
    * Starts the heavy classes' work (lib/admission/pacer.ts); own-account reads and tokens start at once. None
    * (TURNS=off): every class starts as soon as its lane admits it.
    */
   pacer?: Pacer;
+  /**
+   * Called once, the first time a caller is refused its share after every request for SINGLE_CALLER_SECONDS came
+   * from that one caller key: the usual cause is a proxy in front that TRUSTED_PROXY does not name.
+   */
+  onSingleCaller?: (caller: string) => void;
+  now?: () => number;
 }
 
 /** Classes whose work is started by the pacer; the others are cheap enough to run as soon as they are admitted. */
 const PACED: ReadonlySet<WorkClass> = new Set(["pages", "public", "general"]);
-
-const OWN_ACCOUNT_PATHS = new Set(["/api/v1/agent/account", "/api/v1/agent/registrations"]);
-const TOKEN_PATHS = new Set(["/oauth2/token", "/oauth2/revoke"]);
-const PAGE_PATHS = new Set(["/login", "/account", "/account/revoke", "/agent/authorize", "/agent/authorize/decision", "/agent/authorize/done"]);
-const PUBLIC_PATHS = new Set(["/mcp", "/mcp/docs", "/a2a", "/ask", "/api/v1/batch", "/api/v1/sandbox/simulate", "/agent/identity", "/agent/identity/claim", "/api/map/search"]);
-/** Answered from memory in microseconds: never queued, so an operator can always see the process. */
-const UNBOUNDED_PATHS = new Set(["/healthz", "/readyz", "/metrics", "/favicon.ico", "/robots.txt"]);
-
-/** The JSON-RPC surfaces: their refusals are JSON-RPC errors. */
-export const JSON_RPC_PATHS: ReadonlySet<string> = new Set(["/mcp", "/mcp/docs", "/a2a"]);
-
-/** The path of a request target, without its query. */
-export function pathOf(url: string | undefined): string {
-  const raw = url ?? "/";
-  const mark = raw.indexOf("?");
-  return mark < 0 ? raw : raw.slice(0, mark);
-}
 
 /**
  * The internal target of proxy.ts's markdown rewrites. Next's custom server may run a rewrite as a second request to
@@ -74,20 +77,20 @@ export function pathOf(url: string | undefined): string {
  */
 const REWRITE_TARGET_PREFIX = "/page-markdown";
 
-/** The class of work of a request path, or null for what is never queued. */
-export function classify(path: string): WorkClass | null {
-  if (OWN_ACCOUNT_PATHS.has(path)) return "account";
-  if (UNBOUNDED_PATHS.has(path) || path.startsWith("/_next/static/")) return null;
-  if (TOKEN_PATHS.has(path)) return "token";
-  if (PAGE_PATHS.has(path) || path.startsWith("/api/auth/")) return "pages";
-  if (PUBLIC_PATHS.has(path)) return "public";
-  return "general";
+/** What admission needs to know of a request (its route's class, lib/routes; its caller key, lib/http/client-ip.ts). */
+export interface AdmissionTicket {
+  /** null: never queued (probes, static files). */
+  workClass: WorkClass | null;
+  caller: string;
 }
 
-/** Whether a request is never queued (probes, static files): it needs no turn either. */
-export function isUnqueued(url: string | undefined): boolean {
-  return classify(pathOf(url)) === null;
+/** One caller's share of a lane's bounds: `share` of each, at least one running request. */
+export function callerShare(lane: { inFlight: number; queue: number }, share: number): { inFlight: number; queue: number } {
+  return { inFlight: Math.max(1, Math.ceil(lane.inFlight * share)), queue: Math.ceil(lane.queue * share) };
 }
+
+/** Seconds of requests from one caller key alone after which a share refusal says the caller is probably a proxy. */
+const SINGLE_CALLER_SECONDS = 10;
 
 /** What a lane holds now (for /metrics). */
 export interface LaneState {
@@ -158,14 +161,14 @@ export class Admission {
    * given back when the answer is finished or the connection closes, whichever comes first. `handle` learns whether
    * the request has had its pacer turn (then it needs no other).
    */
-  admit(req: IncomingMessage, res: ServerResponse, handle: (hadTurn: boolean) => void): void {
-    const path = pathOf(req.url);
-    const workClass = classify(path);
-    if (workClass === null) return handle(false);
+  admit(req: IncomingMessage, res: ServerResponse, ticket: AdmissionTicket, handle: (hadTurn: boolean) => void): void {
+    const { workClass, caller } = ticket;
+    if (workClass === null) return this.admitUnqueued(req, res, caller, handle);
+    this.noteCaller(caller);
     if (this.heapRefuses(workClass)) return this.shed(req, res, workClass, "heap");
-    const lane = path.startsWith(REWRITE_TARGET_PREFIX) ? this.rewrites : this.lanes[workClass];
+    const lane = req.url?.startsWith(REWRITE_TARGET_PREFIX) ? this.rewrites : this.lanes[workClass];
     const start = (): void => {
-      res.once("close", () => lane.leave());
+      res.once("close", () => lane.leave(caller));
       if (!this.pacer || !PACED.has(workClass)) return handle(false);
       this.pacer.run(
         () => {
@@ -182,8 +185,58 @@ export class Admission {
       );
     };
     const gone = (): boolean => req.destroyed || req.socket.destroyed || res.writableEnded;
-    const entry = lane.enter(start, () => this.shed(req, res, workClass, "queue_timeout"), gone);
+    const entry = lane.enter(start, () => this.shed(req, res, workClass, "queue_timeout"), gone, caller);
     if (entry === "refused") this.shed(req, res, workClass, "queue_full");
+    else if (entry === "over_share") {
+      this.warnIfSingleCaller(caller);
+      this.shed(req, res, workClass, "caller_share");
+    }
+  }
+
+  /**
+   * What skips the lanes (probes, static files: lib/routes UNQUEUED) is never queued and has no shared bound, but one
+   * caller holds at most `unqueuedPerCaller` of it at once (a 429 past it), so a flood of probes from one address
+   * cannot take the event loop from everyone else. A monitor probing once a second never comes near it.
+   */
+  private readonly unqueued = new Map<string, number>();
+
+  private admitUnqueued(req: IncomingMessage, res: ServerResponse, caller: string, handle: (hadTurn: boolean) => void): void {
+    const limit = this.options.unqueuedPerCaller;
+    if (limit === undefined) return handle(false);
+    const held = this.unqueued.get(caller) ?? 0;
+    if (held >= limit) {
+      this.options.onShed?.("unqueued", "caller_share");
+      return this.options.refuse(req, res, null, "caller_share");
+    }
+    this.unqueued.set(caller, held + 1);
+    res.once("close", () => {
+      const now = (this.unqueued.get(caller) ?? 1) - 1;
+      if (now <= 0) this.unqueued.delete(caller);
+      else this.unqueued.set(caller, now);
+    });
+    handle(false);
+  }
+
+  /** The caller key of the latest request, and since when every request has come from it. */
+  private lastCaller = "";
+  private lastCallerSince = 0;
+  private warnedSingleCaller = false;
+
+  private now(): number {
+    return this.options.now ? this.options.now() : performance.now();
+  }
+
+  private noteCaller(caller: string): void {
+    if (caller === this.lastCaller) return;
+    this.lastCaller = caller;
+    this.lastCallerSince = this.now();
+  }
+
+  private warnIfSingleCaller(caller: string): void {
+    if (this.warnedSingleCaller || !this.options.onSingleCaller) return;
+    if (this.now() - this.lastCallerSince < SINGLE_CALLER_SECONDS * 1000) return;
+    this.warnedSingleCaller = true;
+    this.options.onSingleCaller(caller);
   }
 
   private heapRefuses(workClass: WorkClass): boolean {

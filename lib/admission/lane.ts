@@ -1,7 +1,13 @@
-// One class of work's admission: at most `inFlight` requests run at once, at most `queue` more wait their turn in
-// arrival order, and a request that waited `maxWaitMs` without a turn is refused. What is refused is answered at
-// once and cheaply (HTTP 503), so a burst costs the server what it admits, never more: memory stays bounded by the
-// bounds, not by how many clients arrive together.
+// One class of work's admission: at most `inFlight` requests run at once, at most `queue` more wait their turn, and a
+// request that waited `maxWaitMs` without a turn is refused. What is refused is answered at once and cheaply (HTTP 503),
+// so a burst costs the server what it admits, never more: memory stays bounded by the bounds, not by how many clients
+// arrive together.
+//
+// With a caller share (issue 41), one caller key (lib/http/client-ip.ts: an address, an IPv6 /64) may hold at most
+// `share.inFlight` of the running requests and `share.queue` of the waiting ones; one more is refused at once
+// ("over_share", a 429 for the caller) before it takes anything shared. Waiters queue per caller, and a freed slot goes
+// to the callers in turn (round robin), each starting its oldest waiter: a caller with thirty waiting requests delays
+// a newcomer by one request, not thirty. Each operation is a Map lookup and a few array steps, never a scan.
 
 /** A request waiting for its turn. */
 interface Waiter {
@@ -19,15 +25,82 @@ export interface LaneBounds {
   queue: number;
   /** Longest wait for a turn; then the request is refused. */
   maxWaitMs: number;
+  /** What one caller may hold of `inFlight` and of `queue`; none: callers are not told apart. */
+  share?: { inFlight: number; queue: number };
 }
 
-export type Entry = "started" | "queued" | "refused";
+/** started: runs now; queued: waits its turn; refused: the lane's queue is full; over_share: the caller's share is. */
+export type Entry = "started" | "queued" | "refused" | "over_share";
+
+/** One caller's requests in the lane: how many run, and its waiters in arrival order. */
+class CallerState {
+  running = 0;
+  private readonly waiters: Waiter[] = [];
+  private head = 0;
+  /** Whether it is in the lane's round of callers waiting for a slot. */
+  inRound = false;
+
+  constructor(readonly key: string) {}
+
+  get waiting(): number {
+    return this.waiters.length - this.head;
+  }
+
+  push(waiter: Waiter): void {
+    this.waiters.push(waiter);
+  }
+
+  first(): Waiter | undefined {
+    return this.waiters[this.head];
+  }
+
+  take(): Waiter {
+    const waiter = this.waiters[this.head]!;
+    this.head += 1;
+    // Compact once the consumed prefix is half the array: amortised O(1) per waiter.
+    if (this.head * 2 >= this.waiters.length) {
+      this.waiters.splice(0, this.head);
+      this.head = 0;
+    }
+    return waiter;
+  }
+}
+
+/** Callers' states queued for a slot, in order (a FIFO with a moving head, like the waiters'). */
+class Round {
+  private readonly states: CallerState[] = [];
+  private head = 0;
+
+  get size(): number {
+    return this.states.length - this.head;
+  }
+
+  push(state: CallerState): void {
+    state.inRound = true;
+    this.states.push(state);
+  }
+
+  shift(): CallerState | undefined {
+    if (this.size === 0) return undefined;
+    const state = this.states[this.head]!;
+    this.head += 1;
+    if (this.head * 2 >= this.states.length) {
+      this.states.splice(0, this.head);
+      this.head = 0;
+    }
+    state.inRound = false;
+    return state;
+  }
+}
+
+/** The key of callers that are not told apart (a lane without shares, or a request without a caller key). */
+const ANYONE = "";
 
 export class AdmissionLane {
   private running = 0;
-  private readonly waiting: Waiter[] = [];
-  /** Index of the first live entry of `waiting` (a shift() per turn would copy the array). */
-  private head = 0;
+  private waitingTotal = 0;
+  private readonly callers = new Map<string, CallerState>();
+  private readonly round = new Round();
 
   constructor(
     readonly bounds: LaneBounds,
@@ -39,27 +112,53 @@ export class AdmissionLane {
   }
 
   get queued(): number {
-    return this.waiting.length - this.head;
+    return this.waitingTotal;
+  }
+
+  /** What one caller holds now (for tests and the share warning). */
+  holding(caller: string): { running: number; waiting: number } {
+    const state = this.callers.get(this.bounds.share ? caller : ANYONE);
+    return { running: state?.running ?? 0, waiting: state?.waiting ?? 0 };
   }
 
   /**
-   * Starts the request now, queues it, or refuses it when the queue is full. A started request must call
-   * `leave()` exactly once when it is answered or abandoned; a queued one gets `start` or `refuse` later.
+   * Starts the request now, queues it, or refuses it: "refused" when the lane's queue is full, "over_share" when the
+   * caller already holds its share. A started request must call `leave(caller)` exactly once when it is answered or
+   * abandoned; a queued one gets `start` or `refuse` later.
    */
-  enter(start: () => void, refuse: () => void, gone: () => boolean): Entry {
-    if (this.running < this.bounds.inFlight && this.queued === 0) {
+  enter(start: () => void, refuse: () => void, gone: () => boolean, caller: string = ANYONE): Entry {
+    const share = this.bounds.share;
+    const key = share ? caller : ANYONE;
+    let state = this.callers.get(key);
+    if (state === undefined) {
+      state = new CallerState(key);
+      this.callers.set(key, state);
+    }
+    const mayRun = share === undefined || state.running < share.inFlight;
+    if (mayRun && this.running < this.bounds.inFlight && this.round.size === 0) {
       this.running += 1;
+      state.running += 1;
       start();
       return "started";
     }
-    if (this.queued >= this.bounds.queue) return "refused";
-    this.waiting.push({ start, refuse, gone, enqueuedAt: this.now() });
+    if (share !== undefined && state.waiting >= share.queue) return this.refusal(state, "over_share");
+    if (this.waitingTotal >= this.bounds.queue) return this.refusal(state, "refused");
+    state.push({ start, refuse, gone, enqueuedAt: this.now() });
+    this.waitingTotal += 1;
+    if (mayRun && !state.inRound) this.round.push(state);
     return "queued";
   }
 
-  /** A started request is done: the next live waiter, if any, takes its place. */
-  leave(): void {
+  /** A started request of `caller` is done: the next caller in the round, if any, takes its place. */
+  leave(caller: string = ANYONE): void {
+    const state = this.callers.get(this.bounds.share ? caller : ANYONE);
     this.running = Math.max(0, this.running - 1);
+    if (state !== undefined) {
+      state.running = Math.max(0, state.running - 1);
+      // Back below its share: its waiters may have the next free slot.
+      if (state.waiting > 0 && !state.inRound) this.round.push(state);
+      else this.forgetIfIdle(state);
+    }
     this.startWaiters();
   }
 
@@ -67,35 +166,52 @@ export class AdmissionLane {
   expire(): number {
     const deadline = this.now() - this.bounds.maxWaitMs;
     let refused = 0;
-    while (this.queued > 0) {
-      const first = this.waiting[this.head]!;
-      if (!first.gone() && first.enqueuedAt > deadline) break;
-      this.take();
-      if (!first.gone()) {
-        refused += 1;
-        first.refuse();
+    for (const state of this.callers.values()) {
+      for (let first = state.first(); first !== undefined && (first.gone() || first.enqueuedAt <= deadline); first = state.first()) {
+        state.take();
+        this.waitingTotal -= 1;
+        if (!first.gone()) {
+          refused += 1;
+          first.refuse();
+        }
       }
+      if (!state.inRound) this.forgetIfIdle(state);
     }
     return refused;
   }
 
-  private startWaiters(): void {
-    while (this.running < this.bounds.inFlight && this.queued > 0) {
-      const next = this.take();
-      if (next.gone()) continue;
-      this.running += 1;
-      next.start();
-    }
+  private refusal(state: CallerState, entry: "refused" | "over_share"): Entry {
+    this.forgetIfIdle(state);
+    return entry;
   }
 
-  private take(): Waiter {
-    const waiter = this.waiting[this.head]!;
-    this.head += 1;
-    // Compact once the consumed prefix is half the array: amortised O(1) per waiter.
-    if (this.head * 2 >= this.waiting.length) {
-      this.waiting.splice(0, this.head);
-      this.head = 0;
+  /** A caller with nothing running or waiting leaves the map, so a scan of many addresses costs no memory. */
+  private forgetIfIdle(state: CallerState): void {
+    if (state.running === 0 && state.waiting === 0 && !state.inRound) this.callers.delete(state.key);
+  }
+
+  private startWaiters(): void {
+    while (this.running < this.bounds.inFlight && this.round.size > 0) {
+      const state = this.round.shift()!;
+      let next: Waiter | undefined;
+      while (state.waiting > 0) {
+        const candidate = state.take();
+        this.waitingTotal -= 1;
+        if (!candidate.gone()) {
+          next = candidate;
+          break;
+        }
+      }
+      if (next === undefined) {
+        this.forgetIfIdle(state);
+        continue;
+      }
+      this.running += 1;
+      state.running += 1;
+      // Still below its share with more waiting: back to the end of the round, after every other caller's turn.
+      const share = this.bounds.share;
+      if (state.waiting > 0 && (share === undefined || state.running < share.inFlight)) this.round.push(state);
+      next.start();
     }
-    return waiter;
   }
 }

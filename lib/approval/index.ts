@@ -14,7 +14,7 @@ import { formRefused, seeOther } from "@/lib/http/browser-responses";
 export const AUTHORIZE_PATH = "/agent/authorize";
 export const DECISION_PATH = "/agent/authorize/decision";
 export const RESULT_PATH = "/agent/authorize/done";
-const FORM_LIMIT_BYTES = 4096;
+export const FORM_LIMIT_BYTES = 4096;
 
 /** The page's own address for an attempt token (the sign-in return path and every redirect back). */
 export function authorizePath(attemptToken: string, extra: Record<string, string> = {}): string {

@@ -16,6 +16,15 @@ export const ADMISSION_DEFAULTS = {
 } as const;
 export const ADMISSION_QUEUE_WAIT_MS_DEFAULT = 2000;
 export const ADMISSION_HEAP_SHED_SHARE_DEFAULT = 0.8;
+/** What one caller key may hold of each class's slots and queue, and of the bodies being read (issue 41). */
+export const ADMISSION_CALLER_SHARE_DEFAULT = 0.25;
+/** Bodies being read at once before admission (lib/server/body-gate.ts), and the bytes they may hold. */
+export const ADMISSION_BODY_READERS_DEFAULT = 256;
+export const ADMISSION_BODY_BUFFER_MIB_DEFAULT = 64;
+/** Headers and body must arrive within this many seconds (Node's headersTimeout and requestTimeout, and the body gate). */
+export const REQUEST_DEADLINE_SECONDS_DEFAULT = 10;
+/** Past the first two seconds, a body must arrive at this average rate at least. */
+export const REQUEST_MIN_BYTES_PER_SECOND_DEFAULT = 1024;
 /** Listening sockets on the one port under npm start (lib/server/listen.ts); 1 where the platform cannot share a port. */
 export const LISTEN_SOCKETS_DEFAULT = 4;
 
@@ -39,6 +48,16 @@ function admissionEnvShape() {
     .transform(Number)
     .refine((n) => n >= 0.5 && n <= 0.95, "must be a decimal share of the heap limit from 0.5 to 0.95, e.g. 0.8")
     .optional();
+  shape.ADMISSION_CALLER_SHARE = z
+    .string()
+    .regex(/^(0?\.[0-9]+|1(\.0+)?)$/, "must be a decimal share from 0.01 to 1, e.g. 0.25 (1: callers are not told apart)")
+    .transform(Number)
+    .refine((n) => n >= 0.01 && n <= 1, "must be a decimal share from 0.01 to 1, e.g. 0.25 (1: callers are not told apart)")
+    .optional();
+  shape.ADMISSION_BODY_READERS = wholeNumber(1, 100_000).optional();
+  shape.ADMISSION_BODY_BUFFER_MIB = wholeNumber(1, 65_536).optional();
+  shape.REQUEST_DEADLINE_SECONDS = wholeNumber(1, 300).optional();
+  shape.REQUEST_MIN_BYTES_PER_SECOND = wholeNumber(0, 1_000_000_000).optional();
   return shape;
 }
 
@@ -47,6 +66,15 @@ export interface AdmissionConfig {
   lanes: Record<"account" | "token" | "pages" | "public" | "general", { inFlight: number; queue: number }>;
   queueWaitMs: number;
   heapShedShare: number;
+  /** One caller key's share of each lane's slots and queue, and of the bodies being read (0.01..1). */
+  callerShare: number;
+  /** Bodies being read at once before admission, and the bytes they may hold. */
+  bodyReaders: number;
+  bodyBufferBytes: number;
+  /** Headers and body must be whole within this many milliseconds of the request's start. */
+  requestDeadlineMs: number;
+  /** Past a short grace, the least average rate at which a body must arrive. */
+  minBytesPerSecond: number;
 }
 
 function admissionConfig(raw: Record<string, unknown>): AdmissionConfig {
@@ -58,6 +86,11 @@ function admissionConfig(raw: Record<string, unknown>): AdmissionConfig {
     lanes: { account: lane("ACCOUNT"), token: lane("TOKEN"), pages: lane("PAGES"), public: lane("PUBLIC"), general: lane("GENERAL") },
     queueWaitMs: (raw.ADMISSION_QUEUE_WAIT_MS as number | undefined) ?? ADMISSION_QUEUE_WAIT_MS_DEFAULT,
     heapShedShare: (raw.ADMISSION_HEAP_SHED_SHARE as number | undefined) ?? ADMISSION_HEAP_SHED_SHARE_DEFAULT,
+    callerShare: (raw.ADMISSION_CALLER_SHARE as number | undefined) ?? ADMISSION_CALLER_SHARE_DEFAULT,
+    bodyReaders: (raw.ADMISSION_BODY_READERS as number | undefined) ?? ADMISSION_BODY_READERS_DEFAULT,
+    bodyBufferBytes: ((raw.ADMISSION_BODY_BUFFER_MIB as number | undefined) ?? ADMISSION_BODY_BUFFER_MIB_DEFAULT) * 1024 * 1024,
+    requestDeadlineMs: ((raw.REQUEST_DEADLINE_SECONDS as number | undefined) ?? REQUEST_DEADLINE_SECONDS_DEFAULT) * 1000,
+    minBytesPerSecond: (raw.REQUEST_MIN_BYTES_PER_SECOND as number | undefined) ?? REQUEST_MIN_BYTES_PER_SECOND_DEFAULT,
   };
 }
 

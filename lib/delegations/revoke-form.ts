@@ -19,9 +19,12 @@ export function revokeFormToken(memberId: string, delegationId: string, clock: C
   return createFormToken(revokeFormBinding(memberId, delegationId), clock);
 }
 
+/** The revoke form's body: a delegation id and a form token. */
+export const REVOKE_FORM_LIMIT_BYTES = 2048;
+
 export async function handleRevokePost(request: ApiRequest, clock: Clock = systemClock): Promise<ApiReply> {
   if (!isSameOriginRequest(request.headers)) return formRefused();
-  const form = await readForm(request, 2048);
+  const form = await readForm(request, REVOKE_FORM_LIMIT_BYTES);
   if (!form.ok) return formRefused(400);
   const delegationId = form.value.get("delegation_id") ?? "";
   if (!delegationId || delegationId.length > 100) return formRefused(400);

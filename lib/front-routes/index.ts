@@ -4,6 +4,7 @@
 import { handleA2aRequest } from "@/lib/a2a/jsonrpc";
 import { serveOwnAccountRoute } from "@/lib/agent-api";
 import { askReply } from "@/lib/docs/responses";
+import { faviconReply, robotsReply } from "@/lib/discovery/robots";
 import { serveCommunityMcp } from "@/lib/mcp/community";
 import { aliveReply, readyReply } from "@/lib/operator/health";
 import { frontFor, type FrontHandler, type FrontRoutes } from "@/lib/server/front";
@@ -24,6 +25,8 @@ export const FRONT_ROUTES: FrontRoutes = {
   "/a2a": { POST: (request) => handleA2aRequest(request) },
   "/healthz": { GET: aliveReply, HEAD: aliveReply },
   "/readyz": { GET: readyReply, HEAD: readyReply },
+  "/robots.txt": { GET: async (request) => robotsReply(request), HEAD: async (request) => robotsReply(request) },
+  "/favicon.ico": { GET: async () => faviconReply(), HEAD: async () => faviconReply() },
 };
 
 /** server.ts's front: answers FRONT_ROUTES' requests and returns true; false leaves the request to Next. */

@@ -105,9 +105,9 @@ const OVERLOADED_DESCRIPTION = "The service is too busy to take this request now
  * Retry-After, as CONTRACT.md §2's temporarily_unavailable on REST, as JSON-RPC -32011 (id null: the body was never
  * read) on MCP and A2A, and as a short HTML page for a browser's page.
  */
-export function overloadedReply(surface: "rest" | "json-rpc" | "page"): ApiReply {
+export function overloadedReply(surface: RefusalSurface): ApiReply {
   const seconds = OVERLOADED_RETRY_AFTER_SECONDS;
-  if (surface === "json-rpc") {
+  if (surface === "mcp" || surface === "a2a") {
     const refusal = temporarilyUnavailableRpcError(seconds);
     return jsonRpcErrorReply(null, refusal.error, refusal.status, refusal.headers);
   }
@@ -118,6 +118,40 @@ export function overloadedReply(surface: "rest" | "json-rpc" | "page"): ApiReply
       body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Busy: try again</title></head><body><main><h1>The service is busy</h1><p>${OVERLOADED_DESCRIPTION.replace("after Retry-After seconds", `in ${seconds} second`)}</p></main></body></html>`,
     };
   return errorReply("temporarily_unavailable", OVERLOADED_DESCRIPTION, { retryAfter: seconds });
+}
+
+/** How a refusal made before a handler runs is shaped: CONTRACT.md §2's body, MCP's or A2A's JSON-RPC error, or a page. */
+export type RefusalSurface = "rest" | "mcp" | "a2a" | "page";
+
+/** A body over its route's limit, refused before it is read: the same answer the route's own handler gives. */
+export function bodyTooLargeReply(surface: RefusalSurface, limitBytes: number): ApiReply {
+  const message = `The request body is larger than ${limitBytes} bytes.`;
+  if (surface === "mcp") return jsonRpcTransportErrorReply(413, "Request body too large.");
+  if (surface === "a2a") return jsonRpcErrorReply(null, { code: -32600, message }, 413);
+  return payloadTooLargeReply(limitBytes);
+}
+
+/** A request whose headers or body did not arrive in full within the deadline (and at the minimum rate): 408, then the connection closes. */
+export function requestTimeoutReply(surface: RefusalSurface, deadlineSeconds: number): ApiReply {
+  const message = `The request did not arrive in full within ${deadlineSeconds} seconds, at the least rate the service accepts; send it again at once.`;
+  if (surface === "mcp" || surface === "a2a") return jsonRpcTransportErrorReply(408, message);
+  return errorReply("invalid_request", message, { status: 408 });
+}
+
+/**
+ * A caller that already holds its share of a class of work, or of the bodies being read (lib/admission, the body gate):
+ * HTTP 429 with Retry-After, as rate_limited on REST, -32010 on MCP and A2A, and a short page for a browser.
+ */
+export function callerShareReply(surface: RefusalSurface): ApiReply {
+  const seconds = OVERLOADED_RETRY_AFTER_SECONDS;
+  if (surface === "mcp" || surface === "a2a") return jsonRpcRateLimited(null, seconds);
+  if (surface === "page")
+    return {
+      status: 429,
+      headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "retry-after": String(seconds) },
+      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Too many requests</title></head><body><main><h1>Too many requests from your address</h1><p>Wait ${seconds} second and try again.</p></main></body></html>`,
+    };
+  return errorReply("rate_limited", "This client already has its share of this kind of request in progress; wait for Retry-After seconds and retry.", { retryAfter: seconds });
 }
 
 /** A JSON-RPC error outside any request (MCP Streamable HTTP transport refusals): id null, code -32000. */

@@ -1,6 +1,6 @@
 // Health (issue #17 item 1): `alive()` (the process answers; no database) and `ready()` (the database
 // answers within 1 s, every migration folder is applied, the signing keys load). Cheap enough to probe
-// every second: `SELECT 1` each time; the migration check is remembered once it passed (migrations are
+// every second: `SELECT 1` at most once a second (recentReady); the migration check is remembered once it passed (migrations are
 // only added by a deploy, which restarts the process); the key set is cached by lib/keys.
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import fs from "node:fs";
@@ -84,5 +84,19 @@ export function healthReply(answer: HealthAnswer<unknown>, method = "GET"): ApiR
 /** GET|HEAD /healthz. */
 export const aliveReply = async (request: ApiRequest): Promise<ApiReply> => healthReply(alive(), request.method);
 
+/** How long one readiness answer is reused: a flood of probes costs one database round a second, not one each. */
+export const READY_CACHE_MS = 1000;
+
+let latestReady: { at: number; answer: Promise<HealthAnswer<ReadinessResponse>> } | undefined;
+
+/**
+ * ready(), shared by every probe within READY_CACHE_MS of the one that ran it (probes that arrive while it runs wait
+ * for the same answer). /readyz skips admission (lib/routes UNQUEUED), so it must stay this cheap.
+ */
+export function recentReady(now: number = performance.now()): Promise<HealthAnswer<ReadinessResponse>> {
+  if (latestReady === undefined || now - latestReady.at >= READY_CACHE_MS) latestReady = { at: now, answer: ready() };
+  return latestReady.answer;
+}
+
 /** GET|HEAD /readyz. */
-export const readyReply = async (request: ApiRequest): Promise<ApiReply> => healthReply(await ready(), request.method);
+export const readyReply = async (request: ApiRequest): Promise<ApiReply> => healthReply(await recentReady(), request.method);

@@ -9,7 +9,7 @@ import { batchResponseSchema, simulateRequestSchema, type SimulateResponse, type
 import { describeIssue } from "@/lib/schemas/issues";
 import { claimGrantTokenResponseSchema, errorBodySchema, registrationResponseSchema, SCOPES } from "@/lib/schemas/service-auth";
 
-const SIMULATE_MAX_BYTES = 16 * 1024;
+export const SIMULATE_MAX_BYTES = 16 * 1024;
 
 // Synthetic values: recognisably fake, never credentials (they are not stored anywhere).
 const REGISTRATION_ID = "00000000-0000-4000-8000-000000000001";

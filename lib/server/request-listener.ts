@@ -1,15 +1,18 @@
-// The server's one request listener (server.ts), in three steps:
+// The server's one request listener (server.ts), in these steps:
 // 1. Stamp each request with its socket address (PEER_HEADER), replacing any client-sent copy. A route
 //    handler under Next sees only headers, and Next copies a client-sent X-Forwarded-For verbatim, so
 //    TRUSTED_PROXY=none really means "the socket address" only thanks to this stamp.
-// 2. Admit it (lib/admission): its class of work runs it now, queues it, or refuses it with a 503 at once.
-// 3. Let the node:http front (lib/server/front) answer the paths it serves.
-// 4. Hand every other request to Next one per event-loop turn (lib/server/turns), so a saturated server
+// 2. Look up its route (lib/routes, handed in): an unknown file under /_next/static/ is a bare 404 here.
+// 3. Wait for its whole body (./body-gate.ts): until then it holds no slot of any class.
+// 4. Admit it (lib/admission): its class of work runs it now, queues it, or refuses it at once (503; 429 past the
+//    caller's share).
+// 5. Let the node:http front (lib/server/front) answer the paths it serves.
+// 6. Hand every other request to Next one per event-loop turn (lib/server/turns), so a saturated server
 //    keeps admitting new connections; a request whose client has left meanwhile is skipped.
 import type http from "node:http";
+import type { AdmissionTicket, WorkClass } from "@/lib/admission";
 import { PEER_HEADER } from "@/lib/http/client-ip";
 import { markServerEntry } from "@/lib/http/server-entry";
-import { isUnqueued } from "@/lib/admission";
 import type { TurnQueue } from "@/lib/server/turns";
 
 /** Answers a request itself (true) or leaves it to the next handler (false). */
@@ -43,7 +46,30 @@ export interface RequestListenerOptions {
   /** Hands every other request to `next` on its turn; none: at once. */
   turns?: TurnQueue;
   /** Runs each request now, on its class's turn, or answers it with a refusal (lib/admission); none: all at once. */
-  admission?: { admit(req: http.IncomingMessage, res: http.ServerResponse, handle: (hadTurn: boolean) => void): void };
+  admission?: { admit(req: http.IncomingMessage, res: http.ServerResponse, ticket: AdmissionTicket, handle: (hadTurn: boolean) => void): void };
+  /** A request path's class of work and body limit (lib/routes); none: every request is general work of any size. */
+  route?: (path: string) => ListenerRoute;
+  /** A request's caller key (lib/http/client-ip.ts), for the per-caller shares. */
+  callerOf?: (req: http.IncomingMessage) => string;
+  /** Holds each request until its whole body has arrived, or refuses it (./body-gate.ts); none: at once. */
+  bodyGate?: { receive(req: http.IncomingMessage, res: http.ServerResponse, limit: number, caller: string, ready: () => void): void };
+  /** Answers a request for a file under /_next/static/ that the build does not have (a bare 404); false: not one. */
+  missingStaticFile?: (req: http.IncomingMessage, res: http.ServerResponse, path: string) => boolean;
+}
+
+/** What the listener needs of a route (lib/routes RoutePolicy). */
+export interface ListenerRoute {
+  workClass: WorkClass | null;
+  bodyLimit: number;
+}
+
+const GENERAL_ROUTE: ListenerRoute = { workClass: "general", bodyLimit: Infinity };
+
+/** The path of a request target, without its query. */
+function pathOf(url: string | undefined): string {
+  const raw = url ?? "/";
+  const mark = raw.indexOf("?");
+  return mark < 0 ? raw : raw.slice(0, mark);
 }
 
 /** Whether the client is gone (it closed the connection while its request waited for a turn). */
@@ -71,14 +97,14 @@ function handOver(next: NextHandler, req: http.IncomingMessage, res: http.Server
 
 /** The listener for http.createServer: peer stamp → admission → front → turns → `next`. */
 export function requestListener(next: NextHandler, options: RequestListenerOptions = {}): http.RequestListener {
-  const { observe, front, turns, responseHeaders, admission } = options;
+  const { observe, front, turns, responseHeaders, admission, route: routeOf, callerOf, bodyGate, missingStaticFile } = options;
   // This listener stamps every request's peer header: from now on that header is this process's own (client-ip.ts).
   markServerEntry();
-  const dispatch = (req: http.IncomingMessage, res: http.ServerResponse, hadTurn: boolean): void => {
+  const dispatch = (req: http.IncomingMessage, res: http.ServerResponse, route: ListenerRoute, hadTurn: boolean): void => {
     if (front?.(req, res)) return;
     // Probes and static files take no turn: with the front off they still answer during a burst. Work admission
     // started on its turn does not queue again.
-    if (!turns || hadTurn || isUnqueued(req.url)) return handOver(next, req, res, responseHeaders);
+    if (!turns || hadTurn || route.workClass === null) return handOver(next, req, res, responseHeaders);
     turns.run(() => {
       // Work for a client that gave up is skipped: under load it would only delay the others.
       if (!abandoned(req)) handOver(next, req, res, responseHeaders);
@@ -88,7 +114,15 @@ export function requestListener(next: NextHandler, options: RequestListenerOptio
     req.headers[PEER_HEADER] = req.socket?.remoteAddress ?? "unknown";
     const requestId = observe?.(req, res);
     if (requestId) (req as IdentifiedRequest)[REQUEST_ID] = requestId;
-    if (!admission) return dispatch(req, res, false);
-    admission.admit(req, res, (hadTurn) => dispatch(req, res, hadTurn));
+    const path = pathOf(req.url);
+    if (missingStaticFile?.(req, res, path)) return;
+    const route = routeOf?.(path) ?? GENERAL_ROUTE;
+    const caller = callerOf?.(req) ?? "";
+    const admit = (): void => {
+      if (!admission) return dispatch(req, res, route, false);
+      admission.admit(req, res, { workClass: route.workClass, caller }, (hadTurn) => dispatch(req, res, route, hadTurn));
+    };
+    if (!bodyGate) return admit();
+    bodyGate.receive(req, res, route.bodyLimit, caller, admit);
   };
 }

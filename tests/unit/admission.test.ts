@@ -4,7 +4,8 @@
 import { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { describe, expect, it } from "vitest";
-import { Admission, classify, WORK_CLASSES, type AdmissionBounds, type ShedReason, type WorkClass } from "@/lib/admission";
+import { Admission, WORK_CLASSES, type AdmissionBounds, type AdmissionTicket, type ShedReason, type WorkClass } from "@/lib/admission";
+import { pathOf, routePolicy } from "@/lib/routes";
 import { HeapPressure } from "@/lib/admission/heap";
 import { AdmissionLane } from "@/lib/admission/lane";
 import { Pacer } from "@/lib/admission/pacer";
@@ -142,9 +143,14 @@ describe("classes of work", () => {
       ["/metrics", null],
       ["/_next/static/chunks/app.js", null],
     ];
-    for (const [path, expected] of cases) expect(classify(path), path).toBe(expected);
+    for (const [path, expected] of cases) expect(routePolicy(path).workClass, path).toBe(expected);
   });
 });
+
+/** The ticket server.ts gives a request: its route's class (lib/routes), and one caller for every request here. */
+function ticketOf(req: IncomingMessage, caller = "127.0.0.1"): AdmissionTicket {
+  return { workClass: routePolicy(pathOf(req.url)).workClass, caller };
+}
 
 interface FakeExchange {
   req: IncomingMessage;
@@ -183,7 +189,7 @@ function steppedPacer() {
 /** By default a pacer that starts each job at once: most cases are about bounds, the pacer's own are below. */
 function admissionWith(bounds: Partial<AdmissionBounds>, heapShare = 0, pacer = new Pacer((callback) => callback())) {
   const all = Object.fromEntries(WORK_CLASSES.map((c) => [c, bounds[c] ?? { inFlight: 1, queue: 0, maxWaitMs: 1000 }])) as AdmissionBounds;
-  const shed: [WorkClass, ShedReason][] = [];
+  const shed: [WorkClass | null, ShedReason][] = [];
   let share = heapShare;
   const heap = new HeapPressure(() => ({ used: share * 1000, limit: 1000 }));
   const admission = new Admission({ bounds: all, heapShedShare: 0.8, refuse: (_req, _res, c, reason) => shed.push([c, reason]), onShed: () => undefined, heap, pacer });
@@ -202,15 +208,15 @@ describe("admission", () => {
   it("keeps a burst of one class from taking another's room", () => {
     const { admission, shed } = admissionWith({ public: { inFlight: 2, queue: 1, maxWaitMs: 1000 }, account: { inFlight: 1, queue: 0, maxWaitMs: 1000 } });
     let handled = 0;
-    for (let i = 0; i < 10; i++) admission.admit(exchange("/mcp").req, exchange("/mcp").res, () => (handled += 1));
+    for (let i = 0; i < 10; i++) admission.admit(exchange("/mcp").req, exchange("/mcp").res, ticketOf(exchange("/mcp").req), () => (handled += 1));
     expect(handled).toBe(2);
     expect(shed.filter(([, reason]) => reason === "queue_full")).toHaveLength(7);
     let accountRan = false;
     const account = exchange("/api/v1/agent/account");
-    admission.admit(account.req, account.res, () => (accountRan = true));
+    admission.admit(account.req, account.res, ticketOf(account.req), () => (accountRan = true));
     expect(accountRan).toBe(true);
     let healthRan = 0;
-    for (let i = 0; i < 100; i++) admission.admit(exchange("/healthz").req, exchange("/healthz").res, () => (healthRan += 1));
+    for (let i = 0; i < 100; i++) admission.admit(exchange("/healthz").req, exchange("/healthz").res, ticketOf(exchange("/healthz").req), () => (healthRan += 1));
     expect(healthRan).toBe(100);
   });
 
@@ -218,15 +224,15 @@ describe("admission", () => {
     const { admission, shed } = admissionWith({ general: { inFlight: 1, queue: 0, maxWaitMs: 1000 } });
     const ran: string[] = [];
     const twin = exchange("/docs/webhooks.md");
-    admission.admit(twin.req, twin.res, () => ran.push("twin"));
+    admission.admit(twin.req, twin.res, ticketOf(twin.req), () => ran.push("twin"));
     for (let i = 0; i < 2; i++) {
       const inner = exchange("/page-markdown/docs/webhooks");
-      admission.admit(inner.req, inner.res, () => ran.push("rewrite"));
+      admission.admit(inner.req, inner.res, ticketOf(inner.req), () => ran.push("rewrite"));
     }
     expect(ran).toEqual(["twin", "rewrite"]);
     expect(shed).toEqual([]);
     const third = exchange("/page-markdown/docs/webhooks");
-    admission.admit(third.req, third.res, () => ran.push("rewrite"));
+    admission.admit(third.req, third.res, ticketOf(third.req), () => ran.push("rewrite"));
     expect(shed).toEqual([["general", "queue_full"]]);
   });
 
@@ -235,8 +241,8 @@ describe("admission", () => {
     const first = exchange("/ask");
     const second = exchange("/ask");
     const ran: string[] = [];
-    admission.admit(first.req, first.res, () => ran.push("first"));
-    admission.admit(second.req, second.res, () => ran.push("second"));
+    admission.admit(first.req, first.res, ticketOf(first.req), () => ran.push("first"));
+    admission.admit(second.req, second.res, ticketOf(second.req), () => ran.push("second"));
     expect(ran).toEqual(["first"]);
     expect(admission.state().public).toEqual({ inFlight: 1, queued: 1 });
     first.finish();
@@ -250,7 +256,7 @@ describe("admission", () => {
     const ran: string[] = [];
     for (const path of ["/mcp", "/docs", "/account", "/api/v1/agent/account", "/oauth2/token", "/healthz"]) {
       const x = exchange(path);
-      admission.admit(x.req, x.res, () => ran.push(path));
+      admission.admit(x.req, x.res, ticketOf(x.req), () => ran.push(path));
       x.finish();
     }
     expect(shed).toEqual([["public", "heap"]]);
@@ -259,14 +265,33 @@ describe("admission", () => {
     ran.length = 0;
     for (const path of ["/docs", "/account", "/api/v1/agent/account", "/oauth2/token"]) {
       const x = exchange(path);
-      admission.admit(x.req, x.res, () => ran.push(path));
+      admission.admit(x.req, x.res, ticketOf(x.req), () => ran.push(path));
       x.finish();
     }
     expect(ran).toEqual(["/api/v1/agent/account", "/oauth2/token"]);
     setHeap(0.1);
     const x = exchange("/mcp");
-    admission.admit(x.req, x.res, () => ran.push("/mcp"));
+    admission.admit(x.req, x.res, ticketOf(x.req), () => ran.push("/mcp"));
     expect(ran).toContain("/mcp");
+  });
+});
+
+describe("admission of what skips the lanes (issue 41)", () => {
+  it("lets one caller hold only so many probes at once (429 past it), never bounding another caller or a later probe", () => {
+    const all = Object.fromEntries(WORK_CLASSES.map((c) => [c, { inFlight: 1, queue: 0, maxWaitMs: 1000 }])) as AdmissionBounds;
+    const shed: [WorkClass | null, ShedReason][] = [];
+    const admission = new Admission({ bounds: all, heapShedShare: 0.8, unqueuedPerCaller: 2, refuse: (_req, _res, c, reason) => shed.push([c, reason]) });
+    const ran: string[] = [];
+    const probes = [0, 1, 2].map(() => exchange("/readyz"));
+    for (const [i, probe] of probes.entries()) admission.admit(probe.req, probe.res, ticketOf(probe.req, "flooder"), () => ran.push(`flood${i}`));
+    const other = exchange("/healthz");
+    admission.admit(other.req, other.res, ticketOf(other.req, "monitor"), () => ran.push("monitor"));
+    expect(ran).toEqual(["flood0", "flood1", "monitor"]);
+    expect(shed).toEqual([[null, "caller_share"]]);
+    probes[0]!.finish();
+    const later = exchange("/favicon.ico");
+    admission.admit(later.req, later.res, ticketOf(later.req, "flooder"), () => ran.push("later"));
+    expect(ran.at(-1)).toBe("later");
   });
 });
 
@@ -281,7 +306,7 @@ describe("admission with a pacer that waits for its turns", () => {
     const { admission, iteration } = steppedAdmission({});
     const calls: [string, boolean][] = [];
     for (const path of ["/api/v1/agent/account", "/oauth2/token", "/docs", "/healthz"]) {
-      admission.admit(exchange(path).req, exchange(path).res, (hadTurn) => calls.push([path, hadTurn]));
+      admission.admit(exchange(path).req, exchange(path).res, ticketOf(exchange(path).req), (hadTurn: boolean) => calls.push([path, hadTurn]));
     }
     expect(calls).toEqual([
       ["/api/v1/agent/account", false],
@@ -296,7 +321,7 @@ describe("admission with a pacer that waits for its turns", () => {
     const { admission, shed, advance, iteration } = steppedAdmission({ general: { inFlight: 1, queue: 0, maxWaitMs: 1000 } });
     const page = exchange("/docs");
     let started = false;
-    admission.admit(page.req, page.res, () => (started = true));
+    admission.admit(page.req, page.res, ticketOf(page.req), () => (started = true));
     expect(admission.state().general).toEqual({ inFlight: 1, queued: 0 });
     advance(999);
     expect(shed).toEqual([]);
@@ -312,9 +337,9 @@ describe("admission with a pacer that waits for its turns", () => {
   it("refuses requests whose turn is overdue even in an iteration that accepted a connection (it starts no work)", () => {
     const { admission, shed, advance, iteration } = steppedAdmission({ public: { inFlight: 4, queue: 0, maxWaitMs: 1000 } });
     const ran: string[] = [];
-    admission.admit(exchange("/mcp").req, exchange("/mcp").res, () => ran.push("old"));
+    admission.admit(exchange("/mcp").req, exchange("/mcp").res, ticketOf(exchange("/mcp").req), () => ran.push("old"));
     advance(600);
-    admission.admit(exchange("/ask").req, exchange("/ask").res, () => ran.push("young"));
+    admission.admit(exchange("/ask").req, exchange("/ask").res, ticketOf(exchange("/ask").req), () => ran.push("young"));
     advance(500);
     admission.noteConnection();
     iteration();
@@ -328,9 +353,9 @@ describe("admission with a pacer that waits for its turns", () => {
     const { admission, shed, iteration } = steppedAdmission({ public: { inFlight: 1, queue: 2, maxWaitMs: 1000 } });
     const ran: string[] = [];
     const leaving = exchange("/ask");
-    admission.admit(leaving.req, leaving.res, () => ran.push("leaving"));
+    admission.admit(leaving.req, leaving.res, ticketOf(leaving.req), () => ran.push("leaving"));
     const second = exchange("/ask");
-    admission.admit(second.req, second.res, () => ran.push("second"));
+    admission.admit(second.req, second.res, ticketOf(second.req), () => ran.push("second"));
     expect(admission.state().public).toEqual({ inFlight: 1, queued: 1 });
     // The client closes its connection: the response's close gives the slot to the second request.
     (leaving.req.socket as unknown as { destroyed: boolean }).destroyed = true;
@@ -340,7 +365,7 @@ describe("admission with a pacer that waits for its turns", () => {
     iteration();
     expect(ran).toEqual(["second"]);
     // The left client's turn did not give a slot back a second time: a third request waits for the second's.
-    admission.admit(exchange("/ask").req, exchange("/ask").res, () => ran.push("third"));
+    admission.admit(exchange("/ask").req, exchange("/ask").res, ticketOf(exchange("/ask").req), () => ran.push("third"));
     iteration();
     expect(ran).toEqual(["second"]);
     expect(admission.state().public).toEqual({ inFlight: 1, queued: 1 });

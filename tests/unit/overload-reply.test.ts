@@ -4,7 +4,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { writeOverloaded } from "@/lib/server/overload";
+import { writeShed } from "@/lib/server/overload";
 
 const servers: http.Server[] = [];
 const agents: http.Agent[] = [];
@@ -16,7 +16,7 @@ afterEach(async () => {
 
 /** A server that refuses every request at once, as admission does when a lane and its queue are full. */
 async function refusingServer(): Promise<{ port: number; connections: () => number }> {
-  const server = http.createServer((req, res) => writeOverloaded(req, res, "public"));
+  const server = http.createServer((req, res) => writeShed(req, res, "rest", "queue_full"));
   let connections = 0;
   server.on("connection", () => (connections += 1));
   servers.push(server);

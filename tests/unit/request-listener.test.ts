@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { PEER_HEADER } from "@/lib/http/client-ip";
 import { requestListener, type NextHandler, type RequestListenerOptions } from "@/lib/server/request-listener";
 import { TurnQueue } from "@/lib/server/turns";
+import { routePolicy } from "@/lib/routes";
 
 const servers: http.Server[] = [];
 const sockets: net.Socket[] = [];
@@ -151,21 +152,21 @@ describe("the request hook", () => {
 
   it("answers probes at once, without waiting for a turn", async () => {
     const turns = new TurnQueue(() => undefined); // no turn ever comes
-    const port = await serve((_req, res) => res.end("ok"), { turns });
+    const port = await serve((_req, res) => res.end("ok"), { turns, route: routePolicy });
     for (const path of ["/healthz", "/readyz", "/_next/static/chunks/app.js"]) expect((await get(port, path)).body, path).toBe("ok");
     expect(turns.waiting).toBe(0);
   });
 
   it("hands a request that admission started on its turn straight to the listener: one turn per request, not two", async () => {
     const turns = new TurnQueue(() => undefined); // no turn ever comes
-    const port = await serve((_req, res) => res.end("ok"), { turns, admission: { admit: (_req, _res, handle) => handle(true) } });
+    const port = await serve((_req, res) => res.end("ok"), { turns, admission: { admit: (_req, _res, _ticket, handle) => handle(true) } });
     expect((await get(port, "/docs")).body).toBe("ok");
     expect(turns.waiting).toBe(0);
   });
 
   it("queues a request that admission started without a turn (own-account reads, tokens) for its turn", async () => {
     const turns = new TurnQueue(() => undefined);
-    const port = await serve((_req, res) => res.end("ok"), { turns, admission: { admit: (_req, _res, handle) => handle(false) } });
+    const port = await serve((_req, res) => res.end("ok"), { turns, admission: { admit: (_req, _res, _ticket, handle) => handle(false) } });
     const socket = net.connect(port, "127.0.0.1", () => socket.write("GET /oauth2/token HTTP/1.1\r\nHost: test\r\n\r\n"));
     sockets.push(socket);
     await vi.waitFor(() => expect(turns.waiting).toBe(1));

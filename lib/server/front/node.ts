@@ -14,7 +14,8 @@ export function addResponseHeaders(extra: readonly (readonly [name: string, valu
   SECURITY_FLAT = [...SECURITY_FLAT, ...extra.flatMap(([name, value]) => [name.toLowerCase(), value])];
 }
 
-function headerReader(req: IncomingMessage): HeaderReader {
+/** The request's headers as a HeaderReader (repeated headers joined with ", "). */
+export function headerReader(req: IncomingMessage): HeaderReader {
   return {
     get(name) {
       const value = req.headers[name.toLowerCase()];
