@@ -15,6 +15,11 @@ export function deviceCookieName(secure: boolean): string {
   return secure ? "__Host-agent-gate-device" : "agent-gate-device";
 }
 
+/** How the cookie is set: HttpOnly, SameSite=Lax, on "/", Secure under an https BASE_URL, for a year. */
+export function deviceCookieOptions(secure: boolean): { httpOnly: true; sameSite: "lax"; secure: boolean; path: "/"; maxAge: number } {
+  return { httpOnly: true, sameSite: "lax", secure, path: "/", maxAge: DEVICE_COOKIE_MAX_AGE_SECONDS };
+}
+
 const derivedKeys = new Map<string, Buffer>();
 
 /** A key of its own, so a device cookie's MAC can never be mistaken for anything else made from the auth secret. */

@@ -7,7 +7,7 @@ import { getConfig } from "@/lib/config";
 import { getAuthSecret } from "@/lib/local-secrets";
 import { clientIp } from "@/lib/http/client-ip";
 import { verifySignIn } from "./sign-in";
-import { cookieValue, DEVICE_COOKIE_MAX_AGE_SECONDS, deviceCookieName } from "./device-cookie";
+import { cookieValue, deviceCookieName, deviceCookieOptions } from "./device-cookie";
 import { safeReturnPath } from "./return-path";
 
 export async function getAuthOptions(): Promise<NextAuthOptions> {
@@ -33,7 +33,7 @@ export async function getAuthOptions(): Promise<NextAuthOptions> {
           const member = await verifySignIn(String(credentials?.email ?? ""), String(credentials?.password ?? ""), { callerKey: clientIp(headers), deviceCookie });
           if (!member) return null;
           // next-auth v4 runs inside our route handler (app/api/auth/[...nextauth]): Next adds cookies set here to its response.
-          (await cookies()).set(name, member.deviceCookie, { httpOnly: true, sameSite: "lax", secure, path: "/", maxAge: DEVICE_COOKIE_MAX_AGE_SECONDS });
+          (await cookies()).set(name, member.deviceCookie, deviceCookieOptions(secure));
           return { id: member.id, email: member.email, name: member.name };
         },
       }),

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { BACKOFF_FROM, SIGN_IN_FAILURES_PER_ACCOUNT, SIGN_IN_FAILURES_PER_DEVICE, SIGN_IN_FAILURES_PER_EMAIL_AND_CALLER, verifySignIn } from "@/lib/auth/sign-in";
-import { DEVICE_COOKIE_MAX_AGE_SECONDS, issueDeviceCookie, newDeviceId, readDeviceCookie } from "@/lib/auth/device-cookie";
+import { DEVICE_COOKIE_MAX_AGE_SECONDS, deviceCookieName, deviceCookieOptions, issueDeviceCookie, newDeviceId, readDeviceCookie } from "@/lib/auth/device-cookie";
 import { createMember, findMemberByEmail } from "@/lib/members";
 import { query } from "@/lib/db";
 
@@ -167,6 +167,13 @@ describe("failures count per e-mail and caller: someone else's cannot lock the m
 });
 
 describe("device cookies", () => {
+  it("are HttpOnly, SameSite=Lax and long-lived; Secure with a __Host- name under https", () => {
+    expect(deviceCookieName(true)).toBe("__Host-agent-gate-device");
+    expect(deviceCookieOptions(true)).toEqual({ httpOnly: true, sameSite: "lax", secure: true, path: "/", maxAge: 365 * 24 * 60 * 60 });
+    expect(deviceCookieName(false)).toBe("agent-gate-device");
+    expect(deviceCookieOptions(false).secure).toBe(false);
+  });
+
   /** Spends the e-mail's hourly cap from many callers. */
   async function capSpent(email: string, clock: ManualClock): Promise<void> {
     for (let i = 0; i < SIGN_IN_FAILURES_PER_ACCOUNT.limit; i++) await failures(email, `198.18.200.${i}`, clock, 1);
