@@ -122,7 +122,9 @@ export default async function AccountPage({ searchParams }: { searchParams: Sear
                 <tr key={e.id} data-testid="audit-row" data-type={e.type}>
                   <td data-label="Time">{formatUtc(e.at)}</td>
                   <td data-label="Event">{describeAuditType(e.type)}</td>
-                  <td data-label="Agent">{e.clientName !== null ? <bdi dir="auto">{e.clientName}</bdi> : <span className="muted">(no name given)</span>}</td>
+                  <td data-label="Agent">
+                    {e.clientName !== null ? <bdi dir="auto">{e.clientName}</bdi> : <span className="muted">{e.registrationId === null ? "n/a" : "(no name given)"}</span>}
+                  </td>
                   <td data-label="Registration">
                     <code className="id">{e.registrationId ?? "n/a"}</code>
                   </td>

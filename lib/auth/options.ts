@@ -1,11 +1,13 @@
 // next-auth (v4) for human members: Credentials provider, JWT sessions, same-origin redirects only.
 import type { NextAuthOptions } from "next-auth";
 import { getServerSession } from "next-auth";
+import { cookies } from "next/headers";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { getConfig } from "@/lib/config";
 import { getAuthSecret } from "@/lib/local-secrets";
 import { clientIp } from "@/lib/http/client-ip";
 import { verifySignIn } from "./sign-in";
+import { cookieValue, deviceCookieName, deviceCookieOptions } from "./device-cookie";
 import { safeReturnPath } from "./return-path";
 
 export async function getAuthOptions(): Promise<NextAuthOptions> {
@@ -25,8 +27,14 @@ export async function getAuthOptions(): Promise<NextAuthOptions> {
         async authorize(credentials, req) {
           const headers = new Headers();
           for (const [key, value] of Object.entries(req?.headers ?? {})) if (typeof value === "string") headers.set(key, value);
-          const member = await verifySignIn(String(credentials?.email ?? ""), String(credentials?.password ?? ""), clientIp(headers));
-          return member ? { id: member.id, email: member.email, name: member.name } : null;
+          const secure = baseUrl.startsWith("https://");
+          const name = deviceCookieName(secure);
+          const deviceCookie = cookieValue(headers.get("cookie") ?? undefined, name);
+          const member = await verifySignIn(String(credentials?.email ?? ""), String(credentials?.password ?? ""), { callerKey: clientIp(headers), deviceCookie });
+          if (!member) return null;
+          // next-auth v4 runs inside our route handler (app/api/auth/[...nextauth]): Next adds cookies set here to its response.
+          (await cookies()).set(name, member.deviceCookie, deviceCookieOptions(secure));
+          return { id: member.id, email: member.email, name: member.name };
         },
       }),
     ],

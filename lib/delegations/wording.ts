@@ -19,6 +19,7 @@ const AUDIT_WORDS: Record<AuditType, string> = {
   exchange: "Identity assertion exchanged for a token",
   revocation: "Access token revoked",
   cancellation: "Delegation revoked",
+  sign_in_throttled: "Sign-in attempts slowed down after wrong passwords",
 };
 
 export function describeAuditType(type: AuditType): string {

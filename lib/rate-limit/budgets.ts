@@ -6,8 +6,11 @@
 import { allowanceSetting } from "@/lib/config/allowance";
 import { NO_ADDRESS_KEY } from "@/lib/http/client-ip";
 
-/** What a budget's bucket is keyed by. caller: lib/http/client-ip.ts callerKey (IPv4 address, IPv6 /64). */
-export type BudgetKeyKind = "caller" | "e-mail" | "login_hint" | "assertion";
+/**
+ * What a budget's bucket is keyed by. caller: lib/http/client-ip.ts callerKey (IPv4 address, IPv6 /64); device: the
+ * member and device of a signed device cookie (lib/auth/device-cookie.ts).
+ */
+export type BudgetKeyKind = "caller" | "e-mail" | "e-mail and caller" | "device" | "login_hint" | "assertion";
 
 export interface BudgetDefinition {
   /** Bucket name prefix (database keys are "<name>:<subject>"). */
@@ -91,14 +94,33 @@ export const BUDGETS = {
     store: "database",
     counts: "register_agent call",
   },
-  signInEmail: {
-    name: "signin-fail:email",
-    key: "e-mail",
-    limit: 5,
+  signInEmailCaller: {
+    name: "signin-fail:email-caller",
+    key: "e-mail and caller",
+    limit: 10,
     windowSeconds: 900,
-    env: "RATE_LIMIT_SIGN_IN_EMAIL_PER_15_MINUTES",
+    env: "RATE_LIMIT_SIGN_IN_EMAIL_CALLER_PER_15_MINUTES",
     store: "database",
-    counts: "password checked for one e-mail (reserved before the check; a successful sign-in gives its reservation back)",
+    counts:
+      "password checked for one e-mail from one caller without a device cookie of that member (reserved before the check; a success gives it back); from the 5th on, the next attempt waits 2 s, doubling each time",
+  },
+  signInDevice: {
+    name: "signin-fail:device",
+    key: "device",
+    limit: 10,
+    windowSeconds: 900,
+    env: "RATE_LIMIT_SIGN_IN_DEVICE_PER_15_MINUTES",
+    store: "database",
+    counts: "password checked for a member from a browser holding that member's device cookie (reserved before the check; a success gives it back); the same back-off",
+  },
+  signInAccount: {
+    name: "signin-fail:account",
+    key: "e-mail",
+    limit: 20,
+    windowSeconds: 3600,
+    env: "RATE_LIMIT_SIGN_IN_ACCOUNT_PER_HOUR",
+    store: "database",
+    counts: "password checked for one e-mail from any caller without the member's device cookie (kept as a hash; a success gives it back)",
   },
   signInIp: {
     name: "signin-fail:ip",
@@ -107,7 +129,7 @@ export const BUDGETS = {
     windowSeconds: 900,
     env: "RATE_LIMIT_SIGN_IN_IP_PER_15_MINUTES",
     store: "database",
-    counts: "password checked from one caller (reserved before the check; a successful sign-in gives its reservation back)",
+    counts: "password checked from one caller without a device cookie (reserved before the check; a successful sign-in gives its reservation back)",
   },
 } as const satisfies Record<string, BudgetDefinition>;
 

@@ -29,7 +29,10 @@ describe("the budget table", () => {
   it("keeps the defaults of the issue and of CONTRACT.md", () => {
     expect(budgetRule("mcp", {})).toEqual({ name: "mcp", limit: 600, windowSeconds: 60 });
     expect(budgetRule("lookups", {}).limit).toBe(60);
-    expect(budgetRule("signInEmail", {})).toEqual({ name: "signin-fail:email", limit: 5, windowSeconds: 900 });
+    expect(budgetRule("signInEmailCaller", {})).toEqual({ name: "signin-fail:email-caller", limit: 10, windowSeconds: 900 });
+    expect(budgetRule("signInDevice", {})).toEqual({ name: "signin-fail:device", limit: 10, windowSeconds: 900 });
+    expect(budgetRule("signInAccount", {})).toEqual({ name: "signin-fail:account", limit: 20, windowSeconds: 3600 });
+    expect(budgetRule("signInAccount", { RATE_LIMIT_SIGN_IN_ACCOUNT_PER_HOUR: "50" }).limit).toBe(50);
     expect(budgetRule("signInIp", {}).limit).toBe(30);
     expect(budgetRule("batch", {})).toEqual({ name: "batch:ip", limit: 10, windowSeconds: 60 });
     expect(budgetRule("identity", {})).toEqual({ name: "identity:ip", limit: 20, windowSeconds: 600 });

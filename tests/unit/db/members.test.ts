@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ZodError } from "zod";
 import { ManualClock } from "@/lib/clock";
-import { verifySignIn, SIGN_IN_FAILURES_PER_EMAIL } from "@/lib/auth/sign-in";
+import { verifySignIn, SIGN_IN_FAILURES_PER_ACCOUNT } from "@/lib/auth/sign-in";
+import { sha256 } from "@/lib/crypto/secrets";
 import { getDb } from "@/lib/db/prisma";
 import { DEMO_PASSWORD } from "@/lib/demo/data";
 import { createMember, DuplicateMemberError } from "@/lib/members";
@@ -48,11 +49,11 @@ describe("sign-in checks", () => {
     expect(await verifySignIn("nobody@example.com", DEMO_PASSWORD, "192.0.2.2")).toBeNull();
   });
 
-  it("slows down repeated failures for one e-mail: even the right password is refused until the window passes", async () => {
+  it("bounds failures for one e-mail across callers: even the right password from a new caller is refused until the hour passes", async () => {
     const clock = new ManualClock(new Date());
-    for (let i = 0; i < SIGN_IN_FAILURES_PER_EMAIL.limit; i++) expect(await verifySignIn("alan@example.com", `wrong-${i}`, `198.51.100.${i}`, clock)).toBeNull();
+    for (let i = 0; i < SIGN_IN_FAILURES_PER_ACCOUNT.limit; i++) expect(await verifySignIn("alan@example.com", `wrong-${i}`, `198.51.100.${i}`, clock)).toBeNull();
     expect(await verifySignIn("alan@example.com", DEMO_PASSWORD, "198.51.100.200", clock)).toBeNull();
-    clock.advance(SIGN_IN_FAILURES_PER_EMAIL.windowSeconds + 1);
+    clock.advance(SIGN_IN_FAILURES_PER_ACCOUNT.windowSeconds + 1);
     expect(await verifySignIn("alan@example.com", DEMO_PASSWORD, "198.51.100.200", clock)).not.toBeNull();
   });
 
@@ -65,6 +66,7 @@ describe("sign-in checks", () => {
 
   it("writes no rate-limit bucket on success", async () => {
     await verifySignIn("sofia@example.com", DEMO_PASSWORD, "192.0.2.50");
-    expect(await getDb().rateLimitBucket.findUnique({ where: { key: "signin-fail:email:sofia@example.com" } })).toBeNull();
+    expect(await getDb().rateLimitBucket.findUnique({ where: { key: `signin-fail:account:${sha256("sofia@example.com")}` } })).toBeNull();
+    expect(await getDb().rateLimitBucket.findUnique({ where: { key: "signin-fail:ip:192.0.2.50" } })).toBeNull();
   });
 });
