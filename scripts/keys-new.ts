@@ -8,7 +8,7 @@ newSigningJwk().then(
     console.error(
       [
         `keys:new: new signing key ${jwk.kid}. Keep it secret. To rotate:`,
-        "  1. add it as the second key: SIGNING_KEYS=[<current key>, <this key>]; restart every instance",
+        "  1. add it as the second key: SIGNING_KEYS=[<current key>, <this key>]; restart every instance (no SIGNING_KEYS yet: npm run -s keys:export prints the generated current key)",
         "  2. promote it to first: SIGNING_KEYS=[<this key>, <old key>]; restart every instance",
         "  3. after 24 h (the assertion lifetime) drop the old key: SIGNING_KEYS=[<this key>]; restart",
       ].join("\n"),

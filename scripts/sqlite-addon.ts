@@ -74,7 +74,7 @@ if (target) {
 } else {
   const packageDir = path.join(ROOT, "node_modules/better-sqlite3");
   if (fs.existsSync(packageDir) && !loads(path.join(packageDir, ADDON)).ok) {
-    process.stderr.write(`better-sqlite3: compiling its addon for Node ${process.version} (make, g++, python3; about a minute)\n`);
+    process.stderr.write(`better-sqlite3: compiling its addon for Node ${process.version} (make, g++, python3; one to two minutes on two cores)\n`);
     try {
       compile(packageDir);
       process.stderr.write(`better-sqlite3: compiled in ${took()}\n`);

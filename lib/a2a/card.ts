@@ -103,7 +103,7 @@ export function buildAgentCard(): AgentCardJson {
     protocolVersion: A2A_PROTOCOL_VERSION,
     name: "Agent Gate community agent",
     description:
-      'Deterministic agent of the Agent Gate community, with no model behind it: it looks up one public member by exact name or slug, reports the member count, verifies certificates live and pre-registers agent names (only with the user\'s explicit authorization). Send message/send (A2A 0.3) or SendMessage (A2A 1.0, header A2A-Version: 1.0) with a data part {"skill", "input"}; each call returns a completed task whose artifact holds the result as a data part.',
+      'Deterministic agent of the Agent Gate community, with no model behind it: it looks up one public member by exact name or slug, reports the member count, verifies certificates live and pre-registers agent names (only with the user\'s explicit authorization). Send message/send (A2A 0.3) or SendMessage (A2A 1.0, header A2A-Version: 1.0) with a data part {"skill", "input"}; each call returns a completed task whose artifact holds the result as a data part. A text part may instead ask in a short sentence ("how many members are there?", "is AG-2025-0001 valid?", "look up Ada Lovelace"): a sentence that matches one skill runs it, any other gets a completed task whose status message lists the skills (documentationUrl has the patterns).',
     url: endpoint,
     preferredTransport: "JSONRPC",
     additionalInterfaces: [{ url: endpoint, transport: "JSONRPC" }],

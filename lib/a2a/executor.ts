@@ -47,7 +47,14 @@ export class CommunityToolExecutor implements AgentExecutor {
       metadata: { skill },
     };
     eventBus.publish(AgentEvent.task(task));
-    if (!invocation.ok) return this.finish(eventBus, TaskState.TASK_STATE_FAILED, invocation.message, taskId, contextId);
+    // The help answer (a sentence that asks for no skill, or for more than one) is a completed task, not a failed
+    // one: the request was read and answered in full, with the skills in the status message, and nothing broke.
+    // Nor input-required: every task here is finished when its send returns (a message naming it is refused), so
+    // the next try is a new message, in the same context if the caller wants.
+    if (!invocation.ok) {
+      const state = invocation.help ? TaskState.TASK_STATE_COMPLETED : TaskState.TASK_STATE_FAILED;
+      return this.finish(eventBus, state, invocation.message, taskId, contextId);
+    }
     try {
       const output = await runTool(invocation.tool, invocation.input, { clock: this.clock, clientIp: call.clientIp });
       const dataPart: Part = { content: { $case: "data", value: output }, mediaType: "application/json", filename: "", metadata: undefined };

@@ -1,12 +1,18 @@
-// Reads which skill a message asks for: a data part {"skill", "input"} or one of the short text forms of
-// CONTRACT.md §9 ("lookup_member <name>", "get_community_stats", "verify_certificate <id>"). The same rule for
+// Reads which skill a message asks for: a data part {"skill", "input"}, one of the short text forms of
+// CONTRACT.md §9 ("lookup_member <name>", "get_community_stats", "verify_certificate <id>"), or a plain sentence
+// (./phrases.ts: one skill matched runs it; anything else is answered with the help text). The same rule for
 // both protocol generations: each shape of message is first reduced to its text and data parts.
 import type { Message } from "@a2a-js/sdk";
 import { COMMUNITY_TOOLS, findTool, type ToolDefinition } from "@/lib/tools";
 import { clip } from "@/lib/schemas/text";
 import { TEXT_FORMS } from "./card";
+import { helpText, readPhrase } from "./phrases";
 
-export type Invocation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; skill: string; message: string };
+/**
+ * What a message asks for: a tool run, a refusal (a failed task saying why), or the help answer (`help: true`, a
+ * completed task whose status message lists the skills; executor.ts says why completed).
+ */
+export type Invocation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; skill: string; message: string; help?: true };
 
 /** One part of a message, whatever its protocol generation: its text, its data, or neither (a file). */
 export type InvocationPart = { text: string } | { data: unknown } | { other: true };
@@ -24,6 +30,13 @@ function bySkill(skill: string, input: unknown): Invocation {
   return { ok: true, tool, input };
 }
 
+/** A text that is not a literal form: the skill its words ask for, or the help answer. */
+function fromSentence(text: string): Invocation {
+  const reading = readPhrase(text);
+  if (reading.kind === "help") return { ok: false, skill: "help", message: helpText(reading), help: true };
+  return bySkill(reading.skill, reading.input);
+}
+
 function fromText(text: string): Invocation {
   const trimmed = text.trim();
   const space = trimmed.search(/\s/);
@@ -37,7 +50,7 @@ function fromText(text: string): Invocation {
         'register_agent needs a data part {"skill": "register_agent", "input": {"agent_name": "…", "user_authorized": true}}, sent only after the user explicitly authorized it in this turn.',
     };
   }
-  if (!Object.hasOwn(TEXT_FORMS, command)) return { ok: false, skill: "unknown", message: `Unrecognized request. ${USAGE}` };
+  if (!Object.hasOwn(TEXT_FORMS, command)) return fromSentence(trimmed);
   const field = TEXT_FORMS[command];
   if (!field) {
     if (argument) return { ok: false, skill: command, message: `${command} takes no argument.` };

@@ -131,6 +131,19 @@ export const settingsEnvSchema = z.object({
 
 export type Settings = z.output<typeof settingsEnvSchema>;
 
+/** PORT as npm start reads it (server.ts: a TCP port, default 3000); here only for BASE_URL's local default. */
+const PORT_PATTERN = /^\d{1,5}$/;
+export const PORT_DEFAULT = 3000;
+
+/**
+ * BASE_URL's default off Vercel: this machine at the port npm start listens on (issue 42), as npm run demo
+ * derives it. PORT 0 (any free port) names no port an address could carry, so it keeps the default port.
+ */
+export function localBaseUrl(port: string | undefined): string {
+  const number = port !== undefined && PORT_PATTERN.test(port) ? Number(port) : 0;
+  return `http://localhost:${number > 0 && number <= 65535 ? number : PORT_DEFAULT}`;
+}
+
 /** Environment variables of CONTRACT.md §1, validated once at start. */
 export const rawEnvSchema = z.object({
   BASE_URL: z
@@ -153,7 +166,7 @@ export const rawEnvSchema = z.object({
       }
       return url.origin;
     })
-    .default("http://localhost:3000"),
+    .default(localBaseUrl(undefined)),
   DATABASE_URL: z
     .string()
     .refine((v) => v.startsWith("file:") || /^postgres(ql)?:\/\//.test(v), "must be file:… (SQLite) or postgresql://…")
@@ -165,6 +178,11 @@ export const rawEnvSchema = z.object({
     .string()
     .refine((v) => v === "none" || v === "vercel" || /^[1-9][0-9]?$/.test(v), "must be none, vercel or a hop count 1-99")
     .default("none"),
+  /** Read by server.ts to listen; checked here too, since BASE_URL's local default follows it. */
+  PORT: z
+    .string()
+    .refine((v) => PORT_PATTERN.test(v) && Number(v) <= 65535, "must be a TCP port number (0-65535)")
+    .optional(),
   NODE_FRONT: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
   SQLITE_CHECKPOINT_WORKER: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
   GROUP_COMMIT: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
@@ -314,6 +332,10 @@ function parseSigningKeys(text: string, problems: ConfigProblem[]): Ed25519Priva
   return keys;
 }
 
+function invalidPort(port: string | undefined): boolean {
+  return port !== undefined && !rawEnvSchema.shape.PORT.safeParse(port).success;
+}
+
 /** Where BASE_URL comes from under VERCEL=1 when it is unset: the project's production domain, over https. */
 function vercelBaseUrl(host: string | undefined): string | undefined {
   return host === undefined ? undefined : `https://${host.replace(/^https?:\/\//, "").replace(/\/+$/, "")}`;
@@ -333,7 +355,9 @@ export function checkConfig(env: Record<string, string | undefined>): ConfigChec
   if (derivedBaseUrl !== undefined) cleaned.BASE_URL = derivedBaseUrl;
   // On Vercel the client address comes from the platform's header.
   if (onVercel) cleaned.TRUSTED_PROXY ??= "vercel";
-  const parsed = rawEnvSchema.safeParse(cleaned);
+  // Elsewhere an unset BASE_URL is this machine at PORT (cleaned.BASE_URL stays unset for the checks below).
+  const localDefault = onVercel ? undefined : localBaseUrl(invalidPort(cleaned.PORT) ? undefined : cleaned.PORT);
+  const parsed = rawEnvSchema.safeParse({ ...cleaned, BASE_URL: cleaned.BASE_URL ?? localDefault });
   const invalid = new Set<string>();
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
@@ -345,7 +369,7 @@ export function checkConfig(env: Record<string, string | undefined>): ConfigChec
   }
   const raw = parsed.success ? parsed.data : undefined;
   const signingKeys = cleaned.SIGNING_KEYS === undefined ? undefined : parseSigningKeys(cleaned.SIGNING_KEYS, problems);
-  const baseUrl = safeBaseUrl(cleaned.BASE_URL);
+  const baseUrl = safeBaseUrl(cleaned.BASE_URL ?? localDefault);
   const databaseUrl = invalid.has("DATABASE_URL") ? undefined : (cleaned.DATABASE_URL ?? DEFAULT_DATABASE_URL);
   // A Vercel deployment is public whatever BASE_URL says (so a missing BASE_URL does not hide the other problems).
   const production = cleaned.NODE_ENV === "production" && (onVercel || (baseUrl !== undefined && !isLocalhost(baseUrl)));

@@ -84,6 +84,7 @@ export const DEMO_MEMBERS = [
   },
 ] as const;
 
+/** AG-2024-0099 is revoked: verify_certificate answers not_found for it, exactly as for an unknown id (CONTRACT.md §9). */
 export const DEMO_CERTIFICATES = [
   { id: "AG-2025-0001", holderEmail: "ada@example.com", title: "Community Mentor", issuedAt: "2025-04-01T10:00:00.000Z", revoked: false },
   { id: "AG-2025-0002", holderEmail: "grace@example.com", title: "Workshop Leader", issuedAt: "2025-06-15T09:30:00.000Z", revoked: false },

@@ -55,6 +55,27 @@ async function loadLocalKey(): Promise<JWK> {
   return stored;
 }
 
+/** A private Ed25519 JWK in the form SIGNING_KEYS takes, with its kid (the RFC 7638 thumbprint lib/keys publishes). */
+export interface ExportedSigningJwk {
+  kty: "OKP";
+  crv: "Ed25519";
+  x: string;
+  d: string;
+  kid: string;
+}
+
+/**
+ * The locally generated key set (the key a start without SIGNING_KEYS signs with), as the value of SIGNING_KEYS,
+ * so a rotation can start from a default install (npm run keys:export); null when no key has been generated yet.
+ */
+export async function exportLocalKeySet(): Promise<ExportedSigningJwk[] | null> {
+  const stored = await oldestStoredKey();
+  if (!stored) return null;
+  if (stored.kty !== "OKP" || stored.crv !== "Ed25519" || !stored.x || !stored.d) throw new Error("the stored signing key is not a private Ed25519 JWK");
+  const kid = await calculateJwkThumbprint(publicPart(stored), "sha256");
+  return [{ kty: "OKP", crv: "Ed25519", x: stored.x, d: stored.d, kid }];
+}
+
 let keySet: Promise<KeySet> | undefined;
 
 export function getKeySet(): Promise<KeySet> {

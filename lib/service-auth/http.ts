@@ -90,11 +90,17 @@ export async function handleRegistration(request: ApiRequest, clock: Clock = sys
   return json(response);
 }
 
+// CONTRACT.md §4: an unknown claim token and a wrong e-mail are both invalid_claim_token, but only the first ends
+// the registration; the second says so and leaves the claim usable with the right e-mail (never naming it).
 const REFRESH_ERRORS = {
-  invalid_claim_token: "The claim token is invalid or does not belong to this e-mail address; begin a new registration.",
-  claim_expired: "The outer claim has expired; begin a new registration.",
-  claimed_or_in_flight: "An attempt is still open or the claim was already decided; do not retry this refresh.",
-} as const;
+  invalid_claim_token: { code: "invalid_claim_token", description: "The claim token is unknown; begin a new registration." },
+  email_mismatch: {
+    code: "invalid_claim_token",
+    description: "The e-mail does not match the login_hint of this registration; send the same e-mail address the registration was made with (the claim token is unchanged).",
+  },
+  claim_expired: { code: "claim_expired", description: "The outer claim has expired; begin a new registration." },
+  claimed_or_in_flight: { code: "claimed_or_in_flight", description: "An attempt is still open or the claim was already decided; do not retry this refresh." },
+} as const satisfies Record<string, { code: ErrorCode; description: string }>;
 
 /** POST /agent/identity/claim */
 export async function handleClaimRefresh(request: ApiRequest, clock: Clock = systemClock): Promise<ApiReply> {
@@ -103,7 +109,7 @@ export async function handleClaimRefresh(request: ApiRequest, clock: Clock = sys
   const parsed = claimRefreshRequestSchema.safeParse(body.value);
   if (!parsed.success) return errorReply("invalid_request", describeIssue(parsed.error));
   const outcome = await refreshClaim({ claimToken: parsed.data.claim_token, email: parsed.data.email }, clock);
-  if (!outcome.ok) return errorReply(outcome.error, REFRESH_ERRORS[outcome.error]);
+  if (!outcome.ok) return errorReply(REFRESH_ERRORS[outcome.error].code, REFRESH_ERRORS[outcome.error].description);
   const response: ClaimRefreshResponse = {
     registration_id: outcome.registrationId,
     claim_attempt_id: outcome.attempt.attemptId,

@@ -99,7 +99,9 @@ export async function registerClaim(input: { loginHint: string; clientName: stri
 
 // ---------------------------------------------------------------- refresh
 
-export type RefreshOutcome = { ok: true; registrationId: string; attempt: NewAttempt } | { ok: false; error: "invalid_claim_token" | "claim_expired" | "claimed_or_in_flight" };
+/** `email_mismatch`: a known claim token with another e-mail (answered as CONTRACT.md §4's invalid_claim_token, in its own words). */
+export type RefreshOutcome =
+  { ok: true; registrationId: string; attempt: NewAttempt } | { ok: false; error: "invalid_claim_token" | "email_mismatch" | "claim_expired" | "claimed_or_in_flight" };
 
 /** POST /agent/identity/claim: a new attempt once the previous one expired; the old one closes at once. */
 export async function refreshClaim(input: { claimToken: string; email: string }, clock: Clock = systemClock): Promise<RefreshOutcome> {
@@ -107,7 +109,8 @@ export async function refreshClaim(input: { claimToken: string; email: string },
   const now = clock.now();
   return transaction(async (): Promise<RefreshOutcome> => {
     const registration = await registrations.findRegistrationByClaimTokenHash(sha256(input.claimToken));
-    if (!registration || !constantTimeEqual(normalizeEmail(input.email), registration.loginHint)) return { ok: false, error: "invalid_claim_token" };
+    if (!registration) return { ok: false, error: "invalid_claim_token" };
+    if (!constantTimeEqual(normalizeEmail(input.email), registration.loginHint)) return { ok: false, error: "email_mismatch" };
     if (isPast(registration.claimExpiresAt, now)) {
       if ((await registrations.markExpiredIfPending(registration.id, now)) === 1) await webhooks.webhookDelegationExpired(registration.id, clock);
       return { ok: false, error: "claim_expired" };

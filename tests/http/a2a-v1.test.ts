@@ -85,11 +85,51 @@ describe("the 1.x SDK's default client", () => {
   });
 
   it("a bad request is a failed task with a clear message", async () => {
-    const sent = (await client.sendMessage({ tenant: "", message: userMessage([textPart("tell me everything")]), configuration: undefined, metadata: undefined })) as Task;
+    const sent = (await client.sendMessage({ tenant: "", message: userMessage([textPart("register_agent Foo")]), configuration: undefined, metadata: undefined })) as Task;
     expect(sent.status?.state).toBe(TaskState.TASK_STATE_FAILED);
     const text = sent.status?.message?.parts[0]?.content;
-    expect(text?.$case === "text" ? text.value : "").toMatch(/Unrecognized request/);
+    expect(text?.$case === "text" ? text.value : "").toMatch(/needs a data part/);
     expect(sent.artifacts).toEqual([]);
+  });
+
+  // Issue 42: plain sentences.
+  const sendText = async (text: string): Promise<Task> =>
+    (await client.sendMessage({ tenant: "", message: userMessage([textPart(text)]), configuration: undefined, metadata: undefined })) as Task;
+  const statusText = (task: Task): string => {
+    const content = task.status?.message?.parts[0]?.content;
+    return content?.$case === "text" ? content.value : "";
+  };
+
+  it("a question that maps to one skill runs it", async () => {
+    const cases: Array<[string, string, unknown]> = [
+      ["member count", "get_community_stats", { member_count: expect.any(Number), as_of: expect.any(String), cache_max_age_seconds: 1200 }],
+      ["verify certificate AG-2025-0001", "verify_certificate", expect.objectContaining({ status: "issued", certificate: expect.objectContaining({ id: "AG-2025-0001" }) })],
+      ["look up Ada Lovelace", "lookup_member", expect.objectContaining({ found: true, member: expect.objectContaining({ slug: "ada-lovelace" }) })],
+    ];
+    for (const [text, skill, output] of cases) {
+      const task = await sendText(text);
+      expect(task.status?.state, text).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(task.metadata).toMatchObject({ skill });
+      expect(dataOf(task), text).toEqual(output);
+    }
+  });
+
+  it("a text that asks for no skill, or for two, is a completed task whose message lists the skills, with no artifact", async () => {
+    for (const [text, lead] of [
+      ["tell me everything", /^This agent found no request/],
+      ["how many members are there, and is AG-2025-0001 valid?", /^That text could ask for more than one skill \(verify_certificate, get_community_stats\)/],
+    ] as const) {
+      const task = await sendText(text);
+      expect(task.status?.state, text).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(task.metadata).toMatchObject({ skill: "help" });
+      expect(task.artifacts).toEqual([]);
+      const help = statusText(task);
+      expect(help).toMatch(lead);
+      expect(help).not.toMatch(/Unrecognized request/);
+      for (const skill of ["lookup_member", "get_community_stats", "register_agent", "verify_certificate"]) expect(help).toContain(`- ${skill} (`);
+      const read = await client.getTask({ tenant: "", id: task.id, historyLength: undefined });
+      expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    }
   });
 
   it("ListTasks lists the tasks of the caller's context; CancelTask of a finished task is TaskNotCancelable", async () => {

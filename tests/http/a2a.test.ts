@@ -112,6 +112,58 @@ describe("A2A SDK client (0.3.x)", () => {
   });
 });
 
+describe("plain sentences through the 0.3.x SDK client (issue 42)", () => {
+  let client: A2AClient;
+  beforeAll(async () => {
+    client = await A2AClient.fromCardUrl(`${base}/.well-known/agent-card.json`);
+  });
+
+  async function sendText(text: string): Promise<Task> {
+    const response = await client.sendMessage({ message: textMessage(text) });
+    if ("error" in response) throw new Error(`message/send failed: ${JSON.stringify(response.error)}`);
+    return response.result as Task;
+  }
+
+  const statusText = (task: Task): string => {
+    const part = task.status.message?.parts.find((p) => p.kind === "text");
+    return part && part.kind === "text" ? part.text : "";
+  };
+
+  it("a question that maps to one skill runs it", async () => {
+    const cases: Array<[string, string, unknown]> = [
+      ["how many members are there?", "get_community_stats", { member_count: expect.any(Number), as_of: expect.any(String), cache_max_age_seconds: 1200 }],
+      ["is AG-2025-0001 valid?", "verify_certificate", expect.objectContaining({ status: "issued", certificate: expect.objectContaining({ id: "AG-2025-0001" }) })],
+      ["who is ada-lovelace", "lookup_member", expect.objectContaining({ found: true, member: expect.objectContaining({ slug: "ada-lovelace" }) })],
+      ["Is Grace Hopper a member of the community?", "lookup_member", expect.objectContaining({ found: true, member: expect.objectContaining({ slug: "grace-hopper" }) })],
+    ];
+    for (const [text, skill, output] of cases) {
+      const task = await sendText(text);
+      expect(task.status.state, text).toBe("completed");
+      expect(task.metadata).toMatchObject({ skill });
+      expect(dataOf(task), text).toEqual(output);
+    }
+  });
+
+  it("a text that asks for no skill, or to register, is a completed task whose message lists the skills; nothing is run", async () => {
+    for (const text of ["tell me everything", 'Yes, I authorize you to pre-register the agent name "Words Only Agent" now.']) {
+      const task = await sendText(text);
+      expect(task.status.state, text).toBe("completed");
+      expect(task.metadata).toMatchObject({ skill: "help" });
+      expect(task.artifacts ?? []).toEqual([]);
+      const help = statusText(task);
+      expect(help).not.toMatch(/Unrecognized request/);
+      for (const skill of ["lookup_member", "get_community_stats", "register_agent", "verify_certificate"]) expect(help).toContain(`- ${skill} (`);
+      expect(help).toContain('say "how many members are there?"');
+      const read = await client.getTask({ id: task.id });
+      if ("error" in read) throw new Error(`tasks/get failed: ${JSON.stringify(read.error)}`);
+      expect(read.result.status.state).toBe("completed");
+    }
+    const register = await sendText("register my agent Words Only Agent");
+    expect(statusText(register)).toMatch(/^register_agent never runs from a sentence: .*"user_authorized": true/);
+    expect(register.artifacts ?? []).toEqual([]);
+  });
+});
+
 describe("message/send forms and failures", () => {
   it("accepts the short text forms", async () => {
     expect(dataOf(await send(textMessage("lookup_member Sofía Ramírez")))).toMatchObject({ found: true, member: { slug: "sofia-ramirez" } });
@@ -125,7 +177,6 @@ describe("message/send forms and failures", () => {
       [dataMessage("lookup_member", {}), /name_or_slug/],
       [dataMessage("list_members", {}), /Unknown skill/],
       [textMessage("register_agent Foo"), /data part/],
-      [textMessage("tell me everything"), /Unrecognized request/],
       [userMessage([{ kind: "data", data: { input: {} } }]), /skill/],
     ];
     for (const [message, pattern] of cases) {

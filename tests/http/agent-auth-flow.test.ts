@@ -37,13 +37,14 @@ async function db() {
   return (await import("@/lib/db/prisma")).getDb();
 }
 
-async function expectError(res: Response, status: number, code: string): Promise<void> {
+async function expectError(res: Response, status: number, code: string): Promise<{ error: string; error_description: string }> {
   expect(res.status).toBe(status);
   expect(res.headers.get("content-type")).toBe("application/json");
   expect(res.headers.get("cache-control")).toBe("no-store");
   const body = (await res.json()) as Record<string, unknown>;
   expect(body).toEqual({ error: code, error_description: expect.any(String) });
   expect(Object.keys(body)).toEqual(["error", "error_description"]);
+  return body as { error: string; error_description: string };
 }
 
 const bearer = (token: string) => ({ headers: { Authorization: `Bearer ${token}` } });
@@ -229,6 +230,22 @@ describe("refresh errors", () => {
     await approveAs(reg, email);
     await (await db()).claimAttempt.updateMany({ where: { registrationId: reg.registration_id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     await expectError(await postJson(base, "/agent/identity/claim", { claim_token: reg.claim_token, email }), 409, "claimed_or_in_flight");
+  });
+
+  it("another e-mail is invalid_claim_token saying the e-mail does not match (never naming the login hint); the claim still refreshes with the right one", async () => {
+    const email = await newMember();
+    const reg = await register(base, email);
+    await (await db()).claimAttempt.updateMany({ where: { registrationId: reg.registration_id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const wrong = await expectError(await postJson(base, "/agent/identity/claim", { claim_token: reg.claim_token, email: "someone@example.com" }), 400, "invalid_claim_token");
+    expect(wrong.error_description).toMatch(/e-mail does not match/);
+    expect(wrong.error_description).not.toMatch(/begin a new registration/);
+    expect(wrong.error_description.toLowerCase()).not.toContain(email.toLowerCase());
+    expect(wrong.error_description).not.toContain(email.split("@")[0]!);
+    const unknown = await expectError(await postJson(base, "/agent/identity/claim", { claim_token: `clm_${"y".repeat(43)}`, email }), 400, "invalid_claim_token");
+    expect(unknown.error_description).toMatch(/begin a new registration/);
+    const refreshed = await postJson(base, "/agent/identity/claim", { claim_token: reg.claim_token, email });
+    expect(refreshed.status).toBe(200);
+    expect(await refreshed.json()).toMatchObject({ registration_id: reg.registration_id, status: "initiated" });
   });
 
   it("strict JSON: unknown members, missing members, wrong types and media types are invalid_request", async () => {

@@ -114,7 +114,7 @@ describe("skill invocation reader", () => {
     expect(readInvocation(message("verify_certificate AG-2025-0001"))).toMatchObject({ ok: true, input: { certificate_id: "AG-2025-0001" } });
     expect(readInvocation(message("lookup_member"))).toMatchObject({ ok: false });
     expect(readInvocation(message("register_agent Foo"))).toMatchObject({ ok: false, skill: "register_agent" });
-    expect(readInvocation(message("toString x"))).toMatchObject({ ok: false, skill: "unknown" });
+    expect(readInvocation(message("toString x"))).toMatchObject({ ok: false, skill: "help", help: true });
   });
 });
 

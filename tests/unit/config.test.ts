@@ -23,6 +23,19 @@ describe("parseConfig", () => {
     });
   });
 
+  it("without BASE_URL, advertises this machine at PORT, as npm start listens (issue 42)", () => {
+    expect(parseConfig({ PORT: "3110" }).baseUrl).toBe("http://localhost:3110");
+    expect(parseConfig({ PORT: "3110", BASE_URL: "" }).baseUrl).toBe("http://localhost:3110");
+    expect(parseConfig({ PORT: "3110", BASE_URL: "https://gate.example.com" }).baseUrl).toBe("https://gate.example.com");
+    // PORT 0 (any free port) names no port: the default one stays.
+    expect(parseConfig({ PORT: "0" }).baseUrl).toBe("http://localhost:3000");
+    expect(checkConfig({ PORT: "70000" })).toEqual({ ok: false, problems: [{ variable: "PORT", detail: "must be a TCP port number (0-65535)" }] });
+    // On Vercel the platform's domain is the default, whatever PORT says.
+    expect(parseConfig({ VERCEL: "1", PORT: "3110", VERCEL_PROJECT_PRODUCTION_URL: "gate.example.com", DATABASE_URL: "postgresql://u:p@db/app" }).baseUrl).toBe(
+      "https://gate.example.com",
+    );
+  });
+
   it("derives the realm from BASE_URL's host name without port and drops a trailing slash", () => {
     const config = parseConfig({ BASE_URL: "https://gate.example.com:8443/" });
     expect(config.baseUrl).toBe("https://gate.example.com:8443");

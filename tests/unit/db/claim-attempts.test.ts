@@ -193,11 +193,11 @@ describe("refresh (POST /agent/identity/claim)", () => {
     expect(await refreshClaim({ claimToken: deniedReg.claimToken, email: "grace@example.com" }, clock)).toEqual({ ok: false, error: "claimed_or_in_flight" });
   });
 
-  it("unknown claim token or another e-mail → invalid_claim_token", async () => {
+  it("unknown claim token → invalid_claim_token; another e-mail → email_mismatch (answered invalid_claim_token in its own words)", async () => {
     const clock = new ManualClock();
     const reg = await register(clock);
     clock.advance(600);
-    expect(await refreshClaim({ claimToken: reg.claimToken, email: "grace@example.com" }, clock)).toEqual({ ok: false, error: "invalid_claim_token" });
+    expect(await refreshClaim({ claimToken: reg.claimToken, email: "grace@example.com" }, clock)).toEqual({ ok: false, error: "email_mismatch" });
     expect(await refreshClaim({ claimToken: "clm_" + "B".repeat(43), email: ADA }, clock)).toEqual({ ok: false, error: "invalid_claim_token" });
     expect(await refreshClaim({ claimToken: "garbage", email: ADA }, clock)).toEqual({ ok: false, error: "invalid_claim_token" });
   });
