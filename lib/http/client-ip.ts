@@ -6,8 +6,9 @@
 // proxies (TRUSTED_PROXY=<hops> with TRUSTED_PROXY_ADDRESSES, default loopback; or TRUSTED_PROXY=<list>, where
 // the caller is the rightmost address that is not a listed proxy, as Express's `trust proxy`); never from a
 // header the client alone controls. Under a bare `next start` the peer is unknown: X-Forwarded-For is then
-// read as before, assuming the nearest hop is a proxy (a production start there needs one in front anyway). IPv4 callers are keyed by address, IPv6 callers by their /64 (anyone with
-// IPv6 holds at least a /64), IPv4-mapped IPv6 as the IPv4 it maps.
+// read as before, assuming the nearest hop is a proxy (a production start there needs one in front anyway).
+// IPv4 callers are keyed by address, IPv6 callers by their /64 (anyone with IPv6 holds at least a /64),
+// IPv4-mapped IPv6 as the IPv4 it maps.
 import ipaddr from "ipaddr.js";
 import type { TrustedProxy } from "@/lib/config";
 import { getConfig } from "@/lib/config";
