@@ -27,6 +27,7 @@ async function run(command: string | undefined, args: string[]): Promise<void> {
       const endpoint = await addEndpoint({ url: values.url, events: values.events });
       console.log(`Added webhook endpoint ${endpoint.id} for ${endpoint.url} (events: ${endpoint.events.length ? endpoint.events.join(", ") : "all"}).`);
       console.log(`Signing secret (shown once, keep it in the receiver's configuration): ${endpoint.secret}`);
+      if (endpoint.note) console.log(endpoint.note);
       return;
     }
     case "list": {

@@ -1,6 +1,7 @@
 "use client";
 // Draws the map with an inline SVG (equirectangular grid, one dot per member) and an accessible list
-// with a filter box. Its data comes from /api/map/search, fetched by this page (same-origin).
+// with a filter box. Its data comes from /api/map/search, fetched by this page (same-origin), 50 members a
+// page: the first when the page opens, the next when the reader asks ("Show more members").
 import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
 import type { MapMember } from "@/lib/map";
@@ -16,7 +17,22 @@ function place(member: MapMember): string {
   return [member.city, member.country].filter(Boolean).join(", ");
 }
 
-type LoadState = { kind: "loading" } | { kind: "ready"; members: MapMember[] } | { kind: "failed" };
+type LoadState = { kind: "loading" } | { kind: "ready"; members: MapMember[]; nextCursor: string | null; more: "idle" | "loading" | "failed" | "wait" } | { kind: "failed" };
+
+type Page = { ok: true; members: MapMember[]; nextCursor: string | null } | { ok: false; rateLimited: boolean };
+
+/** One page of /api/map/search (50 members; the server limits pages per minute). */
+async function fetchPage(cursor: string | null): Promise<Page> {
+  const query = cursor === null ? "" : `?cursor=${encodeURIComponent(cursor)}`;
+  try {
+    const res = await fetch(`/api/map/search${query}`, { headers: { Accept: "application/json" }, credentials: "same-origin" });
+    if (!res.ok) return { ok: false, rateLimited: res.status === 429 };
+    const body = (await res.json()) as { members: MapMember[]; next_cursor: string | null };
+    return { ok: true, members: body.members, nextCursor: body.next_cursor };
+  } catch {
+    return { ok: false, rateLimited: false };
+  }
+}
 
 export function MemberMap() {
   const [state, setState] = useState<LoadState>({ kind: "loading" });
@@ -24,19 +40,27 @@ export function MemberMap() {
 
   useEffect(() => {
     let cancelled = false;
-    fetch("/api/map/search", { headers: { Accept: "application/json" }, credentials: "same-origin" })
-      .then(async (res) => {
-        if (!res.ok) throw new Error(String(res.status));
-        const body = (await res.json()) as { members: MapMember[] };
-        if (!cancelled) setState({ kind: "ready", members: body.members });
-      })
-      .catch(() => {
-        if (!cancelled) setState({ kind: "failed" });
-      });
+    void fetchPage(null).then((page) => {
+      if (cancelled) return;
+      setState(page.ok ? { kind: "ready", members: page.members, nextCursor: page.nextCursor, more: "idle" } : { kind: "failed" });
+    });
     return () => {
       cancelled = true;
     };
   }, []);
+
+  // Further pages only when the reader asks for them.
+  const loadMore = async () => {
+    if (state.kind !== "ready" || state.nextCursor === null || state.more === "loading") return;
+    const loaded = state;
+    setState({ ...loaded, more: "loading" });
+    const page = await fetchPage(loaded.nextCursor);
+    setState(
+      page.ok
+        ? { kind: "ready", members: [...loaded.members, ...page.members], nextCursor: page.nextCursor, more: "idle" }
+        : { ...loaded, more: page.rateLimited ? "wait" : "failed" },
+    );
+  };
 
   const members = useMemo(() => (state.kind === "ready" ? state.members : []), [state]);
   const shown = useMemo(() => {
@@ -79,7 +103,8 @@ export function MemberMap() {
       {state.kind === "ready" && (
         <>
           <p className="muted" aria-live="polite">
-            {shown.length === members.length ? `${members.length} members with a location.` : `${shown.length} of ${members.length} members match.`}
+            {shown.length === members.length ? `${members.length} members with a location` : `${shown.length} of ${members.length} members match`}
+            {state.nextCursor !== null ? " (more to load)." : "."}
           </p>
           <ul aria-label="Member locations" className="map-list">
             {shown.map((m) => (
@@ -88,6 +113,15 @@ export function MemberMap() {
               </li>
             ))}
           </ul>
+          {state.nextCursor !== null && (
+            <p>
+              <button type="button" onClick={() => void loadMore()} disabled={state.more === "loading"}>
+                {state.more === "loading" ? "Loading more members…" : "Show more members"}
+              </button>
+            </p>
+          )}
+          {state.more === "failed" && <p className="error">More members could not be loaded. Try again.</p>}
+          {state.more === "wait" && <p className="error">Too many pages in a short time: wait a minute, then try again.</p>}
         </>
       )}
     </section>

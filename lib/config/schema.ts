@@ -1,4 +1,5 @@
 import { createHash, createPrivateKey, createPublicKey } from "node:crypto";
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 
 /** The embedded SQLite database (relative to the working directory); the one database that may migrate itself at start. */
@@ -176,13 +177,21 @@ export const rawEnvSchema = z.object({
   AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   TRUSTED_PROXY: z
     .string()
-    .refine((v) => v === "none" || v === "vercel" || /^[1-9][0-9]?$/.test(v), "must be none, vercel or a hop count 1-99")
+    .refine(
+      (v) => v === "none" || v === "vercel" || /^[1-9][0-9]?$/.test(v) || parseProxyList(v) !== undefined,
+      "must be none, vercel, a hop count 1-99, or a comma list of proxy addresses, CIDR ranges and loopback (e.g. loopback,10.0.0.0/8)",
+    )
     .default("none"),
   /** Read by server.ts to listen; checked here too, since BASE_URL's local default follows it. */
   PORT: z
     .string()
     .refine((v) => PORT_PATTERN.test(v) && Number(v) <= 65535, "must be a TCP port number (0-65535)")
     .optional(),
+  /** With a hop count: the socket peers whose X-Forwarded-For is believed (addresses, CIDR ranges, loopback). */
+  TRUSTED_PROXY_ADDRESSES: z
+    .string()
+    .refine((v) => parseProxyList(v) !== undefined, "must be a comma list of proxy addresses, CIDR ranges and loopback (e.g. loopback,10.0.0.0/8)")
+    .default("loopback"),
   NODE_FRONT: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
   SQLITE_CHECKPOINT_WORKER: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
   GROUP_COMMIT: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
@@ -200,7 +209,48 @@ export const rawEnvSchema = z.object({
   ...settingsEnvSchema.shape,
 });
 
-export type TrustedProxy = { kind: "none" } | { kind: "vercel" } | { kind: "hops"; hops: number };
+/** `loopback` in a proxy list: the whole IPv4 loopback range and ::1. */
+const LOOPBACK_RANGES = ["127.0.0.0/8", "::1/128"];
+
+/**
+ * A comma list of proxy addresses, CIDR ranges and `loopback` as normalised CIDR texts ("10.0.0.0/8",
+ * "::1/128"; an IPv4-mapped IPv6 entry as its IPv4), or undefined when an entry is neither. IPv4 only as
+ * dotted quads (no "127.1").
+ */
+export function parseProxyList(text: string): string[] | undefined {
+  const ranges = new Set<string>();
+  for (const raw of text.split(",")) {
+    const entry = raw.trim().replace(/^\[|\]$/g, "");
+    if (entry === "loopback") {
+      for (const range of LOOPBACK_RANGES) ranges.add(range);
+      continue;
+    }
+    const [address, bits, ...rest] = entry.split("/");
+    if (rest.length > 0 || address === undefined) return undefined;
+    const v4 = ipaddr.IPv4.isValidFourPartDecimal(address);
+    if (!v4 && !ipaddr.IPv6.isValid(address)) return undefined;
+    let parsed: ipaddr.IPv4 | ipaddr.IPv6 = v4 ? ipaddr.IPv4.parse(address) : ipaddr.IPv6.parse(address);
+    let prefix = bits === undefined ? (v4 ? 32 : 128) : /^[0-9]{1,3}$/.test(bits) ? Number(bits) : NaN;
+    if (parsed instanceof ipaddr.IPv6 && parsed.isIPv4MappedAddress()) {
+      parsed = parsed.toIPv4Address();
+      prefix -= 96;
+    }
+    const max = parsed.kind() === "ipv4" ? 32 : 128;
+    if (!Number.isInteger(prefix) || prefix < 0 || prefix > max) return undefined;
+    // The network address of the range (10.1.2.3/8 is 10.0.0.0/8), so equal ranges are one entry.
+    const network =
+      parsed.kind() === "ipv4" ? ipaddr.IPv4.networkAddressFromCIDR(`${parsed.toString()}/${prefix}`) : ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toString()}/${prefix}`);
+    ranges.add(`${network.toString()}/${prefix}`);
+  }
+  return ranges.size > 0 ? [...ranges] : undefined;
+}
+
+/**
+ * Whose address is the caller's (lib/http/client-ip.ts). `proxies`: CIDR texts of the socket peers that are our
+ * own proxies; X-Forwarded-For is believed only from them. `hops`: a count of proxies (believed only when the
+ * socket peer is in TRUSTED_PROXY_ADDRESSES); `proxies`: the rightmost address that is not one of them.
+ */
+export type TrustedProxy = { kind: "none" } | { kind: "vercel" } | { kind: "hops"; hops: number; proxies: readonly string[] } | { kind: "proxies"; proxies: readonly string[] };
 
 export interface AppConfig {
   baseUrl: string;
@@ -392,6 +442,19 @@ export function checkConfig(env: Record<string, string | undefined>): ConfigChec
         detail: `must be vercel on Vercel (VERCEL=1), not ${cleaned.TRUSTED_PROXY}: remove it (the default there is vercel) or set TRUSTED_PROXY=vercel`,
       });
   }
+  // vercel believes X-Vercel-Forwarded-For / X-Real-IP, which only Vercel's edge overwrites: anywhere else the client writes them.
+  if (!onVercel && cleaned.TRUSTED_PROXY === "vercel")
+    problems.push({
+      variable: "TRUSTED_PROXY",
+      detail:
+        "is vercel, but this is not Vercel (VERCEL=1 is unset): the client would choose its own address with X-Real-IP; set TRUSTED_PROXY to your proxies' addresses (e.g. loopback) or a hop count, or none",
+    });
+  // Signed payloads in plaintext and requests into the private network are for tests and local use only.
+  if (production && cleaned.WEBHOOK_ALLOW_PRIVATE === "1")
+    problems.push({
+      variable: "WEBHOOK_ALLOW_PRIVATE",
+      detail: `must not be 1 in production ${productionWhy}: it sends signed webhooks over plain http and to private addresses; remove it and use https endpoints at public addresses`,
+    });
   if (production && cleaned.BASE_URL !== undefined && baseUrl?.startsWith("http:") && cleaned.ALLOW_INSECURE_BASE_URL !== "1")
     problems.push({
       variable: "BASE_URL",
@@ -407,7 +470,13 @@ export function checkConfig(env: Record<string, string | undefined>): ConfigChec
 
   if (problems.length > 0 || !raw) return { ok: false, problems };
   const trustedProxy: TrustedProxy =
-    raw.TRUSTED_PROXY === "none" ? { kind: "none" } : raw.TRUSTED_PROXY === "vercel" ? { kind: "vercel" } : { kind: "hops", hops: Number(raw.TRUSTED_PROXY) };
+    raw.TRUSTED_PROXY === "none"
+      ? { kind: "none" }
+      : raw.TRUSTED_PROXY === "vercel"
+        ? { kind: "vercel" }
+        : /^[0-9]+$/.test(raw.TRUSTED_PROXY)
+          ? { kind: "hops", hops: Number(raw.TRUSTED_PROXY), proxies: parseProxyList(raw.TRUSTED_PROXY_ADDRESSES) ?? LOOPBACK_RANGES }
+          : { kind: "proxies", proxies: parseProxyList(raw.TRUSTED_PROXY) ?? LOOPBACK_RANGES };
   return {
     ok: true,
     config: {

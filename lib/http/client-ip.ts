@@ -1,10 +1,14 @@
 // The caller key of a request (CONTRACT.md §1): every per-address limit hangs on it, so a client must never
 // be able to choose its own bucket. The address comes from the socket (the peer stamp, which replaces any
 // client-sent copy; trusted only when server.ts's listener made it: under a bare `next start` the header is
-// the client's, ./server-entry.ts), from the platform's header under TRUSTED_PROXY=vercel, or from the Nth hop of
-// X-Forwarded-For that the operator's own proxies appended (TRUSTED_PROXY=<hops>); never from a header
-// the client alone controls. IPv4 callers are keyed by address, IPv6 callers by their /64 (anyone with
-// IPv6 holds at least a /64), IPv4-mapped IPv6 as the IPv4 it maps.
+// the client's, ./server-entry.ts), from the platform's header under TRUSTED_PROXY=vercel (refused at start
+// outside VERCEL=1), or from X-Forwarded-For, believed only when the socket peer is one of the operator's own
+// proxies (TRUSTED_PROXY=<hops> with TRUSTED_PROXY_ADDRESSES, default loopback; or TRUSTED_PROXY=<list>, where
+// the caller is the rightmost address that is not a listed proxy, as Express's `trust proxy`); never from a
+// header the client alone controls. Under a bare `next start` the peer is unknown: X-Forwarded-For is then
+// read as before, assuming the nearest hop is a proxy (a production start there needs one in front anyway).
+// IPv4 callers are keyed by address, IPv6 callers by their /64 (anyone with IPv6 holds at least a /64),
+// IPv4-mapped IPv6 as the IPv4 it maps.
 import ipaddr from "ipaddr.js";
 import type { TrustedProxy } from "@/lib/config";
 import { getConfig } from "@/lib/config";
@@ -58,6 +62,37 @@ function parseAddressKey(text: string): string | null {
   return `${new ipaddr.IPv6(prefix).toRFC5952String()}/64`;
 }
 
+/** A compiled proxy list: whether an address text is one of the operator's proxies, answers kept per text. */
+type ProxyMatcher = (address: string) => boolean;
+
+/** Compiled once per configuration (the list object is the configuration's own), never per request. */
+const matchers = new WeakMap<readonly string[], ProxyMatcher>();
+
+function matcherFor(proxies: readonly string[]): ProxyMatcher {
+  let matcher = matchers.get(proxies);
+  if (matcher) return matcher;
+  const ranges = proxies.map((range) => ipaddr.parseCIDR(range));
+  const known = new Map<string, boolean>();
+  matcher = (text: string): boolean => {
+    const cached = known.get(text);
+    if (cached !== undefined) return cached;
+    const trusted = isInRanges(stripBrackets(text), ranges);
+    if (known.size >= RECENT_KEYS_MAX) known.clear();
+    if (text.length <= 80) known.set(text, trusted);
+    return trusted;
+  };
+  matchers.set(proxies, matcher);
+  return matcher;
+}
+
+function isInRanges(raw: string, ranges: readonly [ipaddr.IPv4 | ipaddr.IPv6, number][]): boolean {
+  let address: ipaddr.IPv4 | ipaddr.IPv6;
+  if (ipaddr.IPv4.isValidFourPartDecimal(raw)) address = ipaddr.IPv4.parse(raw);
+  else if (raw.length <= 64 && ipaddr.IPv6.isValid(raw)) address = ipaddr.process(raw);
+  else return false;
+  return ranges.some(([network, bits]) => network.kind() === address.kind() && address.match(network, bits));
+}
+
 function forwardedChain(headers: HeaderReader): string[] {
   const raw = headers.get("x-forwarded-for");
   if (!raw) return [];
@@ -80,6 +115,8 @@ function trustedAddress(headers: HeaderReader, policy: TrustedProxy, peerStamped
       return vercel ? vercel.split(",")[0] : peer;
     }
     case "hops": {
+      // A peer that is not one of our proxies reached the port directly: its X-Forwarded-For is its own invention.
+      if (peer !== undefined && !matcherFor(policy.proxies)(peer)) return peer;
       // Rightmost entries were appended by our trusted proxies; the socket is the nearest hop. Without the
       // stamp (a bare `next start`) the nearest proxy's own address is unknown, but the entries it and the
       // others appended are the same: the caller is still the hops-th entry from the right.
@@ -87,6 +124,16 @@ function trustedAddress(headers: HeaderReader, policy: TrustedProxy, peerStamped
       const chain = peer ? [...forwarded, peer] : forwarded;
       const index = chain.length - (peer ? 1 : 0) - policy.hops;
       return chain[Math.max(0, index)];
+    }
+    case "proxies": {
+      // From the socket leftwards, skip our own proxies: the first address that is not one is the caller
+      // (all of them proxies: the leftmost). Without the stamp the walk starts at X-Forwarded-For's last entry.
+      const isProxy = matcherFor(policy.proxies);
+      const forwarded = forwardedChain(headers);
+      const chain = peer !== undefined ? [...forwarded, peer] : forwarded;
+      let index = chain.length - 1;
+      while (index > 0 && isProxy(chain[index])) index -= 1;
+      return chain[index];
     }
   }
 }

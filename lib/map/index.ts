@@ -1,10 +1,15 @@
-// The human map page's data: members who chose a public profile and gave a location. Served only to
-// the /map page itself (same-origin browser fetches); it is not an agent or bulk API (SPEC.md 7).
+// The human map page's data: members who chose a public profile and gave a location. Public information,
+// read like the other public surfaces: a per-caller budget (BUDGETS.mapSearch, in memory) and small pages
+// behind a cursor, so taking the whole map costs minutes, never one call. The same-origin check below only
+// keeps this plumbing out of agents' way (it is in no catalog); it protects nothing: any client can send
+// Sec-Fetch-Site. Not an agent or bulk API (SPEC.md 7).
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
-import { jsonReply, type ApiReply, type ApiRequest, type HeaderReader } from "@/lib/http/api";
-import { errorReply } from "@/lib/http/errors";
-import { listMappedMembers } from "@/lib/members/store";
+import { jsonReply, queryOf, type ApiReply, type ApiRequest, type HeaderReader } from "@/lib/http/api";
+import { callerKey } from "@/lib/http/client-ip";
+import { errorReply, rateLimitedReply } from "@/lib/http/errors";
+import { listMappedMembersPage } from "@/lib/members/store";
+import { chargeBudgets } from "@/lib/rate-limit";
 
 export const mapMemberSchema = z.object({
   slug: z.string(),
@@ -15,14 +20,20 @@ export const mapMemberSchema = z.object({
   longitude: z.number(),
 });
 export type MapMember = z.infer<typeof mapMemberSchema>;
-export const mapSearchResponseSchema = z.object({ members: z.array(mapMemberSchema) });
+/** One page: members in slug order; `next_cursor` asks for the following page, null after the last. */
+export const mapSearchResponseSchema = z.object({ members: z.array(mapMemberSchema), next_cursor: z.string().nullable() });
 export type MapSearchResponse = z.infer<typeof mapSearchResponseSchema>;
 
-const MAX_MAP_MEMBERS = 1000;
+/** Members per page: with the budget's 10 pages a minute, a map of 1,000 members takes two minutes to copy. */
+export const MAP_PAGE_SIZE = 50;
+
+/** A cursor is the last slug of the previous page (slugs: lowercase letters, digits and single hyphens). */
+const CURSOR = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+const CURSOR_MAX = 60;
 
 /**
- * A fetch made by a page of this very site: the browser says Sec-Fetch-Site: same-origin (scripts
- * cannot forge Sec- headers) and, when it sends an Origin, that Origin is ours (from BASE_URL).
+ * A fetch made by a page of this very site as a browser labels it (Sec-Fetch-Site: same-origin, and an Origin,
+ * when sent, that is ours). Plumbing, not protection: a script sets these headers at will.
  */
 export function isSameOriginPageRequest(headers: HeaderReader): boolean {
   if (headers.get("sec-fetch-site") !== "same-origin") return false;
@@ -30,17 +41,35 @@ export function isSameOriginPageRequest(headers: HeaderReader): boolean {
   return origin === null || origin === getConfig().baseUrl;
 }
 
-export async function listMapMembers(): Promise<MapMember[]> {
-  const rows = await listMappedMembers(MAX_MAP_MEMBERS);
-  return rows.map((row) => ({ slug: row.slug, display_name: row.displayName, city: row.city, country: row.country, latitude: row.latitude, longitude: row.longitude }));
+/** One page of mapped members after the cursor (a slug), and the cursor of the next page. */
+export async function mapMembersPage(cursor: string | undefined): Promise<MapSearchResponse> {
+  // One row more than the page tells whether another page follows.
+  const rows = await listMappedMembersPage(cursor, MAP_PAGE_SIZE + 1);
+  const page = rows.slice(0, MAP_PAGE_SIZE);
+  const members = page.map((row) => ({ slug: row.slug, display_name: row.displayName, city: row.city, country: row.country, latitude: row.latitude, longitude: row.longitude }));
+  return { members, next_cursor: rows.length > MAP_PAGE_SIZE ? (page.at(-1)?.slug ?? null) : null };
 }
 
-/** GET /api/map/search. */
+function cursorOf(target: string): { ok: true; cursor: string | undefined } | { ok: false } {
+  const params = new URLSearchParams(queryOf(target));
+  const values = params.getAll("cursor");
+  if (values.length === 0) return { ok: true, cursor: undefined };
+  const [value] = values;
+  if (values.length > 1 || value === undefined || value.length > CURSOR_MAX || !CURSOR.test(value)) return { ok: false };
+  return { ok: true, cursor: value };
+}
+
+/** GET /api/map/search[?cursor=…]. */
 export async function mapSearchReply(request: ApiRequest): Promise<ApiReply> {
   if (!isSameOriginPageRequest(request.headers)) {
     return errorReply("not_supported", "This path serves only the map page of this site; it is not an API.");
   }
-  const body: MapSearchResponse = { members: await listMapMembers() };
+  // Every page spends one unit of the caller's map budget (in memory: a Map lookup), before the database is asked.
+  const refused = chargeBudgets([{ budget: "mapSearch", key: callerKey(request.headers), cost: 1 }]);
+  if (refused) return rateLimitedReply(refused.retryAfterSeconds);
+  const parsed = cursorOf(request.target);
+  if (!parsed.ok) return errorReply("invalid_request", "cursor must be the next_cursor of a previous page.");
+  const body: MapSearchResponse = await mapMembersPage(parsed.cursor);
   return jsonReply(body, { "cache-control": "no-store", "x-robots-tag": "noindex", vary: "Sec-Fetch-Site, Origin" });
 }
 

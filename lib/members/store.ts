@@ -107,14 +107,18 @@ export async function findPublicProfile(slug: string): Promise<{ displayName: st
   return row ? { ...row, joinedAt: readDate(row.joinedAt) } : null;
 }
 
-/** Public members with a location, for the map page. */
-export async function listMappedMembers(
+/**
+ * Public members with a location, for the map page: one page in slug order after `afterSlug` (keyset: a slug is
+ * unique and indexed, so a page never repeats or skips a member however many join meanwhile).
+ */
+export async function listMappedMembersPage(
+  afterSlug: string | undefined,
   limit: number,
 ): Promise<{ slug: string; displayName: string; city: string | null; country: string | null; latitude: number; longitude: number }[]> {
   return db().query(
     `SELECT "slug", "displayName", "city", "country", "latitude", "longitude" FROM "Member"
-     WHERE "publicProfile" = $1 AND "latitude" IS NOT NULL AND "longitude" IS NOT NULL
-     ORDER BY "country" ASC, "city" ASC, "displayName" ASC LIMIT $2`,
-    [true, limit],
+     WHERE "publicProfile" = $1 AND "latitude" IS NOT NULL AND "longitude" IS NOT NULL AND "slug" > $2
+     ORDER BY "slug" ASC LIMIT $3`,
+    [true, afterSlug ?? "", limit],
   );
 }

@@ -39,6 +39,15 @@ export const BUDGETS = {
   },
   a2a: { name: "a2a", key: "caller", limit: 600, windowSeconds: 60, env: "RATE_LIMIT_A2A_PER_MINUTE", store: "memory", counts: "JSON-RPC message POSTed to /a2a" },
   ask: { name: "ask", key: "caller", limit: 600, windowSeconds: 60, env: "RATE_LIMIT_ASK_PER_MINUTE", store: "memory", counts: "GET or HEAD of /ask" },
+  mapSearch: {
+    name: "map-search",
+    key: "caller",
+    limit: 10,
+    windowSeconds: 60,
+    env: "RATE_LIMIT_MAP_SEARCH_PER_MINUTE",
+    store: "memory",
+    counts: 'page of /api/map/search (50 members; the /map page loads one when opened and one per "Show more members")',
+  },
   lookups: {
     name: "lookups",
     key: "caller",

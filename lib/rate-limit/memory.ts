@@ -1,5 +1,5 @@
-// In-memory fixed windows for the hot anonymous surfaces (/mcp, /mcp/docs, /a2a, /ask, the lookups, the
-// JWT-bearer exchange): a Map lookup per message, no database round trip. Counters live per process
+// In-memory fixed windows for the hot anonymous surfaces (/mcp, /mcp/docs, /a2a, /ask, the map's pages, the
+// lookups, the JWT-bearer exchange): a Map lookup per message, no database round trip. Counters live per process
 // (a deployment of N instances grants N times each allowance; README "Limits"), on globalThis so that every
 // bundle of the process (each Next route, the node:http front) shares them.
 import type { Clock } from "@/lib/clock";

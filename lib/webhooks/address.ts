@@ -1,8 +1,10 @@
 // Where webhooks may go. Production: https only, and never to a private, loopback, link-local, unique-local,
 // carrier-grade NAT, multicast or otherwise reserved address (an IPv4-mapped IPv6 address is judged as the
 // IPv4 address it maps). WEBHOOK_ALLOW_PRIVATE=1 (tests, local use) allows http and any address. Checked when
-// an endpoint is added and again at every delivery, on the very DNS answer the connection then uses
-// (./send.ts passes `checkedLookup` to the socket), so a DNS answer that changes cannot slip through.
+// an endpoint is added and again at every delivery: the scheme before anything is sent (an http:// endpoint
+// added under the flag gets nothing in plaintext once the flag is 0, `plaintextRefusal`), the addresses on the
+// very DNS answer the connection then uses (./send.ts passes `checkedLookup` to the socket), so a DNS answer
+// that changes cannot slip through.
 import dns from "node:dns";
 import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
@@ -40,6 +42,29 @@ export function parseWebhookUrl(text: string): URL {
   if (url.username || url.password) throw new WebhookAddressError("credentials in the URL are not allowed");
   if (url.hash) throw new WebhookAddressError("a fragment is not allowed");
   return url;
+}
+
+/** The reason an endpoint's URL must not be sent to now (its scheme), or undefined when it may: checked at every delivery. */
+export function plaintextRefusal(url: URL): string | undefined {
+  if (url.protocol === "https:") return undefined;
+  if (url.protocol === "http:" && privateAddressesAllowed()) return undefined;
+  if (url.protocol === "http:") return "not sent: an http:// endpoint is delivered only while WEBHOOK_ALLOW_PRIVATE=1 (use https, or set the flag on the server for local use)";
+  return `not sent: only http and https URLs (${url.protocol})`;
+}
+
+/** What `webhook:add` says about a URL it accepted only thanks to WEBHOOK_ALLOW_PRIVATE=1; undefined for a public https one. */
+export async function needsAllowPrivateNote(url: URL): Promise<string | undefined> {
+  let privateAddress = false;
+  try {
+    const host = hostOf(url);
+    const answers = ipaddr.isValid(host) ? [{ address: host }] : await lookup(host, { all: true, verbatim: true });
+    privateAddress = answers.some((answer) => isForbiddenAddress(answer.address));
+  } catch {
+    privateAddress = false;
+  }
+  if (url.protocol !== "http:" && !privateAddress) return undefined;
+  const why = url.protocol === "http:" && privateAddress ? "an http:// URL at a private address" : url.protocol === "http:" ? "an http:// URL" : "a private address";
+  return `Note: ${why}: the running server delivers here only while it too has WEBHOOK_ALLOW_PRIVATE=1 (otherwise each attempt fails and webhook:list shows why).`;
 }
 
 function hostOf(url: URL): string {

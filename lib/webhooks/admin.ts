@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { transaction } from "@/lib/db";
-import { checkWebhookUrl } from "./address";
+import { checkWebhookUrl, needsAllowPrivateNote } from "./address";
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES } from "./schemas";
 import { encryptSecret, newWebhookSecret } from "./secrets";
 import * as deliveries from "./stores/deliveries";
@@ -35,15 +35,23 @@ export function parseEventFilter(text: string | undefined): string[] {
   return types;
 }
 
-/** Adds an endpoint; its secret is returned here once and stored only encrypted. */
-export async function addEndpoint(input: { url: string; events?: string }, clock: Clock = systemClock): Promise<{ id: string; secret: string; url: string; events: string[] }> {
+/**
+ * Adds an endpoint; its secret is returned here once and stored only encrypted. `note`: set when the URL was
+ * accepted only thanks to WEBHOOK_ALLOW_PRIVATE=1 here, which the delivering server needs too (issue 42).
+ */
+export async function addEndpoint(
+  input: { url: string; events?: string },
+  clock: Clock = systemClock,
+): Promise<{ id: string; secret: string; url: string; events: string[]; note?: string }> {
   const events = parseEventFilter(input.events);
-  const url = (await checkWebhookUrl(input.url)).toString();
+  const checked = await checkWebhookUrl(input.url);
+  const url = checked.toString();
+  const note = await needsAllowPrivateNote(checked);
   const secret = newWebhookSecret();
   const id = `ep_${randomBytes(12).toString("base64url")}`;
   const encryptedSecret = await encryptSecret(secret);
   await transaction(() => endpoints.insertEndpoint({ id, url, events, encryptedSecret, now: clock.now() }));
-  return { id, secret, url, events };
+  return { id, secret, url, events, ...(note !== undefined ? { note } : {}) };
 }
 
 export interface EndpointListing {

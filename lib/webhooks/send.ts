@@ -11,7 +11,7 @@ import https from "node:https";
 import net from "node:net";
 import { Webhook } from "standardwebhooks";
 import { setting } from "@/lib/config";
-import { checkedAddresses, checkedLookup, privateAddressesAllowed, WebhookAddressError } from "./address";
+import { checkedAddresses, checkedLookup, plaintextRefusal, privateAddressesAllowed, WebhookAddressError } from "./address";
 
 export const EXCERPT_CHARS = 256;
 /** Sockets per origin: a send batch's deliveries to one endpoint all go at once. */
@@ -64,6 +64,9 @@ export interface SendOutcome {
 
 export async function sendWebhook(input: { url: string; webhookId: string; payload: string; secrets: readonly string[]; timestamp: Date }): Promise<SendOutcome> {
   const url = new URL(input.url);
+  // The scheme first: a signed payload never leaves in plaintext unless the flag is on now (not just when added).
+  const refusal = plaintextRefusal(url);
+  if (refusal !== undefined) return { status: null, ok: false, excerpt: refusal };
   // Node connects to an IP literal without calling `lookup`: check such an address here.
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
   if (net.isIP(host)) {

@@ -1,3 +1,4 @@
+import { AxeBuilder } from "@axe-core/playwright";
 import { baseUrl, expect, test } from "./fixtures";
 
 test("the map shows a dot and a list entry per public member with a location, and the filter narrows both", async ({ page }) => {
@@ -28,4 +29,46 @@ test("the map shows a dot and a list entry per public member with a location, an
   await expect(page).toHaveURL(`${baseUrl()}/members/grace-hopper`);
   await expect(page.getByRole("heading", { name: "Grace Hopper" })).toBeVisible();
   await expect(page.getByText("Member since September 2023")).toBeVisible();
+});
+
+test("a map larger than one page: the first 50 members, then the next page when the reader asks; a refused page says to wait", async ({ page }) => {
+  // The server's pages, stood in for by the browser's route so the shared demo database keeps its six members.
+  const member = (i: number) => ({
+    slug: `member-${String(i).padStart(3, "0")}`,
+    display_name: `Member ${i}`,
+    city: "Lyon",
+    country: "France",
+    latitude: 45.76,
+    longitude: 4.84,
+  });
+  const asked: string[] = [];
+  let refuseNext = true;
+  await page.route("**/api/map/search*", async (route) => {
+    const cursor = new URL(route.request().url()).searchParams.get("cursor");
+    asked.push(cursor ?? "");
+    if (cursor === null) return route.fulfill({ json: { members: Array.from({ length: 50 }, (_, i) => member(i)), next_cursor: "member-049" } });
+    if (refuseNext) {
+      refuseNext = false;
+      return route.fulfill({ status: 429, headers: { "retry-after": "30" }, json: { error: "rate_limited", error_description: "Too many requests." } });
+    }
+    return route.fulfill({ json: { members: [member(50), member(51)], next_cursor: null } });
+  });
+  await page.goto(`${baseUrl()}/map`);
+
+  const list = page.getByRole("list", { name: "Member locations" });
+  await expect(list.getByRole("listitem")).toHaveCount(50);
+  await expect(page.getByText("50 members with a location (more to load).")).toBeVisible();
+  const more = page.getByRole("button", { name: "Show more members" });
+  await more.click();
+  await expect(page.getByText("Too many pages in a short time: wait a minute, then try again.")).toBeVisible();
+  // The button and the message pass the same WCAG 2.1 AA rules as every page (tests/e2e/accessibility.spec.ts).
+  const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  expect(violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+  await expect(list.getByRole("listitem")).toHaveCount(50);
+  await more.click();
+  await expect(list.getByRole("listitem")).toHaveCount(52);
+  await expect(page.getByTestId("map-dot")).toHaveCount(52);
+  await expect(page.getByText("52 members with a location.")).toBeVisible();
+  await expect(more).toHaveCount(0);
+  expect(asked).toEqual(["", "member-049", "member-049"]);
 });

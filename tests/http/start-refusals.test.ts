@@ -173,6 +173,16 @@ describe("npm start refuses an unsafe configuration (exit code 1, nothing answer
     }
   }, 120_000);
 
+  it("WEBHOOK_ALLOW_PRIVATE=1 in production (plaintext webhooks), and TRUSTED_PROXY=vercel without VERCEL=1", async () => {
+    const databaseUrl = await freshDatabase("trusts-too-much");
+    await expectRefused({ ...production, DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_PRIVATE: "1" }, [
+      /^Invalid configuration: WEBHOOK_ALLOW_PRIVATE must not be 1 in production \(NODE_ENV=production with a non-localhost BASE_URL\): .*remove it/,
+    ]);
+    await expectRefused({ ...production, DATABASE_URL: databaseUrl, TRUSTED_PROXY: "vercel" }, [
+      /^Invalid configuration: TRUSTED_PROXY is vercel, but this is not Vercel \(VERCEL=1 is unset\)/,
+    ]);
+  }, 120_000);
+
   it("a malformed operator setting or budget allowance, instead of silently keeping its default", async () => {
     const databaseUrl = await freshDatabase("settings");
     await expectRefused({ ...production, DATABASE_URL: databaseUrl, LOG_LEVEL: "loud", RATE_LIMIT_ASK_PER_MINUTE: "lots" }, [

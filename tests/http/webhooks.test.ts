@@ -67,6 +67,8 @@ describe("every event type from a real flow, delivered by the server's loop and 
     const secret = /whsec_[A-Za-z0-9+/=]+/.exec(added.stdout)?.[0];
     endpointId = /ep_[A-Za-z0-9_-]+/.exec(added.stdout)?.[0] ?? "";
     expect(secret).toBeDefined();
+    // An http:// receiver on loopback: the command says the server needs the flag too (issue 42).
+    expect(added.stdout).toMatch(/^Note: an http:\/\/ URL at a private address: the running server delivers here only while it too has WEBHOOK_ALLOW_PRIVATE=1/m);
     receiver.secrets = [secret ?? ""];
   });
   afterAll(async () => {

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { parseProxyList } from "@/lib/config/schema";
 import { callerKey, clientIp, NO_ADDRESS_KEY, PEER_HEADER } from "@/lib/http/client-ip";
 import { markServerEntry } from "@/lib/http/server-entry";
 import { limitFor, noAddressLimit } from "@/lib/rate-limit/budgets";
@@ -8,6 +9,8 @@ import { limitFor, noAddressLimit } from "@/lib/rate-limit/budgets";
 markServerEntry();
 
 const h = (init: Record<string, string>) => new Headers(init);
+/** A hop count whose nearest proxy is the 10.0.0.1 these cases use as the socket peer. */
+const hopsPolicy = (hops: number, proxies: readonly string[] = ["10.0.0.1/32"]) => ({ kind: "hops" as const, hops, proxies });
 
 describe("clientIp by TRUSTED_PROXY policy", () => {
   it("none: the socket address, whatever X-Forwarded-For says", () => {
@@ -19,15 +22,15 @@ describe("clientIp by TRUSTED_PROXY policy", () => {
   });
   it("hops: the address before N trusted proxies", () => {
     const headers = h({ "x-forwarded-for": "6.6.6.6, 198.51.100.7, 10.0.0.2", [PEER_HEADER]: "10.0.0.1" });
-    expect(clientIp(headers, { kind: "hops", hops: 1 })).toBe("10.0.0.2");
-    expect(clientIp(headers, { kind: "hops", hops: 2 })).toBe("198.51.100.7");
+    expect(clientIp(headers, hopsPolicy(1))).toBe("10.0.0.2");
+    expect(clientIp(headers, hopsPolicy(2))).toBe("198.51.100.7");
     // A client cannot pick its bucket by prepending entries: only the untrusted leftmost ones change.
-    expect(clientIp(h({ "x-forwarded-for": "1.1.1.1, 2.2.2.2, 198.51.100.7", [PEER_HEADER]: "10.0.0.1" }), { kind: "hops", hops: 1 })).toBe("198.51.100.7");
+    expect(clientIp(h({ "x-forwarded-for": "1.1.1.1, 2.2.2.2, 198.51.100.7", [PEER_HEADER]: "10.0.0.1" }), hopsPolicy(1))).toBe("198.51.100.7");
   });
   it("always answers a bounded string (property)", () => {
     fc.assert(
       fc.property(fc.string(), fc.string(), fc.integer({ min: 1, max: 99 }), (xff, peer, hops) => {
-        for (const policy of [{ kind: "none" as const }, { kind: "vercel" as const }, { kind: "hops" as const, hops }]) {
+        for (const policy of [{ kind: "none" as const }, { kind: "vercel" as const }, hopsPolicy(hops)]) {
           const headers = new Headers();
           try {
             headers.set("x-forwarded-for", xff);
@@ -50,9 +53,9 @@ describe("a peer header nobody stamped (a bare `next start`, issue 32)", () => {
     expect([...keys]).toEqual([NO_ADDRESS_KEY]);
     // Without the socket, the caller is still the hops-th X-Forwarded-For entry from the right.
     const forwarded = h({ "x-forwarded-for": "6.6.6.6, 198.51.100.7, 10.0.0.2", [PEER_HEADER]: "10.77.0.1" });
-    expect(callerKey(forwarded, { kind: "hops", hops: 1 }, false)).toBe("10.0.0.2");
-    expect(callerKey(forwarded, { kind: "hops", hops: 2 }, false)).toBe("198.51.100.7");
-    const rotating = new Set(Array.from({ length: 25 }, (_, i) => callerKey(h({ [PEER_HEADER]: `10.77.0.${i}` }), { kind: "hops", hops: 1 }, false)));
+    expect(callerKey(forwarded, hopsPolicy(1), false)).toBe("10.0.0.2");
+    expect(callerKey(forwarded, hopsPolicy(2), false)).toBe("198.51.100.7");
+    const rotating = new Set(Array.from({ length: 25 }, (_, i) => callerKey(h({ [PEER_HEADER]: `10.77.0.${i}` }), hopsPolicy(1), false)));
     expect([...rotating]).toEqual([NO_ADDRESS_KEY]);
     expect(callerKey(h({ [PEER_HEADER]: "10.77.0.1" }), { kind: "vercel" }, false)).toBe(NO_ADDRESS_KEY);
   });
@@ -100,7 +103,7 @@ describe("callerKey: one key per caller for every per-address limit", () => {
     expect(callerKey(h({ [PEER_HEADER]: "unknown" }), { kind: "none" })).toBe(NO_ADDRESS_KEY);
     expect(callerKey(h({ [PEER_HEADER]: "127.1" }), { kind: "none" })).toBe(NO_ADDRESS_KEY);
     expect(callerKey(h({}), { kind: "vercel" })).toBe(NO_ADDRESS_KEY);
-    expect(callerKey(h({}), { kind: "hops", hops: 1 })).toBe(NO_ADDRESS_KEY);
+    expect(callerKey(h({}), hopsPolicy(1))).toBe(NO_ADDRESS_KEY);
     expect(noAddressLimit(30)).toBe(3);
     expect(noAddressLimit(5)).toBe(1);
     expect(limitFor({ name: "x", limit: 600, windowSeconds: 60 }, NO_ADDRESS_KEY)).toBe(60);
@@ -127,5 +130,54 @@ describe("callerKey: one key per caller for every per-address limit", () => {
         expect(callerKey(new Headers({ [PEER_HEADER]: headers.get(PEER_HEADER) ?? "" }), { kind: "none" })).toBe(key);
       }),
     );
+  });
+});
+
+describe("X-Forwarded-For is believed only from a configured proxy address (issue 41 item 7)", () => {
+  const loopback = parseProxyList("loopback") ?? [];
+
+  it("a hop count: from a loopback proxy the forwarded address, from a direct client its own socket address", () => {
+    const policy = hopsPolicy(1, loopback);
+    expect(callerKey(h({ [PEER_HEADER]: "127.0.0.1", "x-forwarded-for": "198.51.100.7" }), policy)).toBe("198.51.100.7");
+    expect(callerKey(h({ [PEER_HEADER]: "::1", "x-forwarded-for": "198.51.100.7" }), policy)).toBe("198.51.100.7");
+    expect(callerKey(h({ [PEER_HEADER]: "::ffff:127.0.0.9", "x-forwarded-for": "198.51.100.7" }), policy)).toBe("198.51.100.7");
+    // A client reaching the port directly cannot choose its bucket with a made-up header: every forgery is one key.
+    const forged = new Set(Array.from({ length: 20 }, (_, i) => callerKey(h({ [PEER_HEADER]: "203.0.113.9", "x-forwarded-for": `10.9.${i}.1` }), policy)));
+    expect([...forged]).toEqual(["203.0.113.9"]);
+    expect(callerKey(h({ [PEER_HEADER]: "2001:db8:7:8::1", "x-forwarded-for": "198.51.100.7" }), policy)).toBe("2001:db8:7:8::/64");
+  });
+
+  it("a list: the rightmost address of X-Forwarded-For and the peer that is not a listed proxy", () => {
+    const proxies = parseProxyList("loopback, 10.0.0.0/8, 2001:db8:ffff::/48") ?? [];
+    const policy = { kind: "proxies" as const, proxies };
+    // Two proxies of ours (10.1.2.3, then loopback) in front: the caller is the address before them.
+    expect(callerKey(h({ [PEER_HEADER]: "127.0.0.1", "x-forwarded-for": "6.6.6.6, 198.51.100.7, 10.1.2.3" }), policy)).toBe("198.51.100.7");
+    // Prepended entries change nothing.
+    expect(callerKey(h({ [PEER_HEADER]: "127.0.0.1", "x-forwarded-for": "1.1.1.1, 2.2.2.2, 198.51.100.7" }), policy)).toBe("198.51.100.7");
+    // IPv6 proxies and callers; a caller's IPv6 address is its /64.
+    expect(callerKey(h({ [PEER_HEADER]: "2001:db8:ffff:1::5", "x-forwarded-for": "2001:db8:42:7::9" }), policy)).toBe("2001:db8:42:7::/64");
+    // A direct client outside the list: its socket address, whatever it forwards.
+    expect(callerKey(h({ [PEER_HEADER]: "203.0.113.9", "x-forwarded-for": "198.51.100.7" }), policy)).toBe("203.0.113.9");
+    expect(callerKey(h({ [PEER_HEADER]: "2001:db8:fffe::1", "x-forwarded-for": "198.51.100.7" }), policy)).toBe("2001:db8:fffe::/64");
+    // Every hop a proxy: the leftmost (as Express); a malformed entry is not a proxy, so it is the caller, with no address.
+    expect(callerKey(h({ [PEER_HEADER]: "127.0.0.1", "x-forwarded-for": "10.0.0.5" }), policy)).toBe("10.0.0.5");
+    expect(callerKey(h({ [PEER_HEADER]: "127.0.0.1", "x-forwarded-for": "1.2.3.4, garbage" }), policy)).toBe(NO_ADDRESS_KEY);
+  });
+
+  it("a single address or CIDR range trusts exactly that", () => {
+    const policy = { kind: "proxies" as const, proxies: parseProxyList("192.0.2.10") ?? [] };
+    expect(callerKey(h({ [PEER_HEADER]: "192.0.2.10", "x-forwarded-for": "198.51.100.7" }), policy)).toBe("198.51.100.7");
+    expect(callerKey(h({ [PEER_HEADER]: "192.0.2.11", "x-forwarded-for": "198.51.100.7" }), policy)).toBe("192.0.2.11");
+    // Loopback is not implied by a list that does not name it.
+    expect(callerKey(h({ [PEER_HEADER]: "127.0.0.1", "x-forwarded-for": "198.51.100.7" }), policy)).toBe("127.0.0.1");
+    const range = hopsPolicy(1, parseProxyList("172.16.0.0/12") ?? []);
+    expect(callerKey(h({ [PEER_HEADER]: "172.31.255.1", "x-forwarded-for": "198.51.100.7" }), range)).toBe("198.51.100.7");
+    expect(callerKey(h({ [PEER_HEADER]: "172.32.0.1", "x-forwarded-for": "198.51.100.7" }), range)).toBe("172.32.0.1");
+  });
+
+  it("parses the list forms: loopback, addresses, CIDRs (normalised to their network), IPv6 and IPv4-mapped", () => {
+    expect(parseProxyList("loopback")).toEqual(["127.0.0.0/8", "::1/128"]);
+    expect(parseProxyList(" 10.1.2.3/8 , 192.0.2.1, [2001:db8::1], ::ffff:10.0.0.0/104 ")).toEqual(["10.0.0.0/8", "192.0.2.1/32", "2001:db8::1/128"]);
+    for (const bad of ["", "none", "127.1", "10.0.0.0/33", "::/129", "10.0.0.0/8/8", "loopback,,", "1", "example.com"]) expect(parseProxyList(bad), bad).toBeUndefined();
   });
 });

@@ -108,9 +108,45 @@ describe("parseConfig", () => {
     expect(() => parseConfig({ [variable]: "enabled" })).toThrow(new ConfigError(variable, "must be on or off"));
   });
 
-  it("parses trusted proxy policies", () => {
-    expect(parseConfig({ TRUSTED_PROXY: "vercel" }).trustedProxy).toEqual({ kind: "vercel" });
-    expect(parseConfig({ TRUSTED_PROXY: "2" }).trustedProxy).toEqual({ kind: "hops", hops: 2 });
+  it("parses trusted proxy policies: a hop count believed from TRUSTED_PROXY_ADDRESSES (default loopback), or a proxy list", () => {
+    expect(parseConfig({ VERCEL: "1", BASE_URL: "https://gate.example.com", DATABASE_URL: "postgresql://db/app", TRUSTED_PROXY: "vercel" }).trustedProxy).toEqual({
+      kind: "vercel",
+    });
+    expect(parseConfig({ TRUSTED_PROXY: "2" }).trustedProxy).toEqual({ kind: "hops", hops: 2, proxies: ["127.0.0.0/8", "::1/128"] });
+    expect(parseConfig({ TRUSTED_PROXY: "1", TRUSTED_PROXY_ADDRESSES: "10.0.0.7, fd00::/8" }).trustedProxy).toEqual({
+      kind: "hops",
+      hops: 1,
+      proxies: ["10.0.0.7/32", "fd00::/8"],
+    });
+    expect(parseConfig({ TRUSTED_PROXY: "loopback,10.0.0.0/8" }).trustedProxy).toEqual({ kind: "proxies", proxies: ["127.0.0.0/8", "::1/128", "10.0.0.0/8"] });
+    expect(parseConfig({ TRUSTED_PROXY: "192.0.2.10" }).trustedProxy).toEqual({ kind: "proxies", proxies: ["192.0.2.10/32"] });
+  });
+
+  it("refuses a malformed proxy list with one line naming the accepted forms", () => {
+    for (const [variable, value] of [
+      ["TRUSTED_PROXY", "loopback,10.0.0.0/33"],
+      ["TRUSTED_PROXY", "proxy.example.com"],
+      ["TRUSTED_PROXY_ADDRESSES", "127.1"],
+      ["TRUSTED_PROXY_ADDRESSES", "everyone"],
+    ]) {
+      expect(problemVariables({ TRUSTED_PROXY: "1", [variable]: value }), value).toEqual([variable]);
+      expect(problemText({ TRUSTED_PROXY: "1", [variable]: value })).toMatch(new RegExp(`^${variable} .*comma list of proxy addresses, CIDR ranges and loopback`));
+    }
+  });
+
+  it("refuses TRUSTED_PROXY=vercel outside Vercel: X-Real-IP would be the client's to write", () => {
+    expect(problemVariables({ TRUSTED_PROXY: "vercel" })).toEqual(["TRUSTED_PROXY"]);
+    expect(problemText({ TRUSTED_PROXY: "vercel" })).toMatch(/^TRUSTED_PROXY is vercel, but this is not Vercel \(VERCEL=1 is unset\)/);
+  });
+
+  it("refuses WEBHOOK_ALLOW_PRIVATE=1 in production, and allows it locally", () => {
+    const prod = { NODE_ENV: "production", BASE_URL: "https://gate.example.com", AUTH_SECRET: "s".repeat(40), SIGNING_KEYS: JSON.stringify([KEY]) };
+    expect(problemVariables({ ...prod, WEBHOOK_ALLOW_PRIVATE: "1" })).toEqual(["WEBHOOK_ALLOW_PRIVATE"]);
+    expect(problemText({ ...prod, WEBHOOK_ALLOW_PRIVATE: "1" })).toMatch(
+      /^WEBHOOK_ALLOW_PRIVATE must not be 1 in production \(NODE_ENV=production with a non-localhost BASE_URL\): .*https/,
+    );
+    expect(problemVariables({ ...prod, WEBHOOK_ALLOW_PRIVATE: "0" })).toEqual([]);
+    expect(problemVariables({ NODE_ENV: "production", BASE_URL: "http://localhost:3000", WEBHOOK_ALLOW_PRIVATE: "1" })).toEqual([]);
   });
 
   it("accepts SIGNING_KEYS as an array of private Ed25519 JWKs", () => {

@@ -47,6 +47,10 @@ describe("deploy/agent-gate.service", () => {
     expect(unit.get("Install")?.get("WantedBy")).toEqual(["multi-user.target"]);
   });
 
+  it("listens on loopback only, behind the reverse proxy on the same host (issue 41 item 7)", () => {
+    expect(service.get("Environment")).toContain("HOSTNAME=127.0.0.1");
+  });
+
   it("caps memory at 1G and leaves the 10 s drain room before SIGKILL", () => {
     expect(value("MemoryMax")).toBe("1G");
     expect(value("KillSignal")).toBe("SIGTERM");

@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { isDefaultDatabase, preflight } from "@/lib/startup/preflight";
+import { isDefaultDatabase, preflight, startProblemLine } from "@/lib/startup/preflight";
 import { migrationState, sqliteFileIn } from "@/lib/startup/migrations";
 import { ROOT } from "../support/databases";
 
@@ -177,10 +177,10 @@ describe("preflight without server.ts (a bare `next start`, issue 32)", () => {
     }
   });
 
-  it("accepts a hop count or vercel, outside production anything, and server.ts's own start as before", async () => {
+  it("accepts a hop count or a proxy list, outside production anything, and server.ts's own start as before", async () => {
     const starts = [
       { env: { ...BASE, TRUSTED_PROXY: "1" }, serverEntry: false },
-      { env: { ...BASE, TRUSTED_PROXY: "vercel" }, serverEntry: false },
+      { env: { ...BASE, TRUSTED_PROXY: "loopback,10.0.0.0/8" }, serverEntry: false },
       { env: { BASE_URL: "http://localhost:3000" }, serverEntry: false },
       { env: BASE, serverEntry: true },
       { env: BASE, serverEntry: undefined },
@@ -190,5 +190,20 @@ describe("preflight without server.ts (a bare `next start`, issue 32)", () => {
       const result = await preflight({ env, projectDir: t.dir, migrate: t.migrate, log: t.log, serverEntry });
       expect(result.problems, JSON.stringify(env)).toEqual([]);
     }
+  });
+});
+
+describe("preflight refuses what trusts too much (issue 41 items 6 and 7)", () => {
+  const PRODUCTION = { NODE_ENV: "production", BASE_URL: "https://gate.example.com", AUTH_SECRET: "s".repeat(40) };
+
+  it("WEBHOOK_ALLOW_PRIVATE=1 in production and TRUSTED_PROXY=vercel outside Vercel: one line each, with the fix", async () => {
+    const t = setup();
+    const result = await preflight({ env: { ...PRODUCTION, WEBHOOK_ALLOW_PRIVATE: "1", TRUSTED_PROXY: "vercel" }, projectDir: t.dir, migrate: t.migrate, log: t.log });
+    expect(result.config).toBeUndefined();
+    const lines = result.problems.filter((p) => p.variable !== "SIGNING_KEYS").map((p) => startProblemLine(p));
+    expect(lines).toEqual([
+      expect.stringMatching(/^Invalid configuration: TRUSTED_PROXY is vercel, but this is not Vercel \(VERCEL=1 is unset\).*loopback/),
+      expect.stringMatching(/^Invalid configuration: WEBHOOK_ALLOW_PRIVATE must not be 1 in production .*remove it/),
+    ]);
   });
 });

@@ -140,10 +140,17 @@ describe("webhook connection reuse", () => {
       expect((await send(`http://localhost:${target.port}/hooks`, 1)).ok).toBe(true);
       expect(target.connections()).toBe(1);
       delete process.env.WEBHOOK_ALLOW_PRIVATE;
+      // http:// is refused before anything else once the flag is 0 (issue 41 item 6); over https the address
+      // check at connect time (checkedLookup) still refuses the private address, before any byte is sent.
       for (const url of [`http://localhost:${target.port}/hooks`, `http://localhost:${target.port}/hooks`, `http://127.0.0.1:${target.port}/hooks`]) {
         const refused = await send(url, 2);
         expect(refused.ok).toBe(false);
         expect(refused.status).toBeNull();
+        expect(refused.excerpt).toMatch(/http:\/\/ endpoint is delivered only while WEBHOOK_ALLOW_PRIVATE=1/);
+      }
+      for (const url of [`https://localhost:${target.port}/hooks`, `https://127.0.0.1:${target.port}/hooks`]) {
+        const refused = await send(url, 3);
+        expect(refused.ok).toBe(false);
         expect(refused.excerpt).toMatch(/private or reserved address/);
       }
       expect(target.requests()).toBe(1);

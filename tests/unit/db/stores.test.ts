@@ -6,7 +6,7 @@ import { listAuditEvents, recordAudit } from "@/lib/audit";
 import { findCertificate, insertCertificate } from "@/lib/certificates";
 import { ManualClock } from "@/lib/clock";
 import { isUniqueViolation, transaction } from "@/lib/db";
-import { countMembers, findMemberByEmail, findMemberById, findPublicMember, findPublicProfile, insertMember, listMappedMembers, slugTaken } from "@/lib/members/store";
+import { countMembers, findMemberByEmail, findMemberById, findPublicMember, findPublicProfile, insertMember, listMappedMembersPage, slugTaken } from "@/lib/members/store";
 import * as tokens from "@/lib/grants/access-tokens";
 import * as attempts from "@/lib/grants/claim-attempts";
 import * as delegations from "@/lib/grants/delegations";
@@ -60,7 +60,10 @@ describe("members store", () => {
     expect(await slugTaken(`${member.slug}-free`)).toBe(false);
     expect(await countMembers()).toBe(before + 1);
     expect(await findPublicProfile(member.slug)).toEqual({ displayName: member.displayName, slug: member.slug, joinedAt: member.joinedAt, city: "Lyon", country: "FR" });
-    expect((await listMappedMembers(10_000)).some((m) => m.slug === member.slug && m.latitude === 45.76)).toBe(true);
+    expect((await listMappedMembersPage(undefined, 10_000)).some((m) => m.slug === member.slug && m.latitude === 45.76)).toBe(true);
+    // Keyset pages: after a slug, only later slugs.
+    const after = await listMappedMembersPage(member.slug, 10_000);
+    expect(after.every((m) => m.slug > member.slug)).toBe(true);
   });
 
   it("a public lookup prefers the exact slug, then the earliest member of a display-name key; private members are never found", async () => {

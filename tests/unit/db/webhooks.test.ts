@@ -1,7 +1,10 @@
 // Webhooks on a throwaway database: every event type from the real lifecycle functions (with a hand-moved
 // clock), the outbox written with the change, delivery to a real receiver that verifies each signature with
 // the svix package, the retry schedule, claims, the address check at delivery time and secret rotation.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import http from "node:http";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { getDb } from "@/lib/db/prisma";
 import { decideAttempt, pollClaim, refreshClaim, registerClaim, type NewRegistration } from "@/lib/service-auth/lifecycle";
@@ -13,10 +16,14 @@ import { claimDue } from "@/lib/webhooks/stores/deliveries";
 import { baseRetryDelaySeconds, GIVE_UP_AFTER_SECONDS, nextAttemptAt } from "@/lib/webhooks/schedule";
 import { claimMs, pruneOld, RETENTION_SECONDS } from "@/lib/webhooks/delivery";
 import { cronAuthorized } from "@/lib/webhooks/cron";
-import { decryptSecret } from "@/lib/webhooks/secrets";
+import { decryptSecret, newWebhookSecret } from "@/lib/webhooks/secrets";
+import { sendWebhook } from "@/lib/webhooks/send";
 import { isForbiddenAddress } from "@/lib/webhooks/address";
 import { assertValidPayload, startReceiver, type Receiver } from "@/tests/support/webhook-receiver";
 
+const ROOT = path.resolve(__dirname, "../../..");
+// tsx's CLI straight from node_modules, as tests/unit/db/member-add-cli.test.ts runs the scripts.
+const TSX = path.join(ROOT, "node_modules/tsx/dist/cli.mjs");
 const ADA = "ada@example.com";
 const GRACE = "grace@example.com";
 const noJitter = () => 0.5;
@@ -310,7 +317,82 @@ describe("delivery to a real receiver (svix verifies every signature)", () => {
     expect(receiver.received.filter((r) => r.payload.data.registration_id === reg.registrationId)).toEqual([]);
     const row = await getDb().webhookDelivery.findFirstOrThrow({ where: { endpointId: endpoint.id } });
     expect(row).toMatchObject({ status: "pending", attempts: 1, lastStatus: null });
-    expect(row.lastExcerpt).toMatch(/private or reserved address/);
+    // The receiver is http://127.0.0.1: its scheme is refused first (issue 41 item 6).
+    expect(row.lastExcerpt).toMatch(/http:\/\/ endpoint is delivered only while WEBHOOK_ALLOW_PRIVATE=1/);
+
+    // Over https the address is still checked at delivery time, before connecting.
+    process.env.WEBHOOK_ALLOW_PRIVATE = "1";
+    const secure = await subscribe(clock, "delegation.requested", "https://127.0.0.1:9/hooks");
+    delete process.env.WEBHOOK_ALLOW_PRIVATE;
+    await register(clock);
+    await runDeliveryPass({ clock });
+    const secureRow = await getDb().webhookDelivery.findFirstOrThrow({ where: { endpointId: secure.id } });
+    expect(secureRow).toMatchObject({ status: "pending", attempts: 1, lastStatus: null });
+    expect(secureRow.lastExcerpt).toMatch(/private or reserved address/);
+  });
+
+  it("an http:// endpoint is sent nothing while WEBHOOK_ALLOW_PRIVATE=0, with the reason in webhook:list; delivered again once it is 1", async () => {
+    const clock = new ManualClock();
+    // Added while the flag was 1 (local testing); the flag then goes back to 0.
+    const endpoint = await subscribe(clock, "delegation.requested");
+    delete process.env.WEBHOOK_ALLOW_PRIVATE;
+    const reg = await register(clock);
+    const sent = vi.spyOn(http, "request");
+    try {
+      await runDeliveryPass({ clock, random: noJitter });
+      expect(sent).not.toHaveBeenCalled();
+    } finally {
+      sent.mockRestore();
+    }
+    expect(receiver.received.filter((r) => r.payload.data.registration_id === reg.registrationId)).toEqual([]);
+    const row = await getDb().webhookDelivery.findFirstOrThrow({ where: { endpointId: endpoint.id } });
+    expect(row).toMatchObject({ status: "pending", attempts: 1, lastStatus: null });
+    const listing = (await listEndpointsWithStats(clock)).find((e) => e.id === endpoint.id);
+    expect(listing?.stats.lastFailure).toMatch(/^no answer: not sent: an http:\/\/ endpoint is delivered only while WEBHOOK_ALLOW_PRIVATE=1/);
+
+    // The operator's command prints the same reason (the CLI reads the same database).
+    const list = spawnSync(process.execPath, [TSX, "scripts/webhook.ts", "list"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      env: { ...process.env, WEBHOOK_ALLOW_PRIVATE: "0" },
+      timeout: 60_000,
+    });
+    expect(list.status, list.stderr).toBe(0);
+    const lines = list.stdout.split("\n");
+    const at = lines.findIndex((line) => line.startsWith(`${endpoint.id}  `));
+    expect(at).toBeGreaterThanOrEqual(0);
+    expect(lines[at + 2]).toMatch(/last failure: \S+ \(no answer: not sent: an http:\/\/ endpoint is delivered only while WEBHOOK_ALLOW_PRIVATE=1/);
+
+    // With the flag back on, the retry is delivered.
+    process.env.WEBHOOK_ALLOW_PRIVATE = "1";
+    clock.advance((row.nextAttemptAt.getTime() - clock.now().getTime()) / 1000 + 1);
+    await runDeliveryPass({ clock, random: noJitter });
+    await receiver.waitFor((r) => r.payload.data.registration_id === reg.registrationId);
+    expect(await getDb().webhookDelivery.findFirstOrThrow({ where: { endpointId: endpoint.id } })).toMatchObject({ status: "delivered", attempts: 2 });
+  }, 90_000);
+
+  it("a public http:// endpoint is never sent plaintext while WEBHOOK_ALLOW_PRIVATE=0", async () => {
+    delete process.env.WEBHOOK_ALLOW_PRIVATE;
+    const sent = vi.spyOn(http, "request").mockImplementation(() => {
+      throw new Error("a plaintext request was attempted");
+    });
+    try {
+      const outcome = await sendWebhook({ url: "http://93.184.216.34/hooks", webhookId: "msg_1", payload: "{}", secrets: [newWebhookSecret()], timestamp: new Date() });
+      expect(outcome).toEqual({ status: null, ok: false, excerpt: expect.stringMatching(/^not sent: an http:\/\/ endpoint is delivered only while WEBHOOK_ALLOW_PRIVATE=1/) });
+      expect(sent).not.toHaveBeenCalled();
+    } finally {
+      sent.mockRestore();
+    }
+  });
+
+  it("webhook:add to an http:// or private address says the server needs WEBHOOK_ALLOW_PRIVATE=1 too; a public https one says nothing", async () => {
+    const clock = new ManualClock();
+    const local = await subscribe(clock, "delegation.requested");
+    expect(local.note).toMatch(/an http:\/\/ URL at a private address: the running server delivers here only while it too has WEBHOOK_ALLOW_PRIVATE=1/);
+    const privateHttps = await subscribe(clock, "delegation.requested", "https://10.1.2.3/hooks");
+    expect(privateHttps.note).toMatch(/a private address: .*WEBHOOK_ALLOW_PRIVATE=1/);
+    const publicHttps = await subscribe(clock, "delegation.requested", "https://93.184.216.34/hooks");
+    expect(publicHttps.note).toBeUndefined();
   });
 
   it("after rotation both secrets sign for 24 h (each verifies alone), then only the new one", async () => {
