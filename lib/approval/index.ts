@@ -9,12 +9,12 @@ import { sha256 } from "@/lib/crypto/secrets";
 import { createFormToken, isSameOriginRequest, verifyFormToken, type FormBinding } from "@/lib/csrf";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
 import { readForm } from "@/lib/http/body";
+import { DECISION_FORM_LIMIT_BYTES } from "@/lib/http/form-limits";
 import { formRefused, seeOther } from "@/lib/http/browser-responses";
 
 export const AUTHORIZE_PATH = "/agent/authorize";
 export const DECISION_PATH = "/agent/authorize/decision";
 export const RESULT_PATH = "/agent/authorize/done";
-export const FORM_LIMIT_BYTES = 4096;
 
 /** The page's own address for an attempt token (the sign-in return path and every redirect back). */
 export function authorizePath(attemptToken: string, extra: Record<string, string> = {}): string {
@@ -71,7 +71,7 @@ export function redirectAfterDecision(attemptToken: string, outcome: DecisionOut
  */
 export async function handleDecisionPost(request: ApiRequest, clock: Clock = systemClock): Promise<ApiReply> {
   if (!isSameOriginRequest(request.headers)) return formRefused();
-  const form = await readForm(request, FORM_LIMIT_BYTES);
+  const form = await readForm(request, DECISION_FORM_LIMIT_BYTES);
   if (!form.ok) return formRefused(400);
   const attemptToken = form.value.get("claim_attempt_token") ?? "";
   const decision = form.value.get("decision");

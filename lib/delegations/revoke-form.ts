@@ -1,4 +1,5 @@
 // POST /account/revoke: the "Revoke" button of /account. Same cross-site protection as the approval page.
+import { REVOKE_FORM_LIMIT_BYTES } from "@/lib/http/form-limits";
 import { getMemberSession } from "@/lib/auth/options";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
@@ -18,9 +19,6 @@ export function revokeFormBinding(memberId: string, delegationId: string): FormB
 export function revokeFormToken(memberId: string, delegationId: string, clock: Clock = systemClock): Promise<string> {
   return createFormToken(revokeFormBinding(memberId, delegationId), clock);
 }
-
-/** The revoke form's body: a delegation id and a form token. */
-export const REVOKE_FORM_LIMIT_BYTES = 2048;
 
 export async function handleRevokePost(request: ApiRequest, clock: Clock = systemClock): Promise<ApiReply> {
   if (!isSameOriginRequest(request.headers)) return formRefused();

@@ -5,8 +5,7 @@
 // handler and the gate in front of it never disagree.
 import type { WorkClass } from "@/lib/admission";
 import { A2A_BODY_LIMIT } from "@/lib/a2a/jsonrpc";
-import { FORM_LIMIT_BYTES } from "@/lib/approval";
-import { REVOKE_FORM_LIMIT_BYTES } from "@/lib/delegations/revoke-form";
+import { DECISION_FORM_LIMIT_BYTES, REVOKE_FORM_LIMIT_BYTES } from "@/lib/http/form-limits";
 import { MCP_BODY_LIMIT } from "@/lib/mcp/http";
 import { SIMULATE_MAX_BYTES } from "@/lib/sandbox/simulate";
 import { BATCH_MAX_BYTES } from "@/lib/schemas/public-read";
@@ -48,7 +47,7 @@ const EXACT = new Map<string, RoutePolicy>([
   ["/account", policy("pages")],
   ["/account/revoke", policy("pages", REVOKE_FORM_LIMIT_BYTES)],
   ["/agent/authorize", policy("pages")],
-  ["/agent/authorize/decision", policy("pages", FORM_LIMIT_BYTES)],
+  ["/agent/authorize/decision", policy("pages", DECISION_FORM_LIMIT_BYTES)],
   ["/agent/authorize/done", policy("pages")],
   ["/mcp", policy("public", MCP_BODY_LIMIT, "mcp")],
   ["/mcp/docs", policy("public", MCP_BODY_LIMIT, "mcp")],

@@ -9,6 +9,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approvedTokens, newMember, register, attemptTokenOf, useServerDatabase, type TokenJson } from "../support/agent-auth";
 import { freshDatabase } from "../support/databases";
+import { LoopbackBrowser } from "../support/loopback-browser";
 import { startServer, type TestServer } from "../support/server";
 
 const HOSTILE = "127.0.0.2";
@@ -241,7 +242,9 @@ describe.each(["on", "off"])("one client cannot shut the others out (front %s)",
       }
     } finally {
       const statuses = await hostile.stop();
-      expect([...statuses.keys()].sort(), JSON.stringify([...statuses])).toEqual([200, 204, 404]);
+      // Answered from memory (200, 204, a bare 404), or refused past the flooder's share of them (429): never a 503.
+      for (const status of statuses.keys()) expect([200, 204, 404, 429], JSON.stringify([...statuses])).toContain(status);
+      expect(statuses.get(204) ?? 0).toBeGreaterThan(0);
     }
   }, 60_000);
 
@@ -273,6 +276,17 @@ describe.each(["on", "off"])("one client cannot shut the others out (front %s)",
     }
     expect(rssMiB(server.pid) - startRss).toBeLessThan(64);
   }, 120_000);
+
+  it("8 wrong passwords for a member leave the member's first sign-in from another address working", async () => {
+    const email = await newMember();
+    const hostile = new LoopbackBrowser(server.port, HOSTILE);
+    for (let i = 0; i < 8; i++) expect((await hostile.signIn(email, `wrong guess ${i}`)).signedIn).toBe(false);
+    // The member, on the well-behaved address, with no device cookie: its first sign-in there.
+    const started = performance.now();
+    const member = new LoopbackBrowser(server.port, POLITE);
+    expect((await member.signIn(email, "demo-password")).signedIn).toBe(true);
+    expect(performance.now() - started).toBeLessThan(2000);
+  }, 60_000);
 
   it("is the same process, still answering, with its memory where it started", async () => {
     expect(server.exitCode()).toBeNull();
