@@ -5,7 +5,6 @@
 // checked for the e-mail in its hour (issue 41 changed this from 5 per e-mail by design: that bound let anyone lock
 // a member out). Then the member's side: a hostile client's failures neither lock out a first sign-in from another
 // address nor a device that holds the member's device cookie.
-import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { query } from "@/lib/db/sql";
 import { sha256 } from "@/lib/crypto/secrets";
