@@ -3,7 +3,7 @@
 import net from "node:net";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { holdSqliteConnection, sqlProvider } from "@/lib/db";
-import { alive, expectedMigrations, healthReply, ready } from "@/lib/operator/health";
+import { alive, expectedMigrations, healthReply, ready, READY_CACHE_MS, recentReady } from "@/lib/operator/health";
 
 afterAll(() => {
   vi.unstubAllEnvs();
@@ -76,5 +76,16 @@ describe("health", () => {
     expect(back).toEqual({ status: 200, body: { status: "ok", checks: { database: "ok", migrations: "ok", signing_keys: "ok" } } });
     await link.cut();
     (await import("@/lib/db")).closeConnection().catch(() => undefined);
+  });
+});
+
+describe("/readyz under a flood of probes (issue 41 item 5)", () => {
+  it("reuses one readiness answer for a second: probes within it share one database round, a later probe runs its own", async () => {
+    const first = recentReady(1_000_000);
+    expect(recentReady(1_000_000 + READY_CACHE_MS - 1)).toBe(first);
+    expect((await first).status).toBe(200);
+    const later = recentReady(1_000_000 + READY_CACHE_MS);
+    expect(later).not.toBe(first);
+    expect((await later).status).toBe(200);
   });
 });
