@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { absoluteUrl, setting } from "@/lib/config";
+import { absoluteUrl, getConfig, setting } from "@/lib/config";
 
 const frontMatterSchema = z.object({
   title: z.string().trim().min(1).max(200),
@@ -144,13 +144,21 @@ export function parseDoc(file: string, source: string): Doc {
   };
 }
 
-/** Loads every *.md file of `dir`, sorted deterministically (order, then slug). */
-export function loadCorpus(dir: string = contentDir()): Corpus {
+/**
+ * The placeholders of the published docs: examples name the deployment that serves them (its BASE_URL, and the
+ * Bearer realm, BASE_URL's host name), so a command copied from a page runs against that page's server.
+ */
+export function withBaseUrl(source: string, baseUrl: string): string {
+  return source.replaceAll("{{BASE_URL}}", baseUrl).replaceAll("{{BASE_HOST}}", new URL(baseUrl).hostname);
+}
+
+/** Loads every *.md file of `dir`, sorted deterministically (order, then slug), its placeholders filled in. */
+export function loadCorpus(dir: string = contentDir(), baseUrl: string = getConfig().baseUrl): Corpus {
   const files = fs
     .readdirSync(dir)
     .filter((f) => f.endsWith(".md"))
     .sort();
-  const docs = files.map((f) => parseDoc(f, fs.readFileSync(path.join(dir, f), "utf8")));
+  const docs = files.map((f) => parseDoc(f, withBaseUrl(fs.readFileSync(path.join(dir, f), "utf8"), baseUrl)));
   docs.sort((a, b) => a.order - b.order || (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
   const bySlug = new Map<string, Doc>();
   for (const doc of docs) {
