@@ -77,6 +77,14 @@ describe("the docs' placeholders and markers", () => {
     );
   });
 
+  it("in a private release mode, names no authorization discovery document of this server", () => {
+    const source = "curl {{BASE_URL}}/.well-known/jwks.json {{BASE_URL}}/auth.md {{BASE_URL}}/ask";
+    expect(withBaseUrl(source, "http://localhost:3000", false)).toBe(
+      "curl https://gate.example.com/.well-known/jwks.json https://gate.example.com/auth.md http://localhost:3000/ask",
+    );
+    expect(withBaseUrl(source, "http://localhost:3000", true)).toBe("curl http://localhost:3000/.well-known/jwks.json http://localhost:3000/auth.md http://localhost:3000/ask");
+  });
+
   it("leaves a not-run marker out of the HTML page, and still shows other raw HTML as text", () => {
     const doc = parseDoc(
       "x.md",
