@@ -3,7 +3,7 @@
 // BASE set; the published docs' blocks are read from the server that serves them (so they name its BASE_URL).
 // Each curl call must answer what the text's `# →` comment says (status, members, header), else 2xx.
 // A block that cannot run here carries `<!-- not-run: why -->` on the line before its fence (DEVELOPING.md).
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -173,7 +173,10 @@ for (const front of FRONTS) {
   describe(`documented commands, node:http front ${front}`, () => {
     let server: TestServer;
     beforeAll(async () => {
-      if (!fs.existsSync("/usr/bin/jq") && !fs.existsSync("/usr/local/bin/jq")) throw new Error("the README's walkthrough uses jq: apt-get install -y jq");
+      for (const tool of ["curl", "jq"]) {
+        if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0)
+          throw new Error(`the documented commands need ${tool}: apt-get install -y ${tool} (README's test command line)`);
+      }
       server = await startServer({ label: `commands-${front}`, env: front === "off" ? { NODE_FRONT: "off" } : {} });
     });
     afterAll(async () => {
