@@ -5,7 +5,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { absoluteUrl, setting } from "@/lib/config";
+import { absoluteUrl, getConfig, setting } from "@/lib/config";
+import { isAuthDiscoveryPublic } from "@/lib/release-mode";
 
 const frontMatterSchema = z.object({
   title: z.string().trim().min(1).max(200),
@@ -144,13 +145,31 @@ export function parseDoc(file: string, source: string): Doc {
   };
 }
 
-/** Loads every *.md file of `dir`, sorted deterministically (order, then slug). */
-export function loadCorpus(dir: string = contentDir()): Corpus {
+/** Where the docs' examples name a deployment that is not this one: see withBaseUrl. */
+export const EXAMPLE_BASE_URL = "https://gate.example.com";
+
+/** Authorization discovery documents, which a private release mode does not serve (CONTRACT.md §7). */
+const AUTHORIZATION_DOCUMENTS =
+  /\{\{BASE_URL\}\}(?=\/\.well-known\/oauth-protected-resource\/api|\/\.well-known\/oauth-authorization-server|\/\.well-known\/jwks\.json|\/auth\.md)/g;
+
+/**
+ * The placeholders of the published docs: examples name the deployment that serves them (its BASE_URL, and the
+ * Bearer realm, BASE_URL's host name), so a command copied from a page runs against that page's server. In a
+ * private release mode this server publishes no authorization discovery, so the docs link none of its own: those
+ * URLs keep the example deployment's host.
+ */
+export function withBaseUrl(source: string, baseUrl: string, authDiscoveryPublic = true): string {
+  const own = authDiscoveryPublic ? source : source.replace(AUTHORIZATION_DOCUMENTS, EXAMPLE_BASE_URL);
+  return own.replaceAll("{{BASE_URL}}", baseUrl).replaceAll("{{BASE_HOST}}", new URL(baseUrl).hostname);
+}
+
+/** Loads every *.md file of `dir`, sorted deterministically (order, then slug), its placeholders filled in. */
+export function loadCorpus(dir: string = contentDir(), baseUrl: string = getConfig().baseUrl, authDiscoveryPublic: boolean = isAuthDiscoveryPublic()): Corpus {
   const files = fs
     .readdirSync(dir)
     .filter((f) => f.endsWith(".md"))
     .sort();
-  const docs = files.map((f) => parseDoc(f, fs.readFileSync(path.join(dir, f), "utf8")));
+  const docs = files.map((f) => parseDoc(f, withBaseUrl(fs.readFileSync(path.join(dir, f), "utf8"), baseUrl, authDiscoveryPublic)));
   docs.sort((a, b) => a.order - b.order || (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
   const bySlug = new Map<string, Doc>();
   for (const doc of docs) {

@@ -29,6 +29,9 @@ export function renderMarkdown(markdown: string): RenderedDoc {
     async: false,
     renderer: {
       html({ text }: Tokens.HTML | Tokens.Tag): string {
+        // A comment (such as the `<!-- not-run: … -->` marker of DEVELOPING.md) is a note for the source's
+        // readers and the command test, not page text; any other raw HTML is shown as text, never markup.
+        if (/^\s*<!--[\s\S]*?-->\s*$/.test(text)) return "";
         return escapeHtml(text);
       },
       heading({ tokens, depth, text }: Tokens.Heading): string {

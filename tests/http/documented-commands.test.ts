@@ -1,0 +1,221 @@
+// Issue 42: every command a reader copies from README.md or from the published docs works as written. Each
+// shell block is run through bash against the production server (front on, then NODE_FRONT=off), with only
+// BASE set; the published docs' blocks are read from the server that serves them (so they name its BASE_URL).
+// Each curl call must answer what the text's `# →` comment says (status, members, header), else 2xx.
+// A block that cannot run here carries `<!-- not-run: why -->` on the line before its fence (DEVELOPING.md).
+import { execFile, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sessionCookie } from "../support/browser-session";
+import { ROOT, testProvider } from "../support/databases";
+import { parseBlock, shellBlocks, type Claim, type ShellBlock } from "../support/documented-commands";
+import { runShellBlock, type BlockRun, type RecordedCall } from "../support/run-shell-block";
+import { startServer, type TestServer } from "../support/server";
+
+const README = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+const DOC_FILES = fs.readdirSync(path.join(ROOT, "content", "docs")).filter((f) => f.endsWith(".md"));
+const DOC_SLUGS = DOC_FILES.map((f) => /^slug:\s*"?([a-z0-9-]+)"?/m.exec(fs.readFileSync(path.join(ROOT, "content", "docs", f), "utf8"))![1]!);
+
+/** The value at a dotted path of a JSON value (`result.task.status.state`). */
+function at(value: unknown, dotted: string): unknown {
+  let current = value;
+  for (const key of dotted.split(".")) {
+    if (typeof current !== "object" || current === null || !(key in current)) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+/** What is wrong with one recorded answer, measured against the claim of the text (or 2xx when it makes none). */
+function problemsOf(call: RecordedCall, claim: Claim | undefined, base: string): string[] {
+  const problems: string[] = [];
+  const label = `curl ${call.args.slice(0, 120)}`;
+  if (call.exitCode !== 0) problems.push(`${label}: curl exited ${call.exitCode}`);
+  if (claim?.status !== undefined) {
+    if (call.status !== claim.status) problems.push(`${label}: HTTP ${call.status}, the text says ${claim.status} (${claim.text})`);
+  } else if (call.status < 200 || call.status > 299) problems.push(`${label}: HTTP ${call.status}, and the text claims no other status`);
+  if (claim && claim.fields.length > 0) {
+    let json: unknown;
+    try {
+      json = JSON.parse(call.body);
+    } catch {
+      problems.push(`${label}: the answer is not JSON, the text names members (${claim.text})`);
+    }
+    if (json !== undefined) {
+      for (const field of claim.fields) {
+        const actual = at(json, field.name);
+        if (actual === undefined) problems.push(`${label}: no ${field.name} in the answer (${claim.text}): ${call.body.slice(0, 300)}`);
+        else if (field.value !== undefined && actual !== field.value)
+          problems.push(`${label}: ${field.name} is ${JSON.stringify(actual)}, the text says ${JSON.stringify(field.value)}`);
+      }
+    }
+  }
+  if (claim?.header) {
+    const expected = claim.header.value.replaceAll("$BASE", base);
+    const actual = call.headers.get(claim.header.name);
+    if (actual !== expected) problems.push(`${label}: ${claim.header.name} is ${JSON.stringify(actual)}, the text says ${JSON.stringify(expected)}`);
+  }
+  if (claim?.emptyBody && call.body !== "") problems.push(`${label}: the text says the body is empty, it is ${JSON.stringify(call.body.slice(0, 200))}`);
+  return problems;
+}
+
+/** What is wrong with one block's run: bash's exit, the number of calls, and each call against its claim. */
+function blockProblems(block: ShellBlock, run: BlockRun, base: string): string[] {
+  const { calls: claims } = parseBlock(block.text);
+  const problems: string[] = [];
+  if (run.exitCode !== 0) problems.push(`exited ${run.exitCode}: ${run.stderr.slice(-600)}`);
+  if (run.calls.length !== claims.length) problems.push(`ran ${run.calls.length} curl calls, the text has ${claims.length}`);
+  run.calls.forEach((call, i) => problems.push(...problemsOf(call, claims[i], base)));
+  return problems.map((p) => `${block.where}: ${p}`);
+}
+
+/** The block as the test runs it: a line that only sets BASE is left out, since BASE is the test server's. */
+function runnableText(block: ShellBlock): string {
+  return block.text.replace(/^BASE=\S+[ \t]*$/m, "");
+}
+
+/**
+ * Steps a reader does by hand between two blocks, done here over HTTP as the browser would: before the block that
+ * matches `before`. Each must match exactly one block, so a README edit that moves a step fails here, not silently.
+ */
+interface HumanStep {
+  before: RegExp;
+  why: string;
+  run(base: string, previous: RecordedCall[]): Promise<void>;
+}
+
+const README_HUMAN_STEPS: HumanStep[] = [
+  {
+    before: /^# 5\. Poll again/m,
+    why: "walkthrough step 4: the member signs in and approves in a browser; step 5 waits `interval` seconds",
+    async run(base, previous) {
+      const registration = previous.find((call) => /\/agent\/identity\b/.test(call.args) && call.status === 200);
+      if (!registration) throw new Error("no registration answer before the approval step");
+      const reg = JSON.parse(registration.body) as { claim: { user_code: string; verification_uri: string; interval: number } };
+      const email = /"login_hint":"([^"]+)"/.exec(registration.args)?.[1] ?? "ada@example.com";
+      const cookie = await sessionCookie(base, email);
+      const page = await fetch(reg.claim.verification_uri, { headers: { Cookie: cookie }, signal: AbortSignal.timeout(20_000) });
+      const html = await page.text();
+      const formToken = /name="form_token" value="([^"]+)"/.exec(html)?.[1];
+      if (page.status !== 200 || !formToken) throw new Error(`the approval page answered ${page.status} without a form`);
+      const attemptToken = new URL(reg.claim.verification_uri).searchParams.get("claim_attempt_token") ?? "";
+      const decision = await fetch(`${base}/agent/authorize/decision`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie, "Sec-Fetch-Site": "same-origin", Origin: base },
+        body: new URLSearchParams({ claim_attempt_token: attemptToken, form_token: formToken, user_code: reg.claim.user_code, decision: "approve" }).toString(),
+        signal: AbortSignal.timeout(20_000),
+      });
+      await decision.arrayBuffer();
+      if (decision.status !== 303) throw new Error(`the approval answered ${decision.status}`);
+      // The block's first poll comes at least `interval` seconds after the last one, as its text says.
+      await new Promise((resolve) => setTimeout(resolve, (reg.claim.interval + 0.5) * 1000));
+    },
+  },
+];
+
+/** Runs a page's blocks in order, carrying variables from one to the next, with the human steps between. */
+async function runPage(blocks: ShellBlock[], base: string, humanSteps: HumanStep[] = []): Promise<{ problems: string[]; ran: number }> {
+  const problems: string[] = [];
+  let variables = "";
+  let previous: RecordedCall[] = [];
+  let ran = 0;
+  const used = new Set<HumanStep>();
+  for (const block of blocks) {
+    if (block.notRun !== undefined || block.unlabelled) continue;
+    for (const step of humanSteps.filter((s) => s.before.test(block.text))) {
+      used.add(step);
+      await step.run(base, previous);
+    }
+    const run = await runShellBlock(runnableText(block), base, variables);
+    ran++;
+    variables = run.variables;
+    previous = [...previous, ...run.calls];
+    problems.push(...blockProblems(block, run, base));
+  }
+  for (const step of humanSteps) if (!used.has(step)) problems.push(`no block matches the human step before ${step.before} (${step.why})`);
+  return { problems, ran };
+}
+
+/** The README's TypeScript example with the MCP SDK's client. */
+function readmeClientSnippet(): string {
+  const match = /With the SDK's client[^\n]*\n+```ts\n([\s\S]*?)\n```/.exec(README);
+  if (!match) throw new Error("README.md has no TypeScript MCP client example after “With the SDK's client”");
+  return match[1]!;
+}
+
+function runTsx(file: string, base: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      path.join(ROOT, "node_modules", ".bin", "tsx"),
+      [file],
+      { cwd: ROOT, env: { ...process.env, BASE: base }, timeout: 60_000, killSignal: "SIGKILL" },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe("the command blocks of README.md and of the published docs", () => {
+  it("are each shell-labelled, and each block marked not-run says why", () => {
+    const blocks = [...shellBlocks(README, "README.md"), ...DOC_FILES.flatMap((file) => shellBlocks(fs.readFileSync(path.join(ROOT, "content", "docs", file), "utf8"), file))];
+    const wrong = blocks.filter((b) => b.unlabelled || (b.notRun !== undefined && b.notRun.length < 8)).map((b) => b.where);
+    expect(wrong).toEqual([]);
+    // The walkthrough, the public surfaces and the docs' examples are run, not marked.
+    expect(shellBlocks(README, "README.md").filter((b) => b.notRun === undefined).length).toBeGreaterThanOrEqual(7);
+  });
+});
+
+// Front on and off on SQLite (npm test's first pass); the PostgreSQL pass runs them once, front on, for CI's time.
+const FRONTS = testProvider() === "postgres" ? (["on"] as const) : (["on", "off"] as const);
+
+for (const front of FRONTS) {
+  describe(`documented commands, node:http front ${front}`, () => {
+    let server: TestServer;
+    beforeAll(async () => {
+      for (const tool of ["curl", "jq"]) {
+        if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0)
+          throw new Error(`the documented commands need ${tool}: apt-get install -y ${tool} (README's test command line)`);
+      }
+      server = await startServer({ label: `commands-${front}`, env: front === "off" ? { NODE_FRONT: "off" } : {} });
+    });
+    afterAll(async () => {
+      await server?.stop();
+    });
+
+    it("README.md: every block not marked not-run answers as its text says", { timeout: 120_000 }, async () => {
+      const { problems, ran } = await runPage(shellBlocks(README, "README.md"), server.baseUrl, README_HUMAN_STEPS);
+      expect(problems).toEqual([]);
+      expect(ran).toBeGreaterThanOrEqual(7);
+    });
+
+    it("the published docs, as served (pages' markdown twins and /auth.md): every block not marked not-run answers as its text says", { timeout: 120_000 }, async () => {
+      const problems: string[] = [];
+      let ran = 0;
+      for (const servedPath of [...DOC_SLUGS.map((slug) => `/docs/${slug}.md`), "/auth.md"]) {
+        const res = await fetch(`${server.baseUrl}${servedPath}`, { signal: AbortSignal.timeout(20_000) });
+        expect(res.status, servedPath).toBe(200);
+        const page = await runPage(shellBlocks(await res.text(), servedPath), server.baseUrl);
+        problems.push(...page.problems);
+        ran += page.ran;
+      }
+      expect(problems).toEqual([]);
+      expect(ran).toBeGreaterThanOrEqual(25);
+    });
+
+    it("README.md's TypeScript example with the MCP SDK's client runs as written", { timeout: 90_000 }, async () => {
+      const dir = path.join(ROOT, ".tmp");
+      fs.mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, `readme-mcp-client-${front}-${process.pid}.mts`);
+      fs.writeFileSync(file, readmeClientSnippet());
+      try {
+        const { code, stdout, stderr } = await runTsx(file, server.baseUrl);
+        expect(code, stderr).toBe(0);
+        for (const tool of ["lookup_member", "get_community_stats", "register_agent", "verify_certificate"]) expect(stdout).toContain(tool);
+        expect(stdout).toContain("status: 'issued'");
+      } finally {
+        fs.rmSync(file, { force: true });
+      }
+    });
+  });
+}
