@@ -47,18 +47,25 @@ function countPlaywright(file: string): void {
 }
 
 /**
- * The overload test (tests/http/overload.test.ts) runs alone after the other Vitest files: it measures how fast the
- * server answers probes during bursts, which other test files sharing the two cores would distort.
+ * The overload and fairness tests (tests/http/overload.test.ts, tests/http/fairness.test.ts) run alone, one file at a
+ * time, after the other Vitest files: they measure how fast the server answers during bursts, which other test files
+ * sharing the two cores would distort.
  */
-const OVERLOAD_TEST = "tests/http/overload.test.ts";
+const ALONE_TESTS = ["tests/http/overload.test.ts", "tests/http/fairness.test.ts"];
 
 function vitestSteps(label: string, paths: string[], report: string, env: NodeJS.ProcessEnv): void {
   const overloadReport = report.replace(/\.json$/, "-overload.json");
   fs.rmSync(report, { force: true });
   fs.rmSync(overloadReport, { force: true });
-  step(`vitest (${label})`, "npx", ["vitest", "run", ...paths, "--exclude", OVERLOAD_TEST, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`], env);
+  const excluded = ALONE_TESTS.flatMap((file) => ["--exclude", file]);
+  step(`vitest (${label})`, "npx", ["vitest", "run", ...paths, ...excluded, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`], env);
   countVitest(report);
-  step(`vitest overload (${label})`, "npx", ["vitest", "run", OVERLOAD_TEST, "--reporter=default", "--reporter=json", `--outputFile.json=${overloadReport}`], env);
+  step(
+    `vitest overload and fairness (${label})`,
+    "npx",
+    ["vitest", "run", ...ALONE_TESTS, "--no-file-parallelism", "--reporter=default", "--reporter=json", `--outputFile.json=${overloadReport}`],
+    env,
+  );
   countVitest(overloadReport);
 }
 

@@ -2,12 +2,9 @@
 // (the client socket bound to 127.0.0.11 or 127.0.0.12; the server listens on 127.0.0.1). Under `npm start`
 // the key is the socket's address; A2A contexts a client chose are its caller's alone; a bare `next start`
 // ignores a client-sent X-Agent-Gate-Peer, and refuses to start in production under TRUSTED_PROXY=none.
-import { spawn, type ChildProcess } from "node:child_process";
 import http from "node:http";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { freshDatabase, ROOT } from "../support/databases";
-import { freePort } from "../support/server";
+import { bareNextStart, stopBare, type BareStart } from "../support/bare-next";
 
 const base = inject("baseUrl");
 
@@ -137,46 +134,6 @@ describe("npm start: the caller key is the socket address", () => {
     expect((await batchStatuses(base, 1, "127.0.0.22", rotate))[0]).toBe(200);
   });
 });
-
-interface BareStart {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-/** A bare `next start` of this build (no server.ts), with its own database; TRUSTED_PROXY and NODE_ENV as given. */
-async function bareNextStart(trustedProxy: string, nodeEnv: "production" | "test" = "production"): Promise<BareStart> {
-  const port = await freePort();
-  const databaseUrl = await freshDatabase(`bare-${trustedProxy}`);
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [path.join(ROOT, "node_modules", "next", "dist", "bin", "next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      NODE_ENV: nodeEnv,
-      NEXT_TELEMETRY_DISABLED: "1",
-      BASE_URL: `http://localhost:${port}`,
-      DATABASE_URL: databaseUrl,
-      RELEASE_MODE: "public",
-      TRUSTED_PROXY: trustedProxy,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, url, output: () => output, exited };
-}
-
-async function stopBare(start: BareStart | undefined): Promise<void> {
-  if (!start || start.child.exitCode !== null || start.child.signalCode !== null) return;
-  start.child.kill("SIGTERM");
-  const timer = setTimeout(() => start.child.kill("SIGKILL"), 5000);
-  await start.exited;
-  clearTimeout(timer);
-}
 
 describe("a bare `next start` (no server.ts)", () => {
   let running: BareStart | undefined;

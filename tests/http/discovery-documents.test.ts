@@ -142,6 +142,8 @@ describe("/openapi.json", () => {
       "/openapi.json": "this document",
       "/auth.md": "markdown walkthrough",
       "/sitemap.xml": "sitemap",
+      "/robots.txt": "crawler rules (text)",
+      "/favicon.ico": "no icon (204)",
       "/page-markdown/[[...path]]": "markdown twins of pages",
       "/api/cron/janitor": "operator-only: Vercel Cron's janitor pass (CRON_SECRET)",
       "/api/cron/webhooks": "operator-only: Vercel Cron's webhook delivery pass (CRON_SECRET)",

@@ -278,7 +278,7 @@ describe("the documented 2026-07-28 examples work as written", () => {
   function curlExamples(file: string): { headers: Record<string, string>; body: string; path: string }[] {
     const markdown = fs.readFileSync(path.join(process.cwd(), "content/docs", file), "utf8");
     return [...markdown.matchAll(/```bash\n(curl[\s\S]*?)```/g)]
-      .map((m) => m[1]!.replace(/\\\n\s*/g, " ").replaceAll("https://gate.example.com", base))
+      .map((m) => m[1]!.replace(/\\\n\s*/g, " ").replaceAll("{{BASE_URL}}", base))
       .filter((command) => command.includes("MCP-Protocol-Version: 2026-07-28"))
       .map((command) => ({
         path: new URL(/curl -s (\S+)/.exec(command)![1]!).pathname,

@@ -4,7 +4,7 @@
 import { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { describe, expect, it } from "vitest";
-import { Admission, WORK_CLASSES, type AdmissionBounds, type AdmissionTicket, type ShedReason, type WorkClass } from "@/lib/admission";
+import { Admission, admissionBounds, WORK_CLASSES, type AdmissionBounds, type AdmissionTicket, type ShedReason, type WorkClass } from "@/lib/admission";
 import { pathOf, routePolicy } from "@/lib/routes";
 import { HeapPressure } from "@/lib/admission/heap";
 import { AdmissionLane } from "@/lib/admission/lane";
@@ -292,6 +292,50 @@ describe("admission of what skips the lanes (issue 41)", () => {
     const later = exchange("/favicon.ico");
     admission.admit(later.req, later.res, ticketOf(later.req, "flooder"), () => ran.push("later"));
     expect(ran.at(-1)).toBe("later");
+  });
+});
+
+describe("one address for every request (issue 41 item 2)", () => {
+  function singleCallerAdmission() {
+    let now = 0;
+    const warned: string[] = [];
+    const bounds = admissionBounds(
+      {
+        account: { inFlight: 4, queue: 0 },
+        token: { inFlight: 4, queue: 0 },
+        pages: { inFlight: 4, queue: 0 },
+        public: { inFlight: 4, queue: 0 },
+        general: { inFlight: 4, queue: 0 },
+      },
+      1000,
+      0.25,
+    );
+    const admission = new Admission({ bounds, heapShedShare: 0.8, refuse: () => undefined, onSingleCaller: (caller) => warned.push(caller), now: () => now });
+    const ask = (caller: string): void => {
+      const x = exchange("/ask");
+      admission.admit(x.req, x.res, ticketOf(x.req, caller), () => undefined);
+    };
+    return { ask, warned, advance: (ms: number) => (now += ms) };
+  }
+
+  it("still serves that one caller at its share, and warns once that a proxy may be unnamed", () => {
+    const { ask, warned, advance } = singleCallerAdmission();
+    ask("10.9.9.9");
+    advance(11_000);
+    ask("10.9.9.9");
+    ask("10.9.9.9");
+    ask("10.9.9.9");
+    expect(warned).toEqual(["10.9.9.9"]);
+  });
+
+  it("does not warn while other callers come too", () => {
+    const { ask, warned, advance } = singleCallerAdmission();
+    ask("10.9.9.9");
+    advance(11_000);
+    ask("10.1.1.1");
+    ask("10.9.9.9");
+    ask("10.9.9.9");
+    expect(warned).toEqual([]);
   });
 });
 

@@ -427,6 +427,11 @@ describe("admission bounds (ADMISSION_*)", () => {
       },
       queueWaitMs: 2000,
       heapShedShare: 0.8,
+      callerShare: 0.25,
+      bodyReaders: 256,
+      bodyBufferBytes: 64 * 1024 * 1024,
+      requestDeadlineMs: 10_000,
+      minBytesPerSecond: 1024,
     });
   });
 
@@ -442,6 +447,15 @@ describe("admission bounds (ADMISSION_*)", () => {
     expect(admission.lanes.pages).toEqual({ inFlight: 8, queue: 10 });
     expect(admission.queueWaitMs).toBe(500);
     expect(admission.heapShedShare).toBe(0.7);
+    const fairness = parseConfig({
+      ADMISSION_CALLER_SHARE: "0.5",
+      ADMISSION_BODY_READERS: "32",
+      ADMISSION_BODY_BUFFER_MIB: "8",
+      REQUEST_DEADLINE_SECONDS: "5",
+      REQUEST_MIN_BYTES_PER_SECOND: "0",
+    }).admission;
+    expect(fairness).toMatchObject({ callerShare: 0.5, bodyReaders: 32, bodyBufferBytes: 8 * 1024 * 1024, requestDeadlineMs: 5000, minBytesPerSecond: 0 });
+    expect(parseConfig({ ADMISSION_CALLER_SHARE: "1" }).admission.callerShare).toBe(1);
   });
 
   it("refuses a bound that is not a whole number in range, naming the variable", () => {
@@ -453,6 +467,13 @@ describe("admission bounds (ADMISSION_*)", () => {
       ["ADMISSION_QUEUE_WAIT_MS", "0"],
       ["ADMISSION_HEAP_SHED_SHARE", "0.99"],
       ["ADMISSION_HEAP_SHED_SHARE", "1"],
+      ["ADMISSION_CALLER_SHARE", "0"],
+      ["ADMISSION_CALLER_SHARE", "1.5"],
+      ["ADMISSION_CALLER_SHARE", "half"],
+      ["ADMISSION_BODY_READERS", "0"],
+      ["REQUEST_DEADLINE_SECONDS", "0"],
+      ["REQUEST_DEADLINE_SECONDS", "301"],
+      ["REQUEST_MIN_BYTES_PER_SECOND", "-1"],
     ]) {
       const checked = checkConfig({ [variable!]: value });
       expect(checked.ok, `${variable}=${value}`).toBe(false);
