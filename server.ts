@@ -25,7 +25,8 @@ import { Admission, admissionBounds, callerShare } from "@/lib/admission";
 import { refusalSurface, writeBodyRefusal, writeShed } from "@/lib/server/overload";
 import { recordShed } from "@/lib/operations/metrics";
 import { logger } from "@/lib/operations/log";
-import { pathOf, routePolicy } from "@/lib/routes";
+import { isStaticFilePath, pathOf, routePolicy } from "@/lib/routes";
+import { chargeBudgets } from "@/lib/rate-limit";
 import { BodyGate } from "@/lib/server/body-gate";
 import { missingStaticFiles } from "@/lib/server/static-files";
 import { headerReader } from "@/lib/server/front/node";
@@ -78,6 +79,7 @@ async function main(): Promise<void> {
   const admission = new Admission({
     bounds: admissionBounds(limits.lanes, limits.queueWaitMs, limits.callerShare),
     unqueuedPerCaller: callerShare(limits.lanes.general, limits.callerShare).inFlight,
+    chargeUnqueued: (req, caller) => isStaticFilePath(pathOf(req.url)) || chargeBudgets([{ budget: "probes", key: caller, cost: 1 }]) === null,
     heapShedShare: limits.heapShedShare,
     refuse: (req, res, workClass, reason) => writeShed(req, res, refusalSurface(req, routePolicy(pathOf(req.url)).refusal, workClass), reason),
     onShed: recordShed,

@@ -52,6 +52,11 @@ export interface AdmissionOptions {
   onShed?: (workClass: WorkClass | "unqueued", reason: ShedReason) => void;
   /** Unqueued requests (probes, static files) one caller may have in progress at once; none: no bound. */
   unqueuedPerCaller?: number;
+  /**
+   * Spends one unit of the caller's budget for unqueued work (false: none left). A bound on how many run at once does
+   * not bound how much CPU a client that asks again the instant it is answered takes; a rate does.
+   */
+  chargeUnqueued?: (req: IncomingMessage, caller: string) => boolean;
   heap?: HeapPressure;
   /**
    * Starts the heavy classes' work (lib/admission/pacer.ts); own-account reads and tokens start at once. None
@@ -204,7 +209,7 @@ export class Admission {
     const limit = this.options.unqueuedPerCaller;
     if (limit === undefined) return handle(false);
     const held = this.unqueued.get(caller) ?? 0;
-    if (held >= limit) {
+    if (held >= limit || (this.options.chargeUnqueued && !this.options.chargeUnqueued(req, caller))) {
       this.options.onShed?.("unqueued", "caller_share");
       return this.options.refuse(req, res, null, "caller_share");
     }

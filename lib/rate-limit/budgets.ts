@@ -48,6 +48,15 @@ export const BUDGETS = {
     store: "memory",
     counts: 'page of /api/map/search (50 members; the /map page loads one when opened and one per "Show more members")',
   },
+  probes: {
+    name: "probes",
+    key: "caller",
+    limit: 600,
+    windowSeconds: 60,
+    env: "RATE_LIMIT_PROBES_PER_MINUTE",
+    store: "memory",
+    counts: "request to a path that skips admission (/healthz, /readyz, /metrics, /favicon.ico, /robots.txt; not Next's static files)",
+  },
   lookups: {
     name: "lookups",
     key: "caller",

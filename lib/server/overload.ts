@@ -58,9 +58,17 @@ function writeAfterDrain(req: IncomingMessage, res: ServerResponse, reply: ApiRe
   req.resume();
 }
 
-/** Admission's refusal: 429 for a caller past its share, else 503 (lib/admission ShedReason). */
+/**
+ * Admission's refusal: 429 for a caller past its share, else 503 (lib/admission ShedReason). A caller past its share
+ * also loses its connection after the answer: a flood that asks again the instant it is refused (looping on its
+ * keep-alive connections) must then connect again, and new connections are taken a few per event-loop iteration, in
+ * turn with everyone else's, so answering its refusals cannot take the event loop from the other callers. A 503 keeps
+ * the connection: the service, not the caller, is what is short.
+ */
 export function writeShed(req: IncomingMessage, res: ServerResponse, surface: RefusalSurface, reason: ShedReason): void {
-  writeAfterDrain(req, res, reason === "caller_share" ? callerShareReply(surface) : overloadedReply(surface));
+  if (reason !== "caller_share") return writeAfterDrain(req, res, overloadedReply(surface));
+  const reply = callerShareReply(surface);
+  writeAfterDrain(req, res, { ...reply, headers: { ...reply.headers, connection: "close" } });
 }
 
 /** The body gate's refusal: a body too large or too late is not read further (its connection closes after the answer). */

@@ -22,6 +22,7 @@ export const SHARED_SERVER_BUDGETS: Record<string, string> = {
   RATE_LIMIT_LOOKUPS_PER_MINUTE: "1000000",
   RATE_LIMIT_TOKEN_EXCHANGE_PER_MINUTE: "1000000",
   ADMISSION_CALLER_SHARE: "1",
+  RATE_LIMIT_PROBES_PER_MINUTE: "1000000",
 };
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
