@@ -1,4 +1,4 @@
-// The node:http front (lib/server/front; its table: lib/front-routes) answers the hottest API paths under
+// The node:http front (lib/server/front; its table: lib/routes/front.ts) answers the hottest API paths under
 // `next start`. It must answer exactly as the route files do through Next: the same requests go to a server with the front (NODE_FRONT on, the
 // default) and to one without it (NODE_FRONT=off) on the same database, and every answer is compared —
 // status, body and every header a client acts on. Next marks what it serves with its own Vary tokens
