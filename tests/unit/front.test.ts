@@ -128,6 +128,10 @@ describe("what the front takes", () => {
       "HEAD /healthz",
       "GET /readyz",
       "HEAD /readyz",
+      "GET /robots.txt",
+      "HEAD /robots.txt",
+      "GET /favicon.ico",
+      "HEAD /favicon.ico",
     ]);
     const { FRONT_ROUTES } = await import("@/lib/routes/front");
     const table = Object.entries(FRONT_ROUTES).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m} ${path}`));
