@@ -10,7 +10,7 @@ import http from "node:http";
 import { closeConnection, holdSqliteConnection } from "@/lib/db";
 import { startSqliteCheckpointer } from "@/lib/db/sqlite-checkpointer";
 import { sqliteFilePath } from "@/lib/db/sqlite-path";
-import { serveFront } from "@/lib/front-routes";
+import { serveFront } from "@/lib/routes/front";
 import { addResponseHeaders } from "@/lib/server/front/node";
 import { listen } from "@/lib/server/listen";
 import { requestListener } from "@/lib/server/request-listener";

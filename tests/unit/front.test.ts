@@ -13,7 +13,7 @@ let readLimit = 0;
 
 beforeAll(async () => {
   vi.stubEnv("BASE_URL", "https://gate.example.com");
-  const { serveFront } = await import("@/lib/front-routes");
+  const { serveFront } = await import("@/lib/routes/front");
   const { readRawBody, writeReply } = await import("@/lib/server/front/node");
   server = http.createServer((req, res) => {
     // A test-only path that echoes what readRawBody read, with the limit the test set.
@@ -133,7 +133,7 @@ describe("what the front takes", () => {
       "GET /favicon.ico",
       "HEAD /favicon.ico",
     ]);
-    const { FRONT_ROUTES } = await import("@/lib/front-routes");
+    const { FRONT_ROUTES } = await import("@/lib/routes/front");
     const table = Object.entries(FRONT_ROUTES).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m} ${path}`));
     expect(new Set(table)).toEqual(served);
     await fc.assert(

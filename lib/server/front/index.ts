@@ -31,7 +31,7 @@ function writeOrDrop(req: IncomingMessage, res: ServerResponse, reply: ApiReply)
 }
 
 /**
- * The front over a table of routes (the table is lib/front-routes: it names handlers of every surface, which
+ * The front over a table of routes (the table is lib/routes/front.ts: it names handlers of every surface, which
  * this layer does not import). The function it returns answers the request when it is one of the table's and
  * returns true; false leaves it to Next. Called for every request the server receives, so a miss costs one lookup.
  */
