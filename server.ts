@@ -22,13 +22,13 @@ import { observeRequest } from "@/lib/server/observe";
 import { transportSecurityHeaders } from "@/lib/http/security-headers";
 import { configOrExit, markServerEntry, refuseUnsafeStart } from "@/lib/startup";
 import { Admission, admissionBounds, callerShare } from "@/lib/admission";
-import { refusalSurface, writeBodyRefusal, writeShed } from "@/lib/server/overload";
+import { refusalSurface, writeBodyRefusal, writeShed, writeUnqueuedRefusal } from "@/lib/server/overload";
 import { recordShed } from "@/lib/operations/metrics";
 import { logger } from "@/lib/operations/log";
 import { isStaticFilePath, pathOf, routePolicy } from "@/lib/routes";
 import { chargeBudgets } from "@/lib/rate-limit";
 import { BodyGate } from "@/lib/server/body-gate";
-import { missingStaticFiles } from "@/lib/server/static-files";
+import { staticFiles } from "@/lib/server/static-files";
 import { headerReader } from "@/lib/server/front/node";
 import { callerKey } from "@/lib/http/client-ip";
 
@@ -76,12 +76,21 @@ async function main(): Promise<void> {
   // Every class of work has its bounds (README "Limits"): a burst is refused at once instead of piling up in memory,
   // and one caller key holds at most its share of each (a 429 past it).
   const limits = config.admission;
+  const buildFiles = staticFiles();
   const admission = new Admission({
     bounds: admissionBounds(limits.lanes, limits.queueWaitMs, limits.callerShare),
     unqueuedPerCaller: callerShare(limits.lanes.general, limits.callerShare).inFlight,
-    chargeUnqueued: (req, caller) => isStaticFilePath(pathOf(req.url)) || chargeBudgets([{ budget: "probes", key: caller, cost: 1 }]) === null,
+    // The build's own static files are not counted (a page loads a dozen); probes and unknown static paths are.
+    chargeUnqueued: (req, caller) => {
+      const path = pathOf(req.url);
+      return (isStaticFilePath(path) && !buildFiles.isMissing(path)) || chargeBudgets([{ budget: "probes", key: caller, cost: 1 }]) === null;
+    },
     heapShedShare: limits.heapShedShare,
-    refuse: (req, res, workClass, reason) => writeShed(req, res, refusalSurface(req, routePolicy(pathOf(req.url)).refusal, workClass), reason),
+    refuse: (req, res, workClass, reason) => {
+      const surface = refusalSurface(req, routePolicy(pathOf(req.url)).refusal, workClass);
+      if (workClass === null) writeUnqueuedRefusal(req, res, surface);
+      else writeShed(req, res, surface, reason);
+    },
     onShed: recordShed,
     onSingleCaller: (caller) =>
       logger().warn(
@@ -116,7 +125,7 @@ async function main(): Promise<void> {
     route: routePolicy,
     callerOf: (req) => callerKey(headerReader(req)),
     bodyGate,
-    missingStaticFile: missingStaticFiles(),
+    missingStaticFile: buildFiles.answerMissing,
   });
   // Node's own deadlines for the headers and the whole request, checked every second (its default is every 30 s): a
   // client that misses them gets 408 and its connection closes, whoever is reading.

@@ -55,7 +55,8 @@ export const BUDGETS = {
     windowSeconds: 60,
     env: "RATE_LIMIT_PROBES_PER_MINUTE",
     store: "memory",
-    counts: "request to a path that skips admission (/healthz, /readyz, /metrics, /favicon.ico, /robots.txt; not Next's static files)",
+    counts:
+      "request to a path that skips admission (/healthz, /readyz, /metrics, /favicon.ico, /robots.txt, an unknown path under /_next/static/; not the build's own static files)",
   },
   lookups: {
     name: "lookups",

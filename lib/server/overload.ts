@@ -58,17 +58,10 @@ function writeAfterDrain(req: IncomingMessage, res: ServerResponse, reply: ApiRe
   req.resume();
 }
 
-/**
- * Admission's refusal: 429 for a caller past its share, else 503 (lib/admission ShedReason). A caller past its share
- * also loses its connection after the answer: a flood that asks again the instant it is refused (looping on its
- * keep-alive connections) must then connect again, and new connections are taken a few per event-loop iteration, in
- * turn with everyone else's, so answering its refusals cannot take the event loop from the other callers. A 503 keeps
- * the connection: the service, not the caller, is what is short.
- */
+/** Admission's refusal: 429 for a caller past its share, else 503 (lib/admission ShedReason). */
 export function writeShed(req: IncomingMessage, res: ServerResponse, surface: RefusalSurface, reason: ShedReason): void {
   if (reason !== "caller_share") return writeAfterDrain(req, res, overloadedReply(surface));
-  const reply = callerShareReply(surface);
-  writeAfterDrain(req, res, { ...reply, headers: { ...reply.headers, connection: "close" } });
+  writeAfterDrain(req, res, callerShareReply(surface));
 }
 
 /** The body gate's refusal: a body too large or too late is not read further (its connection closes after the answer). */
@@ -83,4 +76,18 @@ export function writeBodyRefusal(req: IncomingMessage, res: ServerResponse, surf
     case "busy":
       return writeAfterDrain(req, res, overloadedReply(surface));
   }
+}
+
+/**
+ * How long a refusal of what skips admission (a probe or a static file past the caller's budget or share) waits before
+ * it is written. Such requests cost microseconds each, so a client that asks again the instant it is answered (a flood
+ * looping on its keep-alive connections) would otherwise take the whole event loop with refusals alone; held this long,
+ * each of its connections asks at most a few times a second. Nothing shared is held meanwhile, and a monitor probing
+ * once a second never meets it.
+ */
+export const UNQUEUED_REFUSAL_DELAY_MS = 200;
+
+/** A refusal of unqueued work, written after UNQUEUED_REFUSAL_DELAY_MS (nothing is written if the client left). */
+export function writeUnqueuedRefusal(req: IncomingMessage, res: ServerResponse, surface: RefusalSurface): void {
+  setTimeout(() => writeShed(req, res, surface, "caller_share"), UNQUEUED_REFUSAL_DELAY_MS).unref();
 }

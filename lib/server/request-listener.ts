@@ -2,11 +2,12 @@
 // 1. Stamp each request with its socket address (PEER_HEADER), replacing any client-sent copy. A route
 //    handler under Next sees only headers, and Next copies a client-sent X-Forwarded-For verbatim, so
 //    TRUSTED_PROXY=none really means "the socket address" only thanks to this stamp.
-// 2. Look up its route (lib/routes, handed in): an unknown file under /_next/static/ is a bare 404 here.
+// 2. Look up its route (lib/routes, handed in).
 // 3. Wait for its whole body (./body-gate.ts): until then it holds no slot of any class.
 // 4. Admit it (lib/admission): its class of work runs it now, queues it, or refuses it at once (503; 429 past the
 //    caller's share).
-// 5. Let the node:http front (lib/server/front) answer the paths it serves.
+// 5. Answer an unknown file under /_next/static/ with a bare 404, and let the node:http front (lib/server/front) answer
+//    the paths it serves.
 // 6. Hand every other request to Next one per event-loop turn (lib/server/turns), so a saturated server
 //    keeps admitting new connections; a request whose client has left meanwhile is skipped.
 import type http from "node:http";
@@ -101,6 +102,7 @@ export function requestListener(next: NextHandler, options: RequestListenerOptio
   // This listener stamps every request's peer header: from now on that header is this process's own (client-ip.ts).
   markServerEntry();
   const dispatch = (req: http.IncomingMessage, res: http.ServerResponse, route: ListenerRoute, hadTurn: boolean): void => {
+    if (route.workClass === null && missingStaticFile?.(req, res, pathOf(req.url))) return;
     if (front?.(req, res)) return;
     // Probes and static files take no turn: with the front off they still answer during a burst. Work admission
     // started on its turn does not queue again.
@@ -115,7 +117,6 @@ export function requestListener(next: NextHandler, options: RequestListenerOptio
     const requestId = observe?.(req, res);
     if (requestId) (req as IdentifiedRequest)[REQUEST_ID] = requestId;
     const path = pathOf(req.url);
-    if (missingStaticFile?.(req, res, path)) return;
     const route = routeOf?.(path) ?? GENERAL_ROUTE;
     const caller = callerOf?.(req) ?? "";
     const admit = (): void => {

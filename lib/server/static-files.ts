@@ -23,20 +23,32 @@ function listFiles(dir: string, urlPrefix: string, into: Set<string>): void {
   }
 }
 
-/** The answerer of missing static files for the build in `distDir` (default .next of the working directory). */
-export function missingStaticFiles(distDir: string = path.join(process.cwd(), ".next")): (req: IncomingMessage, res: ServerResponse, urlPath: string) => boolean {
+export interface StaticFiles {
+  /** Whether the path is under /_next/static/ but names no file of the build. */
+  isMissing(urlPath: string): boolean;
+  /** Answers a missing static file with a bare 404 (true), or leaves any other request alone (false). */
+  answerMissing(req: IncomingMessage, res: ServerResponse, urlPath: string): boolean;
+}
+
+/** The build's static files in `distDir` (default .next of the working directory). */
+export function staticFiles(distDir: string = path.join(process.cwd(), ".next")): StaticFiles {
   const files = new Set<string>();
   listFiles(path.join(distDir, "static"), PREFIX, files);
-  return (req, res, urlPath) => {
+  const isMissing = (urlPath: string): boolean => {
     if (!urlPath.startsWith(PREFIX) || files.has(urlPath)) return false;
-    let decoded = urlPath;
     try {
-      decoded = decodeURIComponent(urlPath);
+      return !files.has(decodeURIComponent(urlPath));
     } catch {
       // Not a valid escape: no file has that name.
+      return true;
     }
-    if (files.has(decoded)) return false;
-    writeReply(req, res, { status: 404, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" }, body: "Not found\n" });
-    return true;
+  };
+  return {
+    isMissing,
+    answerMissing: (req, res, urlPath) => {
+      if (!isMissing(urlPath)) return false;
+      writeReply(req, res, { status: 404, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" }, body: "Not found\n" });
+      return true;
+    },
   };
 }

@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { approvedTokens, newMember, register, attemptTokenOf, useServerDatabase, type TokenJson } from "../support/agent-auth";
 import { freshDatabase } from "../support/databases";
 import { LoopbackBrowser } from "../support/loopback-browser";
@@ -177,6 +177,10 @@ describe.each(["on", "off"])("one client cannot shut the others out (front %s)",
     }
     startRss = rssMiB(server.pid);
   }, 120_000);
+
+  afterEach(() => {
+    if (server) console.log(`[fairness front ${front}] RSS ${Math.round(rssMiB(server.pid) - startRss)} MiB over the start`);
+  });
 
   afterAll(async () => {
     await server?.stop();
