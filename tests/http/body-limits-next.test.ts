@@ -2,51 +2,11 @@
 // its route's limit (lib/routes) with 413 for every request that carries one, next-auth's /api/auth/* included: at its
 // Content-Length before it is read, or as soon as a chunked body passes the limit. 300 MiB sent to the sign-in
 // callback is never held whole; a body within its limit is answered as before.
-import fs from "node:fs";
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bareNextStart, stopBare, untilAnswering, type BareStart } from "../support/bare-next";
+import { hugeBody, rssMiB } from "../support/huge-body";
 
 const MiB = 1024 * 1024;
-
-function rssMiB(pid: number): number {
-  return Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
-}
-
-/** Streams `bytes` (declared or chunked) until the server answers or closes; the start of what it answered. */
-function hugeBody(url: string, path: string, bytes: number, chunked: boolean): Promise<string> {
-  const { port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = net.connect(Number(port), "127.0.0.1");
-    let answer = "";
-    let sent = 0;
-    const block = Buffer.alloc(256 * 1024, 0x61);
-    socket.setEncoding("latin1");
-    socket.on("data", (chunk: string) => {
-      answer += chunk;
-      if (answer.includes("\r\n\r\n")) socket.destroy();
-    });
-    socket.on("error", () => undefined);
-    const timer = setTimeout(() => socket.destroy(), 30_000);
-    socket.on("close", () => {
-      clearTimeout(timer);
-      resolve(answer.slice(0, 12));
-    });
-    const pump = (): void => {
-      while (sent < bytes && !socket.destroyed) {
-        const piece = chunked ? Buffer.concat([Buffer.from(`${block.length.toString(16)}\r\n`), block, Buffer.from("\r\n")]) : block;
-        sent += block.length;
-        if (!socket.write(piece)) return void socket.once("drain", pump);
-      }
-      if (!socket.destroyed) socket.end(chunked ? "0\r\n\r\n" : "");
-    };
-    socket.on("connect", () => {
-      const framing = chunked ? "Transfer-Encoding: chunked" : `Content-Length: ${bytes}`;
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\n${framing}\r\n\r\n`);
-      pump();
-    });
-  });
-}
 
 describe("body limits under a bare `next start` (proxy.ts)", () => {
   let bare: BareStart;
@@ -60,13 +20,13 @@ describe("body limits under a bare `next start` (proxy.ts)", () => {
     // Warm: the first request of each route loads its code (tens of MiB), which is not what is measured.
     for (const path of ["/api/auth/callback/credentials", "/oauth2/token"]) {
       for (let i = 0; i < 3; i++) await fetch(`${bare.url}${path}`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "a=b" });
-      await hugeBody(bare.url, path, 64 * 1024, true);
+      await hugeBody(Number(new URL(bare.url).port), path, 64 * 1024, true);
     }
     const before = rssMiB(bare.child.pid!);
     const growth: number[] = [];
     for (const path of ["/api/auth/callback/credentials", "/oauth2/token"]) {
       for (const chunked of [false, true]) {
-        const answer = await hugeBody(bare.url, path, 300 * MiB, chunked);
+        const answer = await hugeBody(Number(new URL(bare.url).port), path, 300 * MiB, chunked);
         // 413 when the answer arrived before the connection closed (a client still writing may see a reset instead).
         if (answer !== "") expect(answer, `${path} chunked=${chunked}`).toMatch(/^HTTP\/1\.1 413/);
         growth.push(Math.round(rssMiB(bare.child.pid!) - before));

@@ -3,12 +3,12 @@
 // PostgreSQL pass), with one hostile address (127.0.0.2) and one well-behaved address (127.0.0.3). The hostile address
 // does each thing of the issue's table; meanwhile the well-behaved one gets its ordinary answer within 2 s and never a
 // 503. Afterwards the same process answers and its RSS is within 64 MiB of where it started.
-import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { approvedTokens, newMember, register, attemptTokenOf, useServerDatabase, type TokenJson } from "../support/agent-auth";
 import { freshDatabase } from "../support/databases";
+import { hugeBody, rssMiB } from "../support/huge-body";
 import { LoopbackBrowser } from "../support/loopback-browser";
 import { startServer, type TestServer } from "../support/server";
 
@@ -93,42 +93,6 @@ function slowBodies(port: number, path: string, count: number, contentType: stri
       for (const socket of sockets) socket.destroy();
     },
   };
-}
-
-/** A body of `bytes` streamed as fast as the server takes it, declared (Content-Length) or chunked; ends when the server closes. */
-function hugeBody(port: number, path: string, bytes: number, chunked: boolean): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ port, host: "127.0.0.1", localAddress: HOSTILE });
-    let answer = "";
-    let sent = 0;
-    const block = Buffer.alloc(256 * 1024, 0x61);
-    socket.setEncoding("latin1");
-    socket.on("data", (chunk: string) => (answer += chunk));
-    socket.on("error", () => undefined);
-    const done = (): void => {
-      clearTimeout(timer);
-      resolve(answer.slice(0, 12));
-    };
-    socket.on("close", done);
-    const timer = setTimeout(() => socket.destroy(), 20_000);
-    const pump = (): void => {
-      while (sent < bytes && !socket.destroyed) {
-        const piece = chunked ? Buffer.concat([Buffer.from(`${block.length.toString(16)}\r\n`), block, Buffer.from("\r\n")]) : block;
-        sent += block.length;
-        if (!socket.write(piece)) return void socket.once("drain", pump);
-      }
-      if (!socket.destroyed) socket.end(chunked ? "0\r\n\r\n" : "");
-    };
-    socket.on("connect", () => {
-      const framing = chunked ? "Transfer-Encoding: chunked" : `Content-Length: ${bytes}`;
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\n${framing}\r\n\r\n`);
-      pump();
-    });
-  });
-}
-
-function rssMiB(pid: number): number {
-  return Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 }
 
 /** The well-behaved address's checks while the hostile one works: each its ordinary answer within 2 s, never a 503. */
@@ -278,7 +242,7 @@ describe.each(["on", "off"])("one client cannot shut the others out (front %s)",
     for (const path of posts) {
       for (const chunked of [false, true]) {
         const [answer, polite] = await Promise.all([
-          hugeBody(server.port, path, 300 * MiB, chunked),
+          hugeBody(server.port, path, 300 * MiB, chunked, HOSTILE),
           politeMeanwhile(() => send(base, POLITE, { path: "/ask?query=revoke+a+delegation" }), 1),
         ]);
         // 413 when the answer arrived before the connection closed (a client still writing may see a reset instead).
