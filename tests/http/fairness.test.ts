@@ -131,6 +131,9 @@ describe.each(["on", "off"])("one client cannot shut the others out (front %s)",
     authorizePath = `/agent/authorize?claim_attempt_token=${encodeURIComponent(attemptTokenOf(pending))}`;
     // Warm: the first requests of a fresh process load and compile each route's code once (tens of MiB with the front
     // off), which is not what the memory bound is about.
+    // The start is the highest RSS seen over the warm-up rounds: a served process's memory moves by tens of MiB with
+    // its garbage collections, and the bound is about what the hostile client makes it hold, not about GC timing.
+    startRss = 0;
     for (let round = 0; round < 3; round++) {
       for (const path of ["/ask?query=poll+token", "/login", "/healthz", "/readyz", "/favicon.ico", authorizePath])
         await send(base, POLITE, { path, headers: { Accept: "text/html" } });
@@ -138,9 +141,20 @@ describe.each(["on", "off"])("one client cannot shut the others out (front %s)",
       await send(base, POLITE, { method: "POST", path: "/mcp", headers: MCP_HEADERS, body: MCP_LOOKUP });
       await send(base, POLITE, { method: "POST", path: "/oauth2/token", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "grant_type=x" });
       await new LoopbackBrowser(server.port, POLITE).signIn("ada@example.com", "demo-password");
+      startRss = Math.max(startRss, rssMiB(server.pid));
     }
-    startRss = rssMiB(server.pid);
   }, 120_000);
+
+  /** The lowest RSS of a few samples a fifth of a second apart, each after a light request (garbage collection's swing out). */
+  async function settledRss(): Promise<number> {
+    let lowest = Infinity;
+    for (let i = 0; i < 5; i++) {
+      await send(base, POLITE, { path: "/ask?query=revoke+a+delegation" });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      lowest = Math.min(lowest, rssMiB(server.pid));
+    }
+    return lowest;
+  }
 
   afterEach(() => {
     if (server) console.log(`[fairness front ${front}] RSS ${Math.round(rssMiB(server.pid) - startRss)} MiB over the start`);
@@ -250,7 +264,7 @@ describe.each(["on", "off"])("one client cannot shut the others out (front %s)",
         expect(polite[0]!.status).toBe(200);
       }
     }
-    expect(rssMiB(server.pid) - startRss).toBeLessThan(64);
+    expect((await settledRss()) - startRss).toBeLessThan(64);
   }, 120_000);
 
   it("8 wrong passwords for a member leave the member's first sign-in from another address working", async () => {
@@ -268,7 +282,7 @@ describe.each(["on", "off"])("one client cannot shut the others out (front %s)",
     expect(server.exitCode()).toBeNull();
     expect(() => process.kill(server.pid, 0)).not.toThrow();
     expect((await send(base, POLITE, { path: "/healthz" })).status).toBe(200);
-    expect(rssMiB(server.pid) - startRss).toBeLessThan(64);
+    expect((await settledRss()) - startRss).toBeLessThan(64);
     expect(server.output()).not.toMatch(/FATAL ERROR|heap out of memory|Aborted/);
   });
 });
