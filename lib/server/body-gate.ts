@@ -11,6 +11,18 @@
 // front or Next) reads it as it would have from the socket.
 import type { IncomingMessage, ServerResponse } from "node:http";
 
+/**
+ * The body the gate read, on the request under a symbol: the node:http front (./front/node.ts) takes it from here instead
+ * of reading the stream again; Next reads the stream, where the same bytes were put back.
+ */
+const GATED_BODY = Symbol("agent-gate.gated-body");
+type GatedRequest = IncomingMessage & { [GATED_BODY]?: Buffer };
+
+/** The whole body the gate read for this request, or undefined when it read none (no gate, or no body). */
+export function gatedBodyOf(req: IncomingMessage): Buffer | undefined {
+  return (req as GatedRequest)[GATED_BODY];
+}
+
 /** Why the gate answered a request itself. */
 export type BodyRefusal = "too_large" | "timeout" | "caller_share" | "busy";
 
@@ -128,7 +140,11 @@ export class BodyGate {
       // body goes back in front of it, and 'end' is emitted only once whoever answers has read it.
       if (!req.complete) return;
       finish();
-      if (reader.received > 0) req.unshift(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, reader.received));
+      if (reader.received > 0) {
+        const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, reader.received);
+        (req as GatedRequest)[GATED_BODY] = body;
+        req.unshift(body);
+      }
       ready();
     };
     const onClose = (): void => finish();

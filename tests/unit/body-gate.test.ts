@@ -10,6 +10,7 @@ import { Readable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { BodyGate, type BodyGateBounds, type BodyRefusal } from "@/lib/server/body-gate";
 import { writeBodyRefusal } from "@/lib/server/overload";
+import { readRawBody } from "@/lib/server/front/node";
 
 const servers: http.Server[] = [];
 afterEach(async () => {
@@ -36,7 +37,16 @@ async function gatedServer(bounds: Partial<BodyGateBounds> = {}, limit = 1000) {
     const caller = String(req.headers["x-caller"] ?? "one");
     gate.receive(req, res, limit, caller, () => {
       void (async () => {
-        const text = req.headers["x-read"] === "web" ? await new Response(Readable.toWeb(req) as ReadableStream).text() : await readData(req);
+        const mode = req.headers["x-read"];
+        const raw = mode === "front" ? await readRawBody(req, limit) : undefined;
+        const text =
+          raw !== undefined
+            ? raw.ok
+              ? raw.bytes.toString("utf8")
+              : "refused"
+            : mode === "web"
+              ? await new Response(Readable.toWeb(req) as ReadableStream).text()
+              : await readData(req);
         handled.push(text);
         res.writeHead(200, { "content-type": "text/plain" }).end(`got ${text.length}`);
       })();
@@ -98,8 +108,10 @@ describe("the body gate", () => {
     const body = "x".repeat(900);
     expect(await post(port, body)).toEqual({ status: 200, body: "got 900" });
     expect(await post(port, body, { "x-read": "web" })).toEqual({ status: 200, body: "got 900" });
+    // The node:http front takes the gate's bytes as they are, without reading the stream again.
+    expect(await post(port, body, { "x-read": "front" })).toEqual({ status: 200, body: "got 900" });
     expect(await post(port, "")).toEqual({ status: 200, body: "got 0" });
-    expect(handled).toEqual([body, body, ""]);
+    expect(handled).toEqual([body, body, body, ""]);
   });
 
   it("holds a request until its last byte has arrived", async () => {

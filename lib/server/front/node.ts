@@ -4,6 +4,7 @@ import type { ApiReply, ApiRequest, HeaderReader } from "@/lib/http/api";
 import { bodyTooLarge, decodeUtf8, type BodyResult } from "@/lib/http/body";
 import { SECURITY_HEADERS } from "@/lib/http/security-headers";
 import { requestIdOf } from "@/lib/server/request-listener";
+import { gatedBodyOf } from "@/lib/server/body-gate";
 
 const SECURITY_NAMES = new Set(SECURITY_HEADERS.map(([name]) => name.toLowerCase()));
 /** The security headers as a flat [name, value, …] list, built once: writeHead takes it without copying. */
@@ -35,6 +36,12 @@ export type RawBody = { ok: true; bytes: Buffer } | { ok: false; reason: "too_la
 /** Reads at most `limit` bytes, counted while reading; stops at once when the body is larger. */
 export function readRawBody(req: IncomingMessage, limit: number): Promise<RawBody> {
   if (!hasBodyFraming(req)) return Promise.resolve({ ok: true, bytes: Buffer.alloc(0) });
+  // The body gate (../body-gate.ts) has read it already: take its bytes, and let the stream's copy flow out unread.
+  const gated = gatedBodyOf(req);
+  if (gated !== undefined) {
+    req.resume();
+    return Promise.resolve(gated.length > limit ? { ok: false, reason: "too_large" } : { ok: true, bytes: gated });
+  }
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let total = 0;
