@@ -35,7 +35,7 @@ export function sentenceExample(skill: string): string | undefined {
 
 /** A certificate id as the community prints them (AG-2025-0001); any case. */
 const CERTIFICATE_ID = /\b[a-z]{2,8}-\d{4}-\d{1,8}\b/gi;
-/** "verify certificate X", "check the certificate id X": any id of the tool's own rule after the word certificate. */
+/** "verify certificate X", "check the certificate id X", with an id of the tool's own rule after the word certificate. */
 const VERIFY_NAMED_ID = /^(?:verify|check|validate)\s+(?:the\s+)?(?:certificate|cert)(?:\s+(?:id|number|no\.?))?\s+(\S{1,64})$/i;
 
 const STATS_PATTERNS: readonly RegExp[] = [
