@@ -8,6 +8,7 @@
 // ("over_share", a 429 for the caller) before it takes anything shared. Waiters queue per caller, and a freed slot goes
 // to the callers in turn (round robin), each starting its oldest waiter: a caller with thirty waiting requests delays
 // a newcomer by one request, not thirty. Each operation is a Map lookup and a few array steps, never a scan.
+import { Fifo } from "./fifo";
 
 /** A request waiting for its turn. */
 interface Waiter {
@@ -35,61 +36,14 @@ export type Entry = "started" | "queued" | "refused" | "over_share";
 /** One caller's requests in the lane: how many run, and its waiters in arrival order. */
 class CallerState {
   running = 0;
-  private readonly waiters: Waiter[] = [];
-  private head = 0;
+  readonly waiters = new Fifo<Waiter>();
   /** Whether it is in the lane's round of callers waiting for a slot. */
   inRound = false;
 
   constructor(readonly key: string) {}
 
   get waiting(): number {
-    return this.waiters.length - this.head;
-  }
-
-  push(waiter: Waiter): void {
-    this.waiters.push(waiter);
-  }
-
-  first(): Waiter | undefined {
-    return this.waiters[this.head];
-  }
-
-  take(): Waiter {
-    const waiter = this.waiters[this.head]!;
-    this.head += 1;
-    // Compact once the consumed prefix is half the array: amortised O(1) per waiter.
-    if (this.head * 2 >= this.waiters.length) {
-      this.waiters.splice(0, this.head);
-      this.head = 0;
-    }
-    return waiter;
-  }
-}
-
-/** Callers' states queued for a slot, in order (a FIFO with a moving head, like the waiters'). */
-class Round {
-  private readonly states: CallerState[] = [];
-  private head = 0;
-
-  get size(): number {
-    return this.states.length - this.head;
-  }
-
-  push(state: CallerState): void {
-    state.inRound = true;
-    this.states.push(state);
-  }
-
-  shift(): CallerState | undefined {
-    if (this.size === 0) return undefined;
-    const state = this.states[this.head]!;
-    this.head += 1;
-    if (this.head * 2 >= this.states.length) {
-      this.states.splice(0, this.head);
-      this.head = 0;
-    }
-    state.inRound = false;
-    return state;
+    return this.waiters.size;
   }
 }
 
@@ -100,7 +54,8 @@ export class AdmissionLane {
   private running = 0;
   private waitingTotal = 0;
   private readonly callers = new Map<string, CallerState>();
-  private readonly round = new Round();
+  /** Callers below their share with waiters, in the order they get a freed slot. */
+  private readonly round = new Fifo<CallerState>();
 
   constructor(
     readonly bounds: LaneBounds,
@@ -143,9 +98,9 @@ export class AdmissionLane {
     }
     if (share !== undefined && state.waiting >= share.queue) return this.refusal(state, "over_share");
     if (this.waitingTotal >= this.bounds.queue) return this.refusal(state, "refused");
-    state.push({ start, refuse, gone, enqueuedAt: this.now() });
+    state.waiters.push({ start, refuse, gone, enqueuedAt: this.now() });
     this.waitingTotal += 1;
-    if (mayRun && !state.inRound) this.round.push(state);
+    if (mayRun && !state.inRound) this.enterRound(state);
     return "queued";
   }
 
@@ -156,7 +111,7 @@ export class AdmissionLane {
     if (state !== undefined) {
       state.running = Math.max(0, state.running - 1);
       // Back below its share: its waiters may have the next free slot.
-      if (state.waiting > 0 && !state.inRound) this.round.push(state);
+      if (state.waiting > 0 && !state.inRound) this.enterRound(state);
       else this.forgetIfIdle(state);
     }
     this.startWaiters();
@@ -167,8 +122,8 @@ export class AdmissionLane {
     const deadline = this.now() - this.bounds.maxWaitMs;
     let refused = 0;
     for (const state of this.callers.values()) {
-      for (let first = state.first(); first !== undefined && (first.gone() || first.enqueuedAt <= deadline); first = state.first()) {
-        state.take();
+      for (let first = state.waiters.peek(); first !== undefined && (first.gone() || first.enqueuedAt <= deadline); first = state.waiters.peek()) {
+        state.waiters.shift();
         this.waitingTotal -= 1;
         if (!first.gone()) {
           refused += 1;
@@ -190,12 +145,18 @@ export class AdmissionLane {
     if (state.running === 0 && state.waiting === 0 && !state.inRound) this.callers.delete(state.key);
   }
 
+  private enterRound(state: CallerState): void {
+    state.inRound = true;
+    this.round.push(state);
+  }
+
   private startWaiters(): void {
     while (this.running < this.bounds.inFlight && this.round.size > 0) {
       const state = this.round.shift()!;
+      state.inRound = false;
       let next: Waiter | undefined;
       while (state.waiting > 0) {
-        const candidate = state.take();
+        const candidate = state.waiters.shift()!;
         this.waitingTotal -= 1;
         if (!candidate.gone()) {
           next = candidate;
@@ -210,7 +171,7 @@ export class AdmissionLane {
       state.running += 1;
       // Still below its share with more waiting: back to the end of the round, after every other caller's turn.
       const share = this.bounds.share;
-      if (state.waiting > 0 && (share === undefined || state.running < share.inFlight)) this.round.push(state);
+      if (state.waiting > 0 && (share === undefined || state.running < share.inFlight)) this.enterRound(state);
       next.start();
     }
   }

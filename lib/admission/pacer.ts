@@ -15,6 +15,8 @@
 // cheap 503) instead of started late, so when work arrives faster than the pacer starts it, every request is still
 // answered within about twice that wait (the lane's queue, then the turn).
 
+import { Fifo } from "./fifo";
+
 /** Longest run of iterations without starting a job while connections keep arriving. */
 const MAX_DEFER_MS = 50;
 /** An iteration shorter than this lets the next one start twice as many jobs; a longer one halves them. */
@@ -38,8 +40,7 @@ interface Queued {
 }
 
 export class Pacer {
-  private readonly jobs: Queued[] = [];
-  private head = 0;
+  private readonly jobs = new Fifo<Queued>();
   private scheduled = false;
   private acceptedSinceTick = false;
   private deferringSince: number | undefined;
@@ -54,7 +55,7 @@ export class Pacer {
   ) {}
 
   get waiting(): number {
-    return this.jobs.length - this.head;
+    return this.jobs.size;
   }
 
   /** Jobs the next iteration may start (for tests). */
@@ -121,7 +122,7 @@ export class Pacer {
    */
   private expireDue(now: number): void {
     while (this.waiting > 0) {
-      const head = this.jobs[this.head]!;
+      const head = this.jobs.peek()!;
       if (head.expire === undefined || head.expiresAt > now) return;
       this.take();
       head.expire();
@@ -129,12 +130,6 @@ export class Pacer {
   }
 
   private take(): Queued {
-    const job = this.jobs[this.head]!;
-    this.head += 1;
-    if (this.head * 2 >= this.jobs.length) {
-      this.jobs.splice(0, this.head);
-      this.head = 0;
-    }
-    return job;
+    return this.jobs.shift()!;
   }
 }
