@@ -30,7 +30,7 @@ import { chargeBudgets } from "@/lib/rate-limit";
 import { BodyGate } from "@/lib/server/body-gate";
 import { staticFiles } from "@/lib/server/static-files";
 import { headerReader } from "@/lib/server/front/node";
-import { callerKey } from "@/lib/http/client-ip";
+import { deriveCallerKey } from "@/lib/http/client-ip";
 
 /** How long a shutdown waits for requests in flight before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -123,7 +123,7 @@ async function main(): Promise<void> {
     front: config.nodeFront ? serveFront : undefined,
     turns: queue,
     route: routePolicy,
-    callerOf: (req) => callerKey(headerReader(req)),
+    callerOf: (req) => deriveCallerKey(headerReader(req)),
     bodyGate,
     missingStaticFile: buildFiles.answerMissing,
   });

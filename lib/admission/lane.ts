@@ -36,14 +36,15 @@ export type Entry = "started" | "queued" | "refused" | "over_share";
 /** One caller's requests in the lane: how many run, and its waiters in arrival order. */
 class CallerState {
   running = 0;
-  readonly waiters = new Fifo<Waiter>();
+  /** Made at its first wait: most callers' requests start at once, and their state lives one request. */
+  waiters: Fifo<Waiter> | null = null;
   /** Whether it is in the lane's round of callers waiting for a slot. */
   inRound = false;
 
   constructor(readonly key: string) {}
 
   get waiting(): number {
-    return this.waiters.size;
+    return this.waiters === null ? 0 : this.waiters.size;
   }
 }
 
@@ -98,7 +99,7 @@ export class AdmissionLane {
     }
     if (share !== undefined && state.waiting >= share.queue) return this.refusal(state, "over_share");
     if (this.waitingTotal >= this.bounds.queue) return this.refusal(state, "refused");
-    state.waiters.push({ start, refuse, gone, enqueuedAt: this.now() });
+    (state.waiters ??= new Fifo<Waiter>()).push({ start, refuse, gone, enqueuedAt: this.now() });
     this.waitingTotal += 1;
     if (mayRun && !state.inRound) this.enterRound(state);
     return "queued";
@@ -122,8 +123,9 @@ export class AdmissionLane {
     const deadline = this.now() - this.bounds.maxWaitMs;
     let refused = 0;
     for (const state of this.callers.values()) {
-      for (let first = state.waiters.peek(); first !== undefined && (first.gone() || first.enqueuedAt <= deadline); first = state.waiters.peek()) {
-        state.waiters.shift();
+      const waiters = state.waiters;
+      for (let first = waiters?.peek(); waiters && first !== undefined && (first.gone() || first.enqueuedAt <= deadline); first = waiters.peek()) {
+        waiters.shift();
         this.waitingTotal -= 1;
         if (!first.gone()) {
           refused += 1;
@@ -156,7 +158,7 @@ export class AdmissionLane {
       state.inRound = false;
       let next: Waiter | undefined;
       while (state.waiting > 0) {
-        const candidate = state.waiters.shift()!;
+        const candidate = state.waiters!.shift()!;
         this.waitingTotal -= 1;
         if (!candidate.gone()) {
           next = candidate;

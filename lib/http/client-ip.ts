@@ -19,6 +19,12 @@ import { startedByServerEntry } from "./server-entry";
 export const PEER_HEADER = "x-agent-gate-peer";
 
 /**
+ * Header with the caller key server.ts's listener derived for the request (for admission's shares), replacing any
+ * client-sent copy: the handler's budgets and the log line read it instead of deriving the key again.
+ */
+export const CALLER_HEADER = "x-agent-gate-caller";
+
+/**
  * The one bucket of every request whose address is unknown (no peer stamp, no platform header). Limits give
  * it a tenth of their allowance (lib/rate-limit/budgets.ts): a request without an address gets no free pass.
  */
@@ -140,9 +146,18 @@ function trustedAddress(headers: HeaderReader, policy: TrustedProxy, peerStamped
 
 /**
  * The caller key of a request: see the module comment; NO_ADDRESS_KEY when no trusted address is known.
- * `peerStamped`: whether PEER_HEADER is this process's own stamp (server.ts started it).
+ * `peerStamped`: whether PEER_HEADER (and CALLER_HEADER) are this process's own stamps (server.ts started it).
  */
-export function callerKey(headers: HeaderReader, policy: TrustedProxy = getConfig().trustedProxy, peerStamped: boolean = startedByServerEntry()): string {
+export function callerKey(headers: HeaderReader, policy?: TrustedProxy, peerStamped: boolean = startedByServerEntry()): string {
+  if (peerStamped) {
+    const stamped = headers.get(CALLER_HEADER);
+    if (stamped) return stamped;
+  }
+  return deriveCallerKey(headers, policy, peerStamped);
+}
+
+/** The caller key derived from the addresses (what the listener stamps as CALLER_HEADER): never reads that header. */
+export function deriveCallerKey(headers: HeaderReader, policy: TrustedProxy = getConfig().trustedProxy, peerStamped: boolean = startedByServerEntry()): string {
   const address = trustedAddress(headers, policy, peerStamped);
   return (address !== undefined ? addressKey(address) : null) ?? NO_ADDRESS_KEY;
 }

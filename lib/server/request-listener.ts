@@ -1,7 +1,8 @@
 // The server's one request listener (server.ts), in these steps:
 // 1. Stamp each request with its socket address (PEER_HEADER), replacing any client-sent copy. A route
 //    handler under Next sees only headers, and Next copies a client-sent X-Forwarded-For verbatim, so
-//    TRUSTED_PROXY=none really means "the socket address" only thanks to this stamp.
+//    TRUSTED_PROXY=none really means "the socket address" only thanks to this stamp. Its caller key is derived
+//    once and stamped too (CALLER_HEADER), for the shares here and the budgets and log line after.
 // 2. Look up its route (lib/routes, handed in).
 // 3. Wait for its whole body (./body-gate.ts): until then it holds no slot of any class.
 // 4. Admit it (lib/admission): its class of work runs it now, queues it, or refuses it at once (503; 429 past the
@@ -12,7 +13,7 @@
 //    keeps admitting new connections; a request whose client has left meanwhile is skipped.
 import type http from "node:http";
 import type { AdmissionTicket, WorkClass } from "@/lib/admission";
-import { PEER_HEADER } from "@/lib/http/client-ip";
+import { CALLER_HEADER, PEER_HEADER } from "@/lib/http/client-ip";
 import { markServerEntry } from "@/lib/http/server-entry";
 import type { TurnQueue } from "@/lib/server/turns";
 
@@ -50,7 +51,10 @@ export interface RequestListenerOptions {
   admission?: { admit(req: http.IncomingMessage, res: http.ServerResponse, ticket: AdmissionTicket, handle: (hadTurn: boolean) => void): void };
   /** A request path's class of work and body limit (lib/routes); none: every request is general work of any size. */
   route?: (path: string) => ListenerRoute;
-  /** A request's caller key (lib/http/client-ip.ts), for the per-caller shares. */
+  /**
+   * A request's caller key (lib/http/client-ip.ts deriveCallerKey), for the per-caller shares; stamped as CALLER_HEADER
+   * for the handlers' budgets and the log line. None: no caller key (the stamp is empty).
+   */
   callerOf?: (req: http.IncomingMessage) => string;
   /** Holds each request until its whole body has arrived, or refuses it (./body-gate.ts); none: at once. */
   bodyGate?: { receive(req: http.IncomingMessage, res: http.ServerResponse, limit: number, caller: string, ready: () => void): void };
@@ -114,11 +118,13 @@ export function requestListener(next: NextHandler, options: RequestListenerOptio
   };
   return (req, res) => {
     req.headers[PEER_HEADER] = req.socket?.remoteAddress ?? "unknown";
+    // Derived once, before anything reads it; a client-sent copy is replaced (empty: callerKey derives it itself).
+    const caller = callerOf?.(req) ?? "";
+    req.headers[CALLER_HEADER] = caller;
     const requestId = observe?.(req, res);
     if (requestId) (req as IdentifiedRequest)[REQUEST_ID] = requestId;
     const path = pathOf(req.url);
     const route = routeOf?.(path) ?? GENERAL_ROUTE;
-    const caller = callerOf?.(req) ?? "";
     const admit = (): void => {
       if (!admission) return dispatch(req, res, route, false);
       admission.admit(req, res, { workClass: route.workClass, caller }, (hadTurn) => dispatch(req, res, route, hadTurn));

@@ -19,10 +19,10 @@ afterAll(async () => {
 });
 
 /** GET /ask from `localAddress` with a made-up X-Forwarded-For; the status and the request id the server gave. */
-function ask(localAddress: string, forwardedFor: string): Promise<{ status: number; requestId: string }> {
+function ask(localAddress: string, forwardedFor: string, extraHeaders: Record<string, string> = {}): Promise<{ status: number; requestId: string }> {
   return new Promise((resolve, reject) => {
     const req = http.get(
-      { host: "127.0.0.1", port: server.port, path: "/ask?query=token%20polling", localAddress, agent: false, headers: { "x-forwarded-for": forwardedFor } },
+      { host: "127.0.0.1", port: server.port, path: "/ask?query=token%20polling", localAddress, agent: false, headers: { "x-forwarded-for": forwardedFor, ...extraHeaders } },
       (res) => {
         res.resume();
         res.on("end", () => resolve({ status: res.statusCode ?? 0, requestId: String(res.headers["x-request-id"]) }));
@@ -67,5 +67,15 @@ describe("TRUSTED_PROXY=1 believes X-Forwarded-For only from TRUSTED_PROXY_ADDRE
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
     expect(await loggedClientIp(answers[0]!.requestId)).toBe("203.0.113.1");
     expect(await loggedClientIp(answers[2]!.requestId)).toBe("203.0.113.3");
+  });
+});
+
+describe("the caller key the listener stamps (x-agent-gate-caller) is its own", () => {
+  it("a client-sent copy names no bucket: the direct client is still its own caller, and another's budget is untouched", async () => {
+    const forged = { "x-agent-gate-caller": "192.0.2.77" };
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await ask("127.0.0.4", "198.51.100.9", forged));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 429]);
+    expect(await loggedClientIp(answers[0]!.requestId)).toBe("127.0.0.4");
   });
 });

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseProxyList } from "@/lib/config/schema";
-import { callerKey, clientIp, NO_ADDRESS_KEY, PEER_HEADER } from "@/lib/http/client-ip";
+import { CALLER_HEADER, callerKey, clientIp, deriveCallerKey, NO_ADDRESS_KEY, PEER_HEADER } from "@/lib/http/client-ip";
 import { markServerEntry } from "@/lib/http/server-entry";
 import { limitFor, noAddressLimit } from "@/lib/rate-limit/budgets";
 
@@ -62,6 +62,23 @@ describe("a peer header nobody stamped (a bare `next start`, issue 32)", () => {
 
   it("by default follows the process: stamped once server.ts has marked its entry", () => {
     expect(callerKey(h({ [PEER_HEADER]: "203.0.113.9" }), { kind: "none" })).toBe("203.0.113.9");
+  });
+});
+
+describe("the caller key stamped by the listener (derived once per request)", () => {
+  it("is taken as it is when the listener stamped it, and ignored (derived again) under a bare `next start`", () => {
+    const headers = h({ [PEER_HEADER]: "203.0.113.9", [CALLER_HEADER]: "198.51.100.4" });
+    expect(callerKey(headers, { kind: "none" }, true)).toBe("198.51.100.4");
+    expect(callerKey(headers, { kind: "none" }, false)).toBe(NO_ADDRESS_KEY);
+    expect(callerKey(h({ [CALLER_HEADER]: "198.51.100.4", "x-forwarded-for": "192.0.2.1" }), hopsPolicy(1), false)).toBe("192.0.2.1");
+  });
+
+  it("an empty stamp (a listener without a caller key) is derived from the addresses", () => {
+    expect(callerKey(h({ [PEER_HEADER]: "203.0.113.9", [CALLER_HEADER]: "" }), { kind: "none" }, true)).toBe("203.0.113.9");
+  });
+
+  it("deriveCallerKey never reads the stamp: what the listener stamps comes from the addresses alone", () => {
+    expect(deriveCallerKey(h({ [PEER_HEADER]: "203.0.113.9", [CALLER_HEADER]: "198.51.100.4" }), { kind: "none" }, true)).toBe("203.0.113.9");
   });
 });
 

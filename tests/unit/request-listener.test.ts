@@ -5,7 +5,7 @@ import http from "node:http";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { PEER_HEADER } from "@/lib/http/client-ip";
+import { CALLER_HEADER, PEER_HEADER } from "@/lib/http/client-ip";
 import { requestListener, type NextHandler, type RequestListenerOptions } from "@/lib/server/request-listener";
 import { TurnQueue } from "@/lib/server/turns";
 import { routePolicy } from "@/lib/routes";
@@ -80,6 +80,14 @@ describe("the request hook", () => {
     const port = await serve((req, res) => res.end(String(req.headers[PEER_HEADER])), {});
     const res = await get(port, "/", { [PEER_HEADER]: "203.0.113.9" });
     expect(res.body).toBe("127.0.0.1");
+  });
+
+  it("stamps the caller key it derived over any client-sent copy (empty without callerOf)", async () => {
+    const echo: NextHandler = (req, res) => res.end(String(req.headers[CALLER_HEADER]));
+    const derived = await serve(echo, { callerOf: () => "198.51.100.4" });
+    expect((await get(derived, "/", { [CALLER_HEADER]: "203.0.113.9" })).body).toBe("198.51.100.4");
+    const none = await serve(echo, {});
+    expect((await get(none, "/", { [CALLER_HEADER]: "203.0.113.9" })).body).toBe("");
   });
 
   it("lets the interceptor answer its requests; the listener gets the rest", async () => {
