@@ -10,6 +10,7 @@ import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { TOOL_FAILED_MESSAGE } from "@/lib/http/errors";
 import type { Clock } from "@/lib/clock";
 import { runTool, ToolError } from "@/lib/tools";
+import { traceSkill, tracingOn } from "@/lib/tracing";
 import { a2aCallOf } from "./call";
 import { readInvocationParts, sdkMessageParts } from "./invocation";
 
@@ -56,7 +57,8 @@ export class CommunityToolExecutor implements AgentExecutor {
       return this.finish(eventBus, state, invocation.message, taskId, contextId);
     }
     try {
-      const output = await runTool(invocation.tool, invocation.input, { clock: this.clock, clientIp: call.clientIp });
+      const run = () => runTool(invocation.tool, invocation.input, { clock: this.clock, clientIp: call.clientIp });
+      const output = tracingOn() ? await traceSkill(skill, run) : await run();
       const dataPart: Part = { content: { $case: "data", value: output }, mediaType: "application/json", filename: "", metadata: undefined };
       eventBus.publish(
         AgentEvent.artifactUpdate({
