@@ -12,9 +12,9 @@ export async function register(): Promise<void> {
     const { tracingConfig } = await import("@/lib/config/tracing");
     const tracing = tracingConfig();
     if (tracing.enabled) {
-      const [{ startTracing }, { takeRouteTable }, { routeOfPath }] = await Promise.all([import("@/lib/tracing/sdk"), import("@/lib/tracing"), import("@/lib/routes/trace-route")]);
-      await startTracing(tracing);
-      takeRouteTable(routeOfPath);
+      // The route table names each request span (lib/tracing/sdk.ts), whichever copy of lib/ made it.
+      const [{ startTracing }, { routeOfPath }] = await Promise.all([import("@/lib/tracing/sdk"), import("@/lib/routes/trace-route")]);
+      await startTracing(tracing, routeOfPath);
     }
   }
 }

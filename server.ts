@@ -31,8 +31,7 @@ import { BodyGate } from "@/lib/server/body-gate";
 import { staticFiles } from "@/lib/server/static-files";
 import { headerReader } from "@/lib/server/front/node";
 import { callerKey } from "@/lib/http/client-ip";
-import { flushTraces, tracingOn, takeRouteTable } from "@/lib/tracing";
-import { routeOfPath } from "@/lib/routes/trace-route";
+import { flushTraces } from "@/lib/tracing";
 
 /** How long a shutdown waits for requests in flight before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -65,8 +64,6 @@ async function main(): Promise<void> {
   const webhooks = config.webhookDelivery ? startWebhookDelivery() : null;
 
   markServerEntry();
-  // Traces: instrumentation.ts starts the SDK (while Next prepares); this copy of lib/tracing needs the route table.
-  if (tracingOn()) takeRouteTable(routeOfPath);
   // Loaded only after the preflight: a start that is refused never pays for loading Next.
   const { default: next } = await import("next");
   const app = next({ dev: false, dir: process.cwd(), hostname: hostname ?? "localhost", port });

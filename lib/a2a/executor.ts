@@ -57,8 +57,11 @@ export class CommunityToolExecutor implements AgentExecutor {
       return this.finish(eventBus, state, invocation.message, taskId, contextId);
     }
     try {
-      const run = () => runTool(invocation.tool, invocation.input, { clock: this.clock, clientIp: call.clientIp });
-      const output = tracingOn() ? await traceSkill(skill, run) : await run();
+      const toolContext = { clock: this.clock, clientIp: call.clientIp };
+      // Traces on: the skill is a span of its own (lib/tracing); off, no closure is made.
+      const output = tracingOn()
+        ? await traceSkill(skill, () => runTool(invocation.tool, invocation.input, toolContext))
+        : await runTool(invocation.tool, invocation.input, toolContext);
       const dataPart: Part = { content: { $case: "data", value: output }, mediaType: "application/json", filename: "", metadata: undefined };
       eventBus.publish(
         AgentEvent.artifactUpdate({

@@ -45,8 +45,10 @@ export function buildCommunityMcpServer(context: ToolContext, reach: McpReach = 
       // SDK would otherwise pass the exception's text on (a driver's message can name the database's host and port).
       async (args): Promise<CallToolResult> => {
         try {
-          const run = async () => tool.outputSchema.parse(await tool.handler(args, context));
-          const output = tracingOn() ? await traceToolCall(tool.name, run) : await run();
+          // Traces on: the call is a span of its own (lib/tracing); off, no closure is made.
+          const output = tracingOn()
+            ? await traceToolCall(tool.name, async () => tool.outputSchema.parse(await tool.handler(args, context)))
+            : tool.outputSchema.parse(await tool.handler(args, context));
           return { structuredContent: output, content: [{ type: "text", text: JSON.stringify(output) }] };
         } catch (error) {
           return { isError: true, content: [{ type: "text", text: toolFailureMessage(tool.name, error) }] };

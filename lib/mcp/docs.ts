@@ -110,8 +110,9 @@ export function buildDocsMcpServer(): McpServer {
     },
     async ({ query, limit }) => {
       try {
-        const search = async () => searchDocsTool(query, limit ?? SEARCH_DOCS_LIMIT_DEFAULT);
-        const output = tracingOn() ? await traceToolCall(SEARCH_DOCS.name, search) : await search();
+        const output = tracingOn()
+          ? await traceToolCall(SEARCH_DOCS.name, async () => searchDocsTool(query, limit ?? SEARCH_DOCS_LIMIT_DEFAULT))
+          : searchDocsTool(query, limit ?? SEARCH_DOCS_LIMIT_DEFAULT);
         return { structuredContent: { ...output }, content: [{ type: "text", text: JSON.stringify(output) }] };
       } catch (error) {
         // Our own wording, never the exception's (the SDK would pass that on).
@@ -131,8 +132,7 @@ export function buildDocsMcpServer(): McpServer {
     },
     async ({ slug }) => {
       try {
-        const read = async () => getDocTool(slug);
-        const output = tracingOn() ? await traceToolCall(GET_DOC.name, read) : await read();
+        const output = tracingOn() ? await traceToolCall(GET_DOC.name, async () => getDocTool(slug)) : getDocTool(slug);
         if (!output) {
           return { isError: true, content: [{ type: "text", text: `No published document has the slug "${clip(slug, 200)}". Use search_docs to find slugs.` }] };
         }

@@ -303,9 +303,10 @@ async function serveModern(webRequest: Request, parsed: unknown, buildServer: ()
   modernFactories.set(webRequest, buildServer);
   const slot: { error?: unknown } = {};
   try {
-    const answer = () => modernFailure.run(slot, () => modernEntry.fetch(webRequest, { parsedBody: parsed }));
     // The caller's trace context rides in the envelope (params._meta.traceparent): the tool call continues it.
-    const response = await (tracingOn() ? withCallerTrace(...callerTraceOf(parsed), answer) : answer());
+    const response = await (tracingOn()
+      ? withCallerTrace(...callerTraceOf(parsed), () => modernFailure.run(slot, () => modernEntry.fetch(webRequest, { parsedBody: parsed })))
+      : modernFailure.run(slot, () => modernEntry.fetch(webRequest, { parsedBody: parsed })));
     if (response.status >= 500) return failureReply(slot.error ?? new Error(`modern MCP entry answered ${response.status}`), refusalId(parsed));
     return invalidParamsOfSpecSchema(await replyOf(response), parsed);
   } catch (error) {

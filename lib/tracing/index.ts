@@ -79,37 +79,36 @@ export function parseTraceparent(traceparent: unknown, tracestate?: unknown): Sp
 /** Where the request span of the request in scope sits (a child span of another trace links to it). */
 const REQUEST_SPAN = createContextKey("agent-gate.request-span");
 
-export interface RequestSpanInfo {
-  method: string;
-  /** The route template (lib/routes), never the raw path. */
-  route: string;
-  /** The route's class of work (lib/admission); null: never queued. */
-  workClass: string | null;
-  traceparent: string | null | undefined;
-  tracestate: string | null | undefined;
+/**
+ * The request's path, handed to ./sdk.ts's span processor in the request span's parent context: it names the span by
+ * the route table's template (lib/routes sits above this layer, and Next's route bundles hold their own copy of this
+ * module, which nothing at start can reach; the one SDK is reached through the API's global registry, and context
+ * keys are global symbols). The path itself never becomes an attribute.
+ */
+export const REQUEST_PATH = createContextKey("agent-gate.request-path");
+
+/** The request's route (its template in lib/routes) and class of work, for the request span. */
+export type RouteOfPath = (path: string) => { route: string; workClass: string | null };
+
+/** The route of a path no entry of the table names: one name, so a scan of random paths makes no new span names. */
+export const UNMATCHED_ROUTE = "(unmatched)";
+
+/** The headers the request span reads. */
+interface TraceHeaders {
+  get(name: string): string | null;
 }
 
 /**
- * Runs one request's handler inside its SERVER span. The parent is the caller's `traceparent` or nothing: whatever
- * span a framework has made active is not our caller.
+ * Runs one request's handler inside its SERVER span (lib/http/route.ts apiRoute under Next, the node:http front under
+ * npm start). The parent is the caller's `traceparent` or nothing: whatever span a framework has made active is not
+ * our caller. Callers check tracingOn() first, so the off path makes neither this call nor its closure.
  */
-export async function traceRequest<T extends { status: number }>(info: RequestSpanInfo, run: () => Promise<T>): Promise<T> {
-  if (!tracingOn()) return run();
-  const remote = parseTraceparent(info.traceparent, info.tracestate);
-  const parent = remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : ROOT_CONTEXT;
-  const span = tracer().startSpan(
-    `${info.method} ${info.route}`,
-    {
-      kind: SpanKind.SERVER,
-      attributes: {
-        "http.request.method": info.method,
-        "http.route": info.route,
-        "agent_gate.work_class": info.workClass ?? "unqueued",
-      },
-    },
-    parent,
-  );
-  const scope = trace.setSpan(parent, span).setValue(REQUEST_SPAN, span.spanContext());
+export async function traceHttpRequest<T extends { status: number }>(request: { method: string; target: string; headers: TraceHeaders }, run: () => Promise<T>): Promise<T> {
+  const remote = parseTraceparent(request.headers.get("traceparent"), request.headers.get("tracestate"));
+  const parent = (remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : ROOT_CONTEXT).setValue(REQUEST_PATH, pathOfTarget(request.target));
+  // Named and given its route and class of work by ./sdk.ts as it starts (REQUEST_PATH).
+  const span = tracer().startSpan(request.method, { kind: SpanKind.SERVER, attributes: { "http.request.method": request.method } }, parent);
+  const scope = trace.setSpan(parent, span).setValue(REQUEST_SPAN, span.spanContext()).deleteValue(REQUEST_PATH);
   try {
     const reply = await context.with(scope, run);
     span.setAttribute("http.response.status_code", reply.status);
@@ -127,49 +126,6 @@ export async function traceRequest<T extends { status: number }>(info: RequestSp
   }
 }
 
-/** An error's class name only: a message may carry what the caller sent. */
-function errorType(error: unknown): string {
-  return error instanceof Error ? error.name : typeof error;
-}
-
-/** The trace id of the span in scope, when traces are on and one is (for the request's log line). */
-export function activeTraceId(): string | undefined {
-  if (!tracingOn()) return undefined;
-  const spanContext = trace.getSpanContext(context.active());
-  return spanContext && isSpanContextValid(spanContext) ? spanContext.traceId : undefined;
-}
-
-/** The request's route (its template in lib/routes) and class of work, for the request span. */
-export type RouteOfPath = (path: string) => { route: string; workClass: string | null };
-
-/** The route of a path no entry of the table names: one name, so a scan of random paths makes no new span names. */
-export const UNMATCHED_ROUTE = "(unmatched)";
-
-let routeOfPath: RouteOfPath = () => ({ route: UNMATCHED_ROUTE, workClass: null });
-
-/**
- * Hands this module the route table's lookup (lib/routes sits above this layer): server.ts and instrumentation.ts
- * call it at start, when traces are on.
- */
-export function takeRouteTable(lookup: RouteOfPath): void {
-  routeOfPath = lookup;
-}
-
-/** The headers the request span reads. */
-interface TraceHeaders {
-  get(name: string): string | null;
-}
-
-/**
- * traceRequest for a request given by its method, target and headers (lib/http/route.ts apiRoute, the node:http
- * front): the route and class come from the route table. Callers check tracingOn() first, so the off path makes
- * neither this call nor its closure.
- */
-export function traceHttpRequest<T extends { status: number }>(request: { method: string; target: string; headers: TraceHeaders }, run: () => Promise<T>): Promise<T> {
-  const { route, workClass } = routeOfPath(pathOfTarget(request.target));
-  return traceRequest({ method: request.method, route, workClass, traceparent: request.headers.get("traceparent"), tracestate: request.headers.get("tracestate") }, run);
-}
-
 /** The path of a request target (origin form, or an absolute URL as a web Request gives it), without its query. */
 function pathOfTarget(target: string): string {
   let start = 0;
@@ -182,6 +138,18 @@ function pathOfTarget(target: string): string {
   const fragment = target.indexOf("#", start);
   const end = query < 0 ? fragment : fragment < 0 ? query : Math.min(query, fragment);
   return end < 0 ? target.slice(start) : target.slice(start, end);
+}
+
+/** An error's class name only: a message may carry what the caller sent. */
+function errorType(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
+}
+
+/** The trace id of the span in scope, when traces are on and one is (for the request's log line). */
+export function activeTraceId(): string | undefined {
+  if (!tracingOn()) return undefined;
+  const spanContext = trace.getSpanContext(context.active());
+  return spanContext && isSpanContextValid(spanContext) ? spanContext.traceId : undefined;
 }
 
 // ---------------------------------------------------------------- child spans

@@ -4,12 +4,12 @@
 // - a tracer provider that exports our spans (scope "agent-gate", ./index.ts) over OTLP/HTTP in batches. Every
 //   other scope gets a no-op tracer: Next's own spans would otherwise leave too, and its request span carries the
 //   raw target with its query string (`http.target`), which may hold a code or a token.
-import { ProxyTracerProvider, context, trace, type Tracer, type TracerProvider } from "@opentelemetry/api";
+import { ProxyTracerProvider, SpanKind, context, trace, type Context, type Tracer, type TracerProvider } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BatchSpanProcessor, TracerProvider as SdkTracerProvider, type SpanExporter } from "@opentelemetry/sdk-trace";
+import { BatchSpanProcessor, TracerProvider as SdkTracerProvider, type ReadableSpan, type Span, type SpanExporter, type SpanProcessor } from "@opentelemetry/sdk-trace";
 import type { TracingConfig } from "@/lib/config/tracing";
-import { TRACER_NAME } from "./index";
+import { REQUEST_PATH, TRACER_NAME, type RouteOfPath } from "./index";
 
 const NO_TRACER: Tracer = new ProxyTracerProvider().getTracer("disabled");
 
@@ -21,6 +21,30 @@ class OwnSpansOnly implements TracerProvider {
   }
   forceFlush(): Promise<void> {
     return this.sdk.forceFlush();
+  }
+}
+
+/**
+ * Names each request span as it starts: `POST /oauth2/token`, with `http.route` and its class of work, from the route
+ * table (the request's path rides in its parent context, ./index.ts REQUEST_PATH, and goes no further).
+ */
+class RouteNamer implements SpanProcessor {
+  constructor(private readonly routeOf: RouteOfPath) {}
+  onStart(span: Span, parentContext: Context): void {
+    if (span.kind !== SpanKind.SERVER) return;
+    const path = parentContext.getValue(REQUEST_PATH);
+    if (typeof path !== "string") return;
+    const { route, workClass } = this.routeOf(path);
+    span.updateName(`${span.name} ${route}`);
+    span.setAttribute("http.route", route);
+    span.setAttribute("agent_gate.work_class", workClass ?? "unqueued");
+  }
+  onEnd(_span: ReadableSpan): void {}
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
   }
 }
 
@@ -36,13 +60,13 @@ async function exporterFor(config: Extract<TracingConfig, { enabled: true }>): P
 let started = false;
 
 /** Starts exporting (once per process). */
-export async function startTracing(config: Extract<TracingConfig, { enabled: true }>): Promise<void> {
+export async function startTracing(config: Extract<TracingConfig, { enabled: true }>, routeOf: RouteOfPath): Promise<void> {
   if (started) return;
   started = true;
   const exporter = await exporterFor(config);
   const sdk = new SdkTracerProvider({
     resource: resourceFromAttributes({ "service.name": config.serviceName }),
-    spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: config.exportDelayMs })],
+    spanProcessors: [new RouteNamer(routeOf), new BatchSpanProcessor({ exporter, scheduledDelayMillis: config.exportDelayMs })],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   trace.setGlobalTracerProvider(new OwnSpansOnly(sdk));
