@@ -53,11 +53,18 @@ interface Received {
 class OtlpReceiver {
   readonly received: Received[] = [];
   readonly contentTypes = new Set<string>();
+  /** Bodies that were not JSON (the default http/protobuf encoding), as they arrived. */
+  readonly binaryBodies: Buffer[] = [];
   private readonly server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       this.contentTypes.add(`${req.method} ${req.url} ${req.headers["content-type"] ?? ""}`);
+      if (req.headers["content-type"] === "application/x-protobuf") {
+        this.binaryBodies.push(Buffer.concat(chunks));
+        res.writeHead(200, { "Content-Type": "application/x-protobuf" }).end();
+        return;
+      }
       try {
         const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ExportTraceServiceRequest;
         for (const resourceSpans of body.resourceSpans ?? []) {
@@ -421,5 +428,44 @@ describe("OpenTelemetry traces under a bare `next start` (instrumentation.ts reg
     );
     await new Promise((resolve) => setTimeout(resolve, 1000));
     checkTrace(receiver, flows);
+  });
+});
+
+describe("OpenTelemetry traces with the default protocol (http/protobuf) to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", () => {
+  const receiver = new OtlpReceiver();
+  let server: TestServer;
+  beforeAll(async () => {
+    const endpoint = await receiver.start();
+    server = await startServer({
+      label: "tracing-protobuf",
+      env: { TRUSTED_PROXY: "1", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${endpoint}/collector/spans`, OTEL_SERVICE_NAME: "agent-gate-tracing-test", OTEL_BSP_SCHEDULE_DELAY: "200" },
+    });
+  }, 90_000);
+  afterAll(async () => {
+    await server?.stop();
+    await receiver.stop();
+  });
+
+  it("posts protobuf to the traces endpoint as given, the caller's trace and span ids in it", { timeout: 90_000 }, async () => {
+    const caller = callerTrace();
+    const answer = await fetch(`${server.baseUrl}/oauth2/token`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", "X-Forwarded-For": "198.18.7.7", traceparent: caller.traceparent },
+      body: form({ grant_type: "urn:vendor:agent-auth:grant-type:claim", claim_token: "clm_unknown" }),
+    });
+    expect(answer.status).toBe(400);
+    // OTLP protobuf holds trace and span ids as raw bytes (trace.proto: bytes trace_id = 1, bytes parent_span_id = 4).
+    const traceId = Buffer.from(caller.traceId, "hex");
+    const spanId = Buffer.from(caller.spanId, "hex");
+    const deadline = Date.now() + 45_000;
+    while (!receiver.binaryBodies.some((body) => body.includes(traceId) && body.includes(spanId))) {
+      if (Date.now() > deadline) throw new Error(`no protobuf export with the caller's trace within 45 s: ${[...receiver.contentTypes].join("; ")}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect([...receiver.contentTypes]).toEqual(["POST /collector/spans application/x-protobuf"]);
+    const exported = Buffer.concat(receiver.binaryBodies).toString("latin1");
+    expect(exported).toContain("POST /oauth2/token");
+    expect(exported).toContain("agent-gate-tracing-test");
+    expect(exported).not.toContain("clm_unknown");
   });
 });
