@@ -1,7 +1,12 @@
 // Issue 43 item 3: OpenTelemetry's standard variables (lib/config/tracing.ts, checked at start by preflight) and the
 // W3C traceparent reader (lib/tracing): a malformed header starts a new trace, it never fails a request.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { tracingConfig, tracingProblems } from "@/lib/config/tracing";
+import { preflight, startProblemLine } from "@/lib/startup/preflight";
+import { ROOT } from "../support/databases";
 import { parseTraceparent } from "@/lib/tracing";
 
 describe("the tracing variables", () => {
@@ -44,6 +49,25 @@ describe("the tracing variables", () => {
       "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
     ]);
     expect(problems.find((p) => p.variable === "OTEL_EXPORTER_OTLP_PROTOCOL")?.detail).toContain("http/protobuf or http/json");
+  });
+
+  it("a start refuses a malformed one, naming it (lib/startup/preflight.ts)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-gate-tracing-"));
+    fs.symlinkSync(path.join(ROOT, "prisma"), path.join(dir, "prisma"));
+    try {
+      const migrated: string[] = [];
+      const result = await preflight({
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" },
+        projectDir: dir,
+        migrate: async (url) => void migrated.push(url),
+        log: () => undefined,
+      });
+      expect(result.config).toBeUndefined();
+      expect(result.problems.map(startProblemLine)).toContainEqual(expect.stringContaining("OTEL_EXPORTER_OTLP_ENDPOINT"));
+      expect(migrated).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
