@@ -3,10 +3,18 @@
 // 1; lib/startup/preflight.ts), including a production start under TRUSTED_PROXY=none: without server.ts
 // nothing stamps the socket address, so the peer header is ignored (lib/http/client-ip.ts). The server itself
 // (socket-address stamp, node:http front, turns, checkpoint worker) is server.ts.
+// Traces (lib/tracing) start here in every start mode, and only when an OTLP endpoint is configured: otherwise
+// nothing of the OpenTelemetry SDK is loaded.
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME === "nodejs") {
     const { refuseUnsafeStart, startedByServerEntry } = await import("@/lib/startup");
-    if (startedByServerEntry()) return;
-    await refuseUnsafeStart({ serverEntry: false });
+    if (!startedByServerEntry()) await refuseUnsafeStart({ serverEntry: false });
+    const { tracingConfig } = await import("@/lib/config/tracing");
+    const tracing = tracingConfig();
+    if (tracing.enabled) {
+      // The route table names each request span (lib/tracing/sdk.ts), whichever copy of lib/ made it.
+      const [{ startTracing }, { routeOfPath }] = await Promise.all([import("@/lib/tracing/sdk"), import("@/lib/routes/trace-route")]);
+      await startTracing(tracing, routeOfPath);
+    }
   }
 }

@@ -31,6 +31,7 @@ import { BodyGate } from "@/lib/server/body-gate";
 import { staticFiles } from "@/lib/server/static-files";
 import { headerReader } from "@/lib/server/front/node";
 import { deriveCallerKey } from "@/lib/http/client-ip";
+import { flushTraces } from "@/lib/tracing";
 
 /** How long a shutdown waits for requests in flight before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -161,6 +162,7 @@ async function main(): Promise<void> {
         await webhooks?.stop();
         await stopJanitor?.();
         await checkpointer?.stop();
+        await flushTraces();
         // Closing SQLite's connection copies the log into the database file.
         await closeConnection();
         process.exit(0);

@@ -10,6 +10,7 @@ import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { TOOL_FAILED_MESSAGE } from "@/lib/http/errors";
 import type { Clock } from "@/lib/clock";
 import { runTool, ToolError } from "@/lib/tools";
+import { traceSkill, tracingOn } from "@/lib/tracing";
 import { a2aCallOf } from "./call";
 import { readInvocationParts, sdkMessageParts } from "./invocation";
 
@@ -56,7 +57,11 @@ export class CommunityToolExecutor implements AgentExecutor {
       return this.finish(eventBus, state, invocation.message, taskId, contextId);
     }
     try {
-      const output = await runTool(invocation.tool, invocation.input, { clock: this.clock, clientIp: call.clientIp });
+      const toolContext = { clock: this.clock, clientIp: call.clientIp };
+      // Traces on: the skill is a span of its own (lib/tracing); off, no closure is made.
+      const output = tracingOn()
+        ? await traceSkill(skill, () => runTool(invocation.tool, invocation.input, toolContext))
+        : await runTool(invocation.tool, invocation.input, toolContext);
       const dataPart: Part = { content: { $case: "data", value: output }, mediaType: "application/json", filename: "", metadata: undefined };
       eventBus.publish(
         AgentEvent.artifactUpdate({

@@ -3,6 +3,7 @@
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { errorLog } from "@/lib/operations/log";
 import { recordHandlerFailure } from "@/lib/operations/metrics";
+import { traceHttpRequest, tracingOn } from "@/lib/tracing";
 import { fromWebRequest, toWebResponse, type ApiReply, type ApiRequest } from "./api";
 import { errorReply, methodNotAllowedReply, temporarilyUnavailableReply } from "./errors";
 
@@ -39,13 +40,18 @@ export type ApiHandler<P = Record<string, never>> = (request: ApiRequest, params
  * the front; a HEAD request gets the GET answer's status and headers without its body.
  */
 export function apiRoute<P = Record<string, never>>(handler: ApiHandler<P>): (request: Request, context: RouteContext<P>) => Promise<Response> {
-  return async (request, context) => {
+  const answer = async (apiRequest: ApiRequest, context: RouteContext<P>): Promise<Response> => {
     try {
-      const reply = await handler(fromWebRequest(request), (await context?.params) as P);
-      return toWebResponse(request.method === "HEAD" ? { ...reply, body: null } : reply);
+      const reply = await handler(apiRequest, (await context?.params) as P);
+      return toWebResponse(apiRequest.method === "HEAD" ? { ...reply, body: null } : reply);
     } catch (error) {
       return toWebResponse(errorToReply(error));
     }
+  };
+  // Traces on: the request's span (lib/tracing) around the whole answer; off, one boolean and nothing else.
+  return (request, context) => {
+    const apiRequest = fromWebRequest(request);
+    return tracingOn() ? traceHttpRequest(apiRequest, () => answer(apiRequest, context)) : answer(apiRequest, context);
   };
 }
 

@@ -8,6 +8,7 @@ import { clientIp } from "@/lib/http/client-ip";
 import { mcpToolBudget } from "@/lib/rate-limit/json-rpc";
 import { COMMUNITY_TOOLS, toolBudgetOf, toolFailureMessage, type ToolContext } from "@/lib/tools";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
+import { traceToolCall, tracingOn } from "@/lib/tracing";
 import { serveMcp, statelessServerOptions, withCachedJsonSchema, type McpReach } from "./http";
 
 export const COMMUNITY_SERVER_NAME = "agent-gate-community";
@@ -44,7 +45,10 @@ export function buildCommunityMcpServer(context: ToolContext, reach: McpReach = 
       // SDK would otherwise pass the exception's text on (a driver's message can name the database's host and port).
       async (args): Promise<CallToolResult> => {
         try {
-          const output = tool.outputSchema.parse(await tool.handler(args, context));
+          // Traces on: the call is a span of its own (lib/tracing); off, no closure is made.
+          const output = tracingOn()
+            ? await traceToolCall(tool.name, async () => tool.outputSchema.parse(await tool.handler(args, context)))
+            : tool.outputSchema.parse(await tool.handler(args, context));
           return { structuredContent: output, content: [{ type: "text", text: JSON.stringify(output) }] };
         } catch (error) {
           return { isError: true, content: [{ type: "text", text: toolFailureMessage(tool.name, error) }] };

@@ -8,6 +8,7 @@ import type { ApiReply, ApiRequest } from "@/lib/http/api";
 import { serveMcp, statelessServerOptions, withCachedJsonSchema } from "./http";
 import { clip } from "@/lib/schemas/text";
 import { toolFailureMessage } from "@/lib/tools/types";
+import { traceToolCall, tracingOn } from "@/lib/tracing";
 import { getDocInputShape, getDocOutputShape, SEARCH_DOCS_LIMIT_DEFAULT, searchDocsInputShape, searchDocsOutputShape } from "@/lib/schemas/public-read";
 import { docUrl, getDoc } from "@/lib/docs/corpus";
 import { docMarkdown } from "@/lib/docs/pages";
@@ -109,7 +110,9 @@ export function buildDocsMcpServer(): McpServer {
     },
     async ({ query, limit }) => {
       try {
-        const output = searchDocsTool(query, limit ?? SEARCH_DOCS_LIMIT_DEFAULT);
+        const output = tracingOn()
+          ? await traceToolCall(SEARCH_DOCS.name, async () => searchDocsTool(query, limit ?? SEARCH_DOCS_LIMIT_DEFAULT))
+          : searchDocsTool(query, limit ?? SEARCH_DOCS_LIMIT_DEFAULT);
         return { structuredContent: { ...output }, content: [{ type: "text", text: JSON.stringify(output) }] };
       } catch (error) {
         // Our own wording, never the exception's (the SDK would pass that on).
@@ -129,7 +132,7 @@ export function buildDocsMcpServer(): McpServer {
     },
     async ({ slug }) => {
       try {
-        const output = getDocTool(slug);
+        const output = tracingOn() ? await traceToolCall(GET_DOC.name, async () => getDocTool(slug)) : getDocTool(slug);
         if (!output) {
           return { isError: true, content: [{ type: "text", text: `No published document has the slug "${clip(slug, 200)}". Use search_docs to find slugs.` }] };
         }

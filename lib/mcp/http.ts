@@ -28,6 +28,7 @@ import { INTERNAL_RPC_ERROR, jsonRpcErrorReply, jsonRpcTransportErrorReply, temp
 import type { BudgetName } from "@/lib/rate-limit/budgets";
 import { batchRefusal, chargeJsonRpcPost, refusalId, type ExtraBudgetOf } from "@/lib/rate-limit/json-rpc";
 import { rejectDnsRebinding } from "./rebinding";
+import { tracingOn, withCallerTrace } from "@/lib/tracing";
 
 // Unless given one, the SDK builds a new Ajv instance (its validator for elicitation answers) in every Server
 // it constructs: about a quarter of a stateless tools/call (bench/README.md). One instance serves them all;
@@ -290,12 +291,22 @@ export function isEnvelopedRequest(parsed: unknown): boolean {
   return isJsonObject(meta) && PROTOCOL_VERSION_META_KEY in meta && isJSONRPCRequest(parsed);
 }
 
+/** The `traceparent` and `tracestate` of a 2026-07-28 message's `params._meta` (W3C Trace Context), if any. */
+function callerTraceOf(parsed: unknown): [traceparent: unknown, tracestate: unknown] {
+  const params = isJsonObject(parsed) ? parsed["params"] : undefined;
+  const meta = isJsonObject(params) ? params["_meta"] : undefined;
+  return isJsonObject(meta) ? [meta["traceparent"], meta["tracestate"]] : [undefined, undefined];
+}
+
 /** A 2026-07-28 request: the SDK's modern entry answers it (statelessly, JSON unless a tool streams). */
 async function serveModern(webRequest: Request, parsed: unknown, buildServer: () => McpServer): Promise<ApiReply> {
   modernFactories.set(webRequest, buildServer);
   const slot: { error?: unknown } = {};
   try {
-    const response = await modernFailure.run(slot, () => modernEntry.fetch(webRequest, { parsedBody: parsed }));
+    // The caller's trace context rides in the envelope (params._meta.traceparent): the tool call continues it.
+    const response = await (tracingOn()
+      ? withCallerTrace(...callerTraceOf(parsed), () => modernFailure.run(slot, () => modernEntry.fetch(webRequest, { parsedBody: parsed })))
+      : modernFailure.run(slot, () => modernEntry.fetch(webRequest, { parsedBody: parsed })));
     if (response.status >= 500) return failureReply(slot.error ?? new Error(`modern MCP entry answered ${response.status}`), refusalId(parsed));
     return invalidParamsOfSpecSchema(await replyOf(response), parsed);
   } catch (error) {

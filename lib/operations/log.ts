@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import pino, { type DestinationStream, type Logger } from "pino";
 import { operationsConfig } from "@/lib/config/operations";
+import { activeTraceId } from "@/lib/tracing";
 
 export const REDACTED_PATHS = [
   "authorization",
@@ -131,6 +132,8 @@ export interface RequestLogEntry {
   durationMs: number;
   requestId: string;
   clientIp: string;
+  /** The trace id of the request's span when traces are on (lib/tracing); else the span in scope's, if any. */
+  traceId?: string;
 }
 
 /** One JSON line per request. */
@@ -144,6 +147,8 @@ export function requestLog(entry: RequestLogEntry, log: Logger = logger()): void
       status: entry.status,
       duration_ms: Math.round(entry.durationMs * 1000) / 1000,
       client_ip: entry.clientIp,
+      // Only when traces are on (pino leaves an undefined field out of the line).
+      trace_id: entry.traceId ?? activeTraceId(),
     },
     "request",
   );

@@ -108,8 +108,17 @@ function finishObservation(this: ObservedResponse): void {
   } catch {
     // A configuration problem must not lose the line.
   }
-  requestLog({ method, route, status, durationMs, requestId: observation.requestId, clientIp: ip });
+  requestLog({ method, route, status, durationMs, requestId: observation.requestId, clientIp: ip, traceId: (req as TracedRequest)[TRACE_ID] });
   recordRequest(method, route, status, durationMs / 1000);
+}
+
+/** The trace id of a request's span (lib/tracing), noted by whoever made the span, for its log line. */
+const TRACE_ID = Symbol("agent-gate.trace-id");
+type TracedRequest = IncomingMessage & { [TRACE_ID]?: string };
+
+/** Notes the trace id of the request's span (only called when traces are on). */
+export function noteTraceId(req: IncomingMessage, traceId: string | undefined): void {
+  (req as TracedRequest)[TRACE_ID] = traceId;
 }
 
 /**

@@ -5,6 +5,7 @@
 import { checkConfig, configProblemLine, DEFAULT_DATABASE_URL, rawEnvSchema, type AppConfig, type ConfigProblem } from "@/lib/config/schema";
 import { environment } from "@/lib/config";
 import { operationsProblems } from "@/lib/config/operations";
+import { tracingProblems } from "@/lib/config/tracing";
 import { budgetEnvironmentProblems } from "@/lib/rate-limit";
 import { applyMigrations, migrationState, type MigrationState } from "./migrations";
 
@@ -79,6 +80,7 @@ export async function preflight(options: PreflightOptions = {}): Promise<Preflig
   // The operator settings and the budgets' allowances: a malformed one is refused, not silently replaced by its default.
   for (const problem of operationsProblems(env)) problems.push({ ...problem, kind: "configuration" });
   for (const problem of budgetEnvironmentProblems(env)) problems.push({ ...problem, kind: "configuration" });
+  for (const problem of tracingProblems(env)) problems.push({ ...problem, kind: "configuration" });
   const entryProblem = options.serverEntry === false ? withoutServerEntryProblem(env, checked.ok ? checked.config : undefined) : undefined;
   if (entryProblem) problems.push(entryProblem);
 

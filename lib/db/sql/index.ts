@@ -20,6 +20,7 @@ import { sharedConnection, type SharedConnection, type SqliteConnection } from "
 import type { GateRelease } from "./gate";
 import { joinBatch, runInGroup, type GroupBatch, type GroupConnection } from "./group-commit";
 import { toPositional } from "./placeholders";
+import { bindToActiveTrace, traceChild, tracingOn } from "@/lib/tracing";
 
 export type SqlValue = string | number | boolean | Date | null;
 
@@ -326,7 +327,36 @@ function topLevel(): SqlExecutor {
 
 /** The executor for a store call: the transaction's it runs in, or the top-level one. */
 export function db(): SqlExecutor {
-  return openFrame()?.executor ?? topLevel();
+  const executor = openFrame()?.executor ?? topLevel();
+  return tracingOn() ? tracedExecutor(executor) : executor;
+}
+
+// ---------------------------------------------------------------- traces (lib/tracing; only when traces are on)
+
+/** A statement's operation and table ("SELECT", "AccessToken"): never its values, which are bound parameters. */
+function statementOf(sql: string): { operation: string; table: string | undefined } {
+  const text = sql.trimStart();
+  const space = text.search(/\s/);
+  const operation = (space < 0 ? text : text.slice(0, space)).toUpperCase();
+  const table = /\b(?:FROM|INTO|UPDATE)\s+"?([A-Za-z_][A-Za-z0-9_]*)"?/i.exec(text)?.[1];
+  return { operation, table };
+}
+
+function databaseSystem(): string {
+  return sqlProvider() === "sqlite" ? "sqlite" : "postgresql";
+}
+
+/** Each statement as a child span of the span in scope (a request's, a transaction's). */
+function tracedExecutor(executor: SqlExecutor): SqlExecutor {
+  const traced = <R>(sql: string, run: () => Promise<R>): Promise<R> => {
+    const { operation, table } = statementOf(sql);
+    const attributes = { "db.system.name": databaseSystem(), "db.operation.name": operation, ...(table ? { "db.collection.name": table } : {}) };
+    return traceChild(table ? `${operation} ${table}` : operation, attributes, run);
+  };
+  return {
+    query: <T>(sql: string, params?: readonly SqlValue[]) => traced(sql, () => executor.query<T>(sql, params)),
+    execute: (sql: string, params?: readonly SqlValue[]) => traced(sql, () => executor.execute(sql, params)),
+  };
 }
 
 /** Rows of one statement, in the caller's transaction if there is one. */
@@ -349,6 +379,12 @@ export async function execute(sql: string, params: readonly SqlValue[] = []): Pr
 export async function transaction<T>(fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
   const outer = openFrame();
   if (outer) return fn(outer.executor);
+  // Traces on: one span for the transaction, its statements its children, whoever's turn runs them (group commit).
+  if (tracingOn()) return traceChild("transaction", { "db.system.name": databaseSystem() }, () => topLevelTransaction(bindToActiveTrace(fn)));
+  return topLevelTransaction(fn);
+}
+
+function topLevelTransaction<T>(fn: (q: SqlExecutor) => Promise<T>): Promise<T> {
   // Opening the connection may fail (an unreachable database): a rejection, as for any statement.
   const connection = sharedConnection();
   return connection.provider === "sqlite" ? sqliteTransaction(connection, fn) : postgresTransaction(connection.pool, fn);

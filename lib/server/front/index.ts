@@ -8,6 +8,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
 import { errorToReply } from "@/lib/http/route";
+import { activeTraceId, traceHttpRequest, tracingOn } from "@/lib/tracing";
+import { noteTraceId } from "../observe";
 import { apiRequestOf, writeReply } from "./node";
 
 export type FrontHandler = (request: ApiRequest, raw: IncomingMessage) => Promise<ApiReply>;
@@ -39,8 +41,11 @@ export function frontFor(routes: FrontRoutes): (req: IncomingMessage, res: Serve
   return (req, res) => {
     const handler = req.url !== undefined && req.method !== undefined ? frontHandler(routes, req.url, req.method) : undefined;
     if (handler === undefined) return false;
+    const request = apiRequestOf(req);
     // One promise per request (each costs async-hook work under Next): a failure is answered like route() does.
-    void handler(apiRequestOf(req), req).then(
+    // Traces on: the request's span (lib/tracing) around the handler, its trace id for the request's log line.
+    const answer = tracingOn() ? traceHttpRequest(request, () => (noteTraceId(req, activeTraceId()), handler(request, req))) : handler(request, req);
+    void answer.then(
       (reply) => writeOrDrop(req, res, reply),
       (error: unknown) => writeOrDrop(req, res, errorToReply(error)),
     );

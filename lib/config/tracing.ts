@@ -1,0 +1,77 @@
+// OpenTelemetry's standard variables (issue 43 item 3, lib/tracing): an OTLP endpoint turns traces on. Read here
+// only (the SDK is handed what it needs, it reads no variable of ours), checked at start (lib/startup/preflight.ts).
+import { z } from "zod";
+
+const httpUrl = z
+  .string()
+  .url("must be an http(s) URL, e.g. http://collector:4318")
+  .refine((value) => /^https?:\/\//i.test(value), "must be an http(s) URL, e.g. http://collector:4318");
+
+const tracingSchema = z.object({
+  /** The collector's base URL: traces are posted to `{endpoint}/v1/traces`. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
+  /** The full URL traces are posted to; wins over OTEL_EXPORTER_OTLP_ENDPOINT. */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl.optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(["http/protobuf", "http/json"], { message: "must be http/protobuf or http/json (gRPC is not offered)" }).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(["http/protobuf", "http/json"], { message: "must be http/protobuf or http/json (gRPC is not offered)" }).optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).max(200).default("agent-gate"),
+  /** Milliseconds between two exports of the spans ended meanwhile (the SDK's batch processor). */
+  OTEL_BSP_SCHEDULE_DELAY: z
+    .string()
+    .regex(/^[0-9]+$/, "must be a whole number of milliseconds from 1 to 600000")
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 600_000, "must be a whole number of milliseconds from 1 to 600000")
+    .default(5000),
+});
+
+export type TracingConfig =
+  | { enabled: false }
+  | {
+      enabled: true;
+      /** Where spans are posted (the signal path included). */
+      tracesUrl: string;
+      protocol: "http/protobuf" | "http/json";
+      serviceName: string;
+      exportDelayMs: number;
+    };
+
+const VARIABLES = Object.keys(tracingSchema.shape);
+
+/** Empty strings count as unset (a blank line in .env). */
+function presentEnv(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of VARIABLES) {
+    const value = env[key];
+    if (value !== undefined && value.trim() !== "") out[key] = value.trim();
+  }
+  return out;
+}
+
+/** One problem per malformed tracing variable (for the start checks). */
+export function tracingProblems(env: Record<string, string | undefined> = process.env): { variable: string; detail: string }[] {
+  const parsed = tracingSchema.safeParse(presentEnv(env));
+  if (parsed.success) return [];
+  const problems = new Map<string, string>();
+  for (const issue of parsed.error.issues) {
+    const variable = String(issue.path[0] ?? "environment");
+    if (!problems.has(variable)) problems.set(variable, issue.message);
+  }
+  return [...problems].map(([variable, message]) => ({ variable, detail: `is malformed: ${message}` }));
+}
+
+/** The tracing settings; off when neither endpoint is set, or when one is malformed (a start refuses that first). */
+export function tracingConfig(env: Record<string, string | undefined> = process.env): TracingConfig {
+  const parsed = tracingSchema.safeParse(presentEnv(env));
+  if (!parsed.success) return { enabled: false };
+  const raw = parsed.data;
+  const base = raw.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const tracesUrl = raw.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base === undefined ? undefined : `${base.replace(/\/+$/, "")}/v1/traces`);
+  if (tracesUrl === undefined) return { enabled: false };
+  return {
+    enabled: true,
+    tracesUrl,
+    protocol: raw.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? raw.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf",
+    serviceName: raw.OTEL_SERVICE_NAME,
+    exportDelayMs: raw.OTEL_BSP_SCHEDULE_DELAY,
+  };
+}

@@ -1,0 +1,217 @@
+// OpenTelemetry traces (issue 43 item 3): each request is one SERVER span named by its route template, store
+// statements, MCP tool calls and A2A skills are its children, and a caller's W3C `traceparent` (the HTTP header,
+// or `params._meta.traceparent` on MCP 2026-07-28) continues the caller's trace.
+//
+// Off unless an OTLP endpoint is configured (lib/config/tracing.ts): then every function here costs one boolean
+// check and calls straight through; nothing of the SDK is loaded (./sdk.ts is imported by instrumentation.ts only
+// when tracing is on). Only @opentelemetry/api is imported here: its global registry is what lets the copies of this
+// module in Next's bundle and in dist/server.mjs share the one tracer provider ./sdk.ts registers.
+//
+// Attributes are fixed names with values we choose (method, route template, status, class of work, operation and
+// tool names): never a token, code, e-mail, password, query string or body.
+import {
+  context,
+  createContextKey,
+  createTraceState,
+  isSpanContextValid,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type Attributes,
+  type Context,
+  type Link,
+  type Span,
+  type SpanContext,
+  type Tracer,
+} from "@opentelemetry/api";
+import { tracingConfig } from "@/lib/config/tracing";
+
+/** The instrumentation scope of every span of ours (./sdk.ts exports only this scope's spans). */
+export const TRACER_NAME = "agent-gate";
+
+let enabled: boolean | undefined;
+
+/** Whether traces are on in this process (read once). */
+export function tracingOn(): boolean {
+  enabled ??= tracingConfig().enabled;
+  return enabled;
+}
+
+let cachedTracer: Tracer | undefined;
+function tracer(): Tracer {
+  cachedTracer ??= trace.getTracer(TRACER_NAME);
+  return cachedTracer;
+}
+
+// ---------------------------------------------------------------- W3C trace context
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+const INVALID_TRACE_ID = "0".repeat(32);
+const INVALID_SPAN_ID = "0".repeat(16);
+
+/**
+ * The caller's span context from a `traceparent` (W3C Trace Context §3.2), or undefined for a missing or malformed
+ * one: a bad header starts a new trace, it never fails the request.
+ */
+export function parseTraceparent(traceparent: unknown, tracestate?: unknown): SpanContext | undefined {
+  if (typeof traceparent !== "string" || traceparent.length > 512) return undefined;
+  const match = TRACEPARENT.exec(traceparent.trim());
+  if (!match) return undefined;
+  const [, version, traceId, spanId, flags, rest] = match as unknown as [string, string, string, string, string, string | undefined];
+  // Version ff is invalid; version 00 has nothing after the flags (a later version may add fields).
+  if (version === "ff" || (version === "00" && rest !== undefined)) return undefined;
+  if (traceId === INVALID_TRACE_ID || spanId === INVALID_SPAN_ID) return undefined;
+  let traceState;
+  if (typeof tracestate === "string" && tracestate.length > 0 && tracestate.length <= 512) {
+    try {
+      traceState = createTraceState(tracestate);
+    } catch {
+      // A malformed tracestate is dropped, the traceparent still honoured.
+    }
+  }
+  return { traceId, spanId, traceFlags: Number.parseInt(flags, 16) & TraceFlags.SAMPLED, isRemote: true, traceState };
+}
+
+// ---------------------------------------------------------------- request spans
+
+/** Where the request span of the request in scope sits (a child span of another trace links to it). */
+const REQUEST_SPAN = createContextKey("agent-gate.request-span");
+
+/**
+ * The request's path, handed to ./sdk.ts's span processor in the request span's parent context: it names the span by
+ * the route table's template (lib/routes sits above this layer, and Next's route bundles hold their own copy of this
+ * module, which nothing at start can reach; the one SDK is reached through the API's global registry, and context
+ * keys are global symbols). The path itself never becomes an attribute.
+ */
+export const REQUEST_PATH = createContextKey("agent-gate.request-path");
+
+/** The request's route (its template in lib/routes) and class of work, for the request span. */
+export type RouteOfPath = (path: string) => { route: string; workClass: string | null };
+
+/** The route of a path no entry of the table names: one name, so a scan of random paths makes no new span names. */
+export const UNMATCHED_ROUTE = "(unmatched)";
+
+/** The headers the request span reads. */
+interface TraceHeaders {
+  get(name: string): string | null;
+}
+
+/**
+ * Runs one request's handler inside its SERVER span (lib/http/route.ts apiRoute under Next, the node:http front under
+ * npm start). The parent is the caller's `traceparent` or nothing: whatever span a framework has made active is not
+ * our caller. Callers check tracingOn() first, so the off path makes neither this call nor its closure.
+ */
+export async function traceHttpRequest<T extends { status: number }>(request: { method: string; target: string; headers: TraceHeaders }, run: () => Promise<T>): Promise<T> {
+  const remote = parseTraceparent(request.headers.get("traceparent"), request.headers.get("tracestate"));
+  const parent = (remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : ROOT_CONTEXT).setValue(REQUEST_PATH, pathOfTarget(request.target));
+  // Named and given its route and class of work by ./sdk.ts as it starts (REQUEST_PATH).
+  const span = tracer().startSpan(request.method, { kind: SpanKind.SERVER, attributes: { "http.request.method": request.method } }, parent);
+  const scope = trace.setSpan(parent, span).setValue(REQUEST_SPAN, span.spanContext()).deleteValue(REQUEST_PATH);
+  try {
+    const reply = await context.with(scope, run);
+    span.setAttribute("http.response.status_code", reply.status);
+    if (reply.status >= 500) {
+      span.setAttribute("error.type", String(reply.status));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    return reply;
+  } catch (error) {
+    span.setAttribute("error.type", errorType(error));
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+/** The path of a request target (origin form, or an absolute URL as a web Request gives it), without its query. */
+function pathOfTarget(target: string): string {
+  let start = 0;
+  if (!target.startsWith("/")) {
+    const scheme = target.indexOf("://");
+    start = scheme < 0 ? 0 : target.indexOf("/", scheme + 3);
+    if (start < 0) return "/";
+  }
+  const query = target.indexOf("?", start);
+  const fragment = target.indexOf("#", start);
+  const end = query < 0 ? fragment : fragment < 0 ? query : Math.min(query, fragment);
+  return end < 0 ? target.slice(start) : target.slice(start, end);
+}
+
+/** An error's class name only: a message may carry what the caller sent. */
+function errorType(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
+}
+
+/** The trace id of the span in scope, when traces are on and one is (for the request's log line). */
+export function activeTraceId(): string | undefined {
+  if (!tracingOn()) return undefined;
+  const spanContext = trace.getSpanContext(context.active());
+  return spanContext && isSpanContextValid(spanContext) ? spanContext.traceId : undefined;
+}
+
+// ---------------------------------------------------------------- child spans
+
+/**
+ * Runs `run` inside an INTERNAL child span of the span in scope. Work outside any request (the janitor, webhook
+ * delivery) gets no span of its own: with no span in scope this calls straight through.
+ */
+export async function traceChild<T>(name: string, attributes: Attributes, run: () => Promise<T>): Promise<T> {
+  if (!tracingOn()) return run();
+  const active = context.active();
+  const parent = trace.getSpanContext(active);
+  if (parent === undefined || !isSpanContextValid(parent)) return run();
+  // Under a caller's MCP trace (withCallerTrace), the request's own span is in another trace: linked, not lost.
+  const requestSpan = active.getValue(REQUEST_SPAN) as SpanContext | undefined;
+  const links: Link[] | undefined = requestSpan && requestSpan.traceId !== parent.traceId ? [{ context: requestSpan }] : undefined;
+  const span: Span = tracer().startSpan(name, { kind: SpanKind.INTERNAL, attributes, links }, active);
+  try {
+    return await context.with(trace.setSpan(active, span), run);
+  } catch (error) {
+    span.setAttribute("error.type", errorType(error));
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+/** An MCP tool call (OpenTelemetry's MCP conventions) as a child span; callers check tracingOn() first. */
+export function traceToolCall<T>(toolName: string, run: () => Promise<T>): Promise<T> {
+  return traceChild(`tools/call ${toolName}`, { "mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": toolName }, run);
+}
+
+/** An A2A skill invocation as a child span; callers check tracingOn() first. */
+export function traceSkill<T>(skill: string, run: () => Promise<T>): Promise<T> {
+  return traceChild(`a2a skill ${skill}`, { "agent_gate.a2a.skill": skill, "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": skill }, run);
+}
+
+/** `fn`, run in the trace context in scope now wherever it is called from (work a queue runs for its caller). */
+export function bindToActiveTrace<F extends (...args: never[]) => unknown>(fn: F): F {
+  if (!tracingOn()) return fn;
+  return context.bind(context.active(), fn);
+}
+
+/**
+ * Runs `run` with the caller's trace context of a message (MCP 2026-07-28 `params._meta.traceparent` and
+ * `tracestate`) as its parent: the spans made inside (the tool call and its store statements) join the caller's
+ * trace, linked to this request's span. A missing or malformed one changes nothing.
+ */
+export function withCallerTrace<T>(traceparent: unknown, tracestate: unknown, run: () => Promise<T>): Promise<T> {
+  if (!tracingOn()) return run();
+  const remote = parseTraceparent(traceparent, tracestate);
+  if (remote === undefined) return run();
+  const active: Context = context.active();
+  return context.with(trace.setSpanContext(active, remote), run);
+}
+
+/** Sends the spans still waiting in the export batch (server.ts, before a shutdown exits). */
+export async function flushTraces(): Promise<void> {
+  if (!tracingOn()) return;
+  // The registered provider sits behind the API's proxy; ./sdk.ts's provider can flush.
+  const provider = trace.getTracerProvider() as { getDelegate?: () => unknown };
+  const delegate = (typeof provider.getDelegate === "function" ? provider.getDelegate() : provider) as { forceFlush?: () => Promise<void> };
+  await delegate.forceFlush?.().catch(() => undefined);
+}
