@@ -185,13 +185,27 @@ export function budgetEnvironmentProblems(env: Readonly<Record<string, string | 
 
 const warned = new Set<string>();
 
-/** The rule of a budget, its allowance taken from the configuration when set (an invalid value keeps the default, logged once). */
-export function budgetRule(name: BudgetName): RateLimitRule {
-  const budget: BudgetDefinition = BUDGETS[name];
+/** A budget's allowance: the configuration's when set (an invalid value keeps the default, logged once). */
+function allowanceOf(budget: BudgetDefinition): number {
   const override = getConfig().rateLimitAllowances[budget.env];
   if (override === "invalid" && !warned.has(budget.env)) {
     warned.add(budget.env);
     console.error(`[agent-gate] ${budget.env} must be a whole number from 1; the default ${budget.limit} applies`);
   }
-  return { name: budget.name, limit: typeof override === "number" ? override : budget.limit, windowSeconds: budget.windowSeconds };
+  return typeof override === "number" ? override : budget.limit;
+}
+
+/**
+ * The rule of a budget. Its limit is read from the configuration when used: modules hold rules in constants, and
+ * loading them must read no configuration before the start has checked it (a bad one is then reported in full).
+ */
+export function budgetRule(name: BudgetName): RateLimitRule {
+  const budget: BudgetDefinition = BUDGETS[name];
+  return {
+    name: budget.name,
+    get limit(): number {
+      return allowanceOf(budget);
+    },
+    windowSeconds: budget.windowSeconds,
+  };
 }
