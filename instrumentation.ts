@@ -9,8 +9,8 @@ export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME === "nodejs") {
     const { refuseUnsafeStart, startedByServerEntry } = await import("@/lib/startup");
     if (!startedByServerEntry()) await refuseUnsafeStart({ serverEntry: false });
-    const { tracingConfig } = await import("@/lib/config/tracing");
-    const tracing = tracingConfig();
+    const { getConfig } = await import("@/lib/config");
+    const tracing = getConfig().tracing;
     if (tracing.enabled) {
       // The route table names each request span (lib/tracing/sdk.ts), whichever copy of lib/ made it.
       const [{ startTracing }, { routeOfPath }] = await Promise.all([import("@/lib/tracing/sdk"), import("@/lib/routes/trace-route")]);

@@ -20,7 +20,7 @@ import { startJanitor } from "@/lib/operator/janitor";
 import { outliveClosedLogPipes } from "@/lib/operations/log";
 import { observeRequest } from "@/lib/server/observe";
 import { transportSecurityHeaders } from "@/lib/http/security-headers";
-import { configOrExit, markServerEntry, refuseUnsafeStart } from "@/lib/startup";
+import { markServerEntry, refuseUnsafeStart } from "@/lib/startup";
 import { Admission, admissionBounds, callerShare } from "@/lib/admission";
 import { refusalSurface, writeBodyRefusal, writeShed, writeUnqueuedRefusal } from "@/lib/server/overload";
 import { recordShed } from "@/lib/operations/metrics";
@@ -36,23 +36,12 @@ import { flushTraces } from "@/lib/tracing";
 /** How long a shutdown waits for requests in flight before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-/** PORT as a TCP port (default 3000), or the process stops with one line naming the variable. */
-function portOrExit(raw: string | undefined): number {
-  if (raw === undefined || raw === "") return 3000;
-  const port = Number(raw);
-  if (/^\d{1,5}$/.test(raw) && port <= 65535) return port;
-  console.error("Invalid configuration: PORT must be a TCP port number (0-65535)");
-  process.exit(1);
-}
-
 async function main(): Promise<void> {
   outliveClosedLogPipes();
-  // Preflight before listen: a bad value stops the process here, before a port is taken.
-  const port = portOrExit(process.env.PORT);
-  const hostname = process.env.HOSTNAME || undefined;
-  // Every configuration problem at once, an unmigrated database (the embedded default migrates itself): exit 1.
-  await refuseUnsafeStart();
-  const config = configOrExit();
+  // Preflight before listen: every configuration problem at once (PORT and HOSTNAME included), an unmigrated
+  // database (the embedded default migrates itself): exit 1 before a port is taken.
+  const config = await refuseUnsafeStart();
+  const { port, hostname } = config;
 
   // Before the first query opens the database, so the app connection knows a worker checkpoints for it.
   const checkpointer =

@@ -11,10 +11,8 @@ import { cookieValue, deviceCookieName, deviceCookieOptions } from "./device-coo
 import { safeReturnPath } from "./return-path";
 
 export async function getAuthOptions(): Promise<NextAuthOptions> {
+  // next-auth v4 takes its base URL from NEXTAUTH_URL, which the start set once from BASE_URL (lib/config exportNextAuthUrl).
   const { baseUrl } = getConfig();
-  // next-auth v4 reads its own base URL from the environment; BASE_URL is the only source of truth.
-  // eslint-disable-next-line no-restricted-properties -- a write for next-auth, not a read of configuration
-  process.env.NEXTAUTH_URL = baseUrl;
   return {
     secret: await getAuthSecret(),
     session: { strategy: "jwt", maxAge: 8 * 60 * 60 },

@@ -1,9 +1,8 @@
 // A RATE_LIMIT_* allowance (README "Limits"). The table of budgets and their variables is lib/rate-limit/budgets.ts;
-// the value is read here, where the environment is read.
+// the value is parsed here, with the rest of the configuration.
 
 /** The variable's allowance: unset (blank too), a whole number from 1, or "invalid". */
-export function allowanceSetting(variable: string, env: Readonly<Record<string, string | undefined>> = process.env): number | undefined | "invalid" {
-  const value = env[variable];
+export function parseAllowance(value: string | undefined): number | undefined | "invalid" {
   if (value === undefined || value.trim() === "") return undefined;
   const trimmed = value.trim();
   if (!/^[1-9][0-9]{0,9}$/.test(trimmed)) return "invalid";

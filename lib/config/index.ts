@@ -1,33 +1,50 @@
-import { ConfigError, parseConfig, settingsEnvSchema, type AppConfig, type Settings } from "./schema";
+// The one way to read configuration (issue 43): getConfig() returns one frozen object, built from the environment
+// and checked once. This folder is the only code that touches process.env (tests/unit/config-reader.test.ts).
+import { checkConfig as checkVariables, configFrom, type AppConfig, type ConfigCheck } from "./schema";
 
-export type { AppConfig, TrustedProxy, Ed25519PrivateJwk, Settings } from "./schema";
-export { ConfigError, parseConfig } from "./schema";
+export type { AppConfig, TrustedProxy, Ed25519PrivateJwk, WebhookSettings } from "./schema";
+export type { OperationsConfig } from "./operations";
+export type { TracingConfig } from "./tracing";
+export { ConfigError, configFrom } from "./schema";
 
-let cached: AppConfig | undefined;
+type Variables = Readonly<Record<string, string | undefined>>;
 
-/** The process configuration, parsed once (instrumentation.ts parses it at start so bad values stop the process). */
+let current: AppConfig | undefined;
+
+/**
+ * The configuration. The start installs the one its checks built (lib/startup); a module copy that was not there
+ * (Next's bundle under npm start) builds the same from the same environment on its first read.
+ */
 export function getConfig(): AppConfig {
-  cached ??= parseConfig(process.env);
-  return cached;
+  current ??= configFrom(process.env);
+  return current;
+}
+
+/** Every problem of these variables (default: the environment), for the start checks (lib/startup/preflight.ts). */
+export function checkConfig(env: Variables = process.env): ConfigCheck {
+  return checkVariables(env);
+}
+
+/** Makes `config` the one getConfig() returns: the start installs what its checks built, a test what it built. */
+export function installConfig(config: AppConfig): void {
+  current = config;
+}
+
+/**
+ * next-auth 4 takes its base URL from NEXTAUTH_URL on every request (next-auth/utils/detect-origin.js; its options
+ * have no such member), and next-auth/react reads it when loaded. So the start sets it once, from BASE_URL, before
+ * Next serves: the one write to process.env, here where the environment is read.
+ */
+export function exportNextAuthUrl(config: AppConfig): void {
+  process.env.NEXTAUTH_URL = config.baseUrl;
+}
+
+/** The environment for a child process the start runs (prisma migrate deploy), with `overrides`. Not configuration. */
+export function childProcessEnvironment(overrides: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...process.env, ...overrides };
 }
 
 /** Absolute URL on this service, always derived from BASE_URL (never from the request's Host). */
 export function absoluteUrl(path: string): string {
   return `${getConfig().baseUrl}${path.startsWith("/") ? path : `/${path}`}`;
-}
-
-/**
- * One setting of `settingsEnvSchema`, read from the environment on each call (tests change them between cases;
- * a start already refused a bad value, so one here throws the same ConfigError line).
- */
-export function setting<K extends keyof Settings>(name: K): Settings[K] {
-  const value = process.env[name];
-  const parsed = settingsEnvSchema.shape[name].safeParse(value === "" ? undefined : value);
-  if (!parsed.success) throw new ConfigError(name, parsed.error.issues[0]?.message ?? "is invalid");
-  return parsed.data as Settings[K];
-}
-
-/** The environment as it is, for the start checks (lib/startup/preflight.ts) and the child processes they run. */
-export function environment(): Readonly<NodeJS.ProcessEnv> {
-  return process.env;
 }

@@ -1,5 +1,5 @@
-// The operator settings of issue #17 (janitor, pool, logs, metrics), read from the environment on each call
-// so tests can stub them. A start refuses malformed ones (lib/startup/preflight.ts, via operationsProblems).
+// The operator settings of issue #17 (janitor, pool, logs, metrics): part of the one configuration
+// (`getConfig().operations`); a start refuses malformed ones (checkConfig, ./schema.ts).
 import { z } from "zod";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -17,10 +17,22 @@ const operationsSchema = z.object({
   DATABASE_STATEMENT_TIMEOUT_MS: positiveInt(10_000),
 });
 
-export type OperationsConfig = z.infer<typeof operationsSchema>;
+export interface OperationsConfig {
+  /** AUDIT_RETENTION_DAYS: the janitor deletes audit rows older than this. */
+  auditRetentionDays: number;
+  /** JANITOR_INTERVAL_SECONDS: seconds between the in-process janitor's passes. */
+  janitorIntervalSeconds: number;
+  /** CRON_SECRET: the cron route answers only `Authorization: Bearer <CRON_SECRET>`. */
+  cronSecret: string | undefined;
+  /** METRICS_TOKEN: /metrics answers only when set, and only `Authorization: Bearer <METRICS_TOKEN>`. */
+  metricsToken: string | undefined;
+  logLevel: z.output<typeof operationsSchema.shape.LOG_LEVEL>;
+  databasePoolMax: number;
+  databaseStatementTimeoutMs: number;
+}
 
 /** Empty strings count as unset (a blank line in .env). */
-function presentEnv(env: Record<string, string | undefined>): Record<string, string> {
+function presentEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const key of Object.keys(operationsSchema.shape)) {
     const value = env[key];
@@ -30,7 +42,7 @@ function presentEnv(env: Record<string, string | undefined>): Record<string, str
 }
 
 /** One problem per malformed operator setting (for the start checks): the variable and what it must be. */
-export function operationsProblems(env: Record<string, string | undefined> = process.env): { variable: string; detail: string }[] {
+export function operationsProblems(env: Readonly<Record<string, string | undefined>>): { variable: string; detail: string }[] {
   const parsed = operationsSchema.safeParse(presentEnv(env));
   if (parsed.success) return [];
   const problems = new Map<string, string>();
@@ -41,12 +53,21 @@ export function operationsProblems(env: Record<string, string | undefined> = pro
   return [...problems].map(([variable, message]) => ({ variable, detail: `is malformed: ${message}` }));
 }
 
-/** The operator settings; throws with the variable's name when one is malformed. */
-export function operationsConfig(env: NodeJS.ProcessEnv = process.env): OperationsConfig {
+/** The operator settings; throws with the variable's name when one is malformed (checkConfig refuses those first). */
+export function operationsFrom(env: Readonly<Record<string, string | undefined>>): OperationsConfig {
   const parsed = operationsSchema.safeParse(presentEnv(env));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(`invalid ${String(issue?.path[0] ?? "setting")}: ${issue?.message ?? "malformed"}`);
   }
-  return parsed.data;
+  const settings = parsed.data;
+  return {
+    auditRetentionDays: settings.AUDIT_RETENTION_DAYS,
+    janitorIntervalSeconds: settings.JANITOR_INTERVAL_SECONDS,
+    cronSecret: settings.CRON_SECRET,
+    metricsToken: settings.METRICS_TOKEN,
+    logLevel: settings.LOG_LEVEL,
+    databasePoolMax: settings.DATABASE_POOL_MAX,
+    databaseStatementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
+  };
 }

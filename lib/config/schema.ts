@@ -1,6 +1,9 @@
 import { createHash, createPrivateKey, createPublicKey } from "node:crypto";
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
+import { parseAllowance } from "./allowance";
+import { operationsFrom, operationsProblems, type OperationsConfig } from "./operations";
+import { tracingFrom, tracingProblems, type TracingConfig } from "./tracing";
 
 /** The embedded SQLite database (relative to the working directory); the one database that may migrate itself at start. */
 export const DEFAULT_DATABASE_URL = "file:./data/app.db";
@@ -109,7 +112,7 @@ function numberSetting(message: string, min = 0) {
 
 /**
  * The in-process loops', webhooks' and docs' settings (issue 33): checked at start with the rest (one line per
- * bad value), and read on each call through `setting()` (./index.ts) so tests can change them between cases.
+ * bad value), and part of the one configuration (`webhooks`, `contentDir`).
  */
 export const settingsEnvSchema = z.object({
   /** off: server.ts starts no janitor loop (the cron route still runs a pass). */
@@ -132,7 +135,7 @@ export const settingsEnvSchema = z.object({
 
 export type Settings = z.output<typeof settingsEnvSchema>;
 
-/** PORT as npm start reads it (server.ts: a TCP port, default 3000); here only for BASE_URL's local default. */
+/** PORT: where npm start listens (server.ts: a TCP port, default 3000; 0: any free port); BASE_URL's local default follows it. */
 const PORT_PATTERN = /^\d{1,5}$/;
 export const PORT_DEFAULT = 3000;
 
@@ -182,11 +185,13 @@ export const rawEnvSchema = z.object({
       "must be none, vercel, a hop count 1-99, or a comma list of proxy addresses, CIDR ranges and loopback (e.g. loopback,10.0.0.0/8)",
     )
     .default("none"),
-  /** Read by server.ts to listen; checked here too, since BASE_URL's local default follows it. */
+  /** Where server.ts listens; BASE_URL's local default follows it. */
   PORT: z
     .string()
     .refine((v) => PORT_PATTERN.test(v) && Number(v) <= 65535, "must be a TCP port number (0-65535)")
     .optional(),
+  /** The interface server.ts listens on (unset: every interface). */
+  HOSTNAME: z.string().optional(),
   /** With a hop count: the socket peers whose X-Forwarded-For is believed (addresses, CIDR ranges, loopback). */
   TRUSTED_PROXY_ADDRESSES: z
     .string()
@@ -287,6 +292,33 @@ export interface AppConfig {
   janitor: boolean;
   /** WEBHOOK_DELIVERY: server.ts runs the webhook delivery loop. */
   webhookDelivery: boolean;
+  /** PORT: where npm start listens (0: any free port). */
+  port: number;
+  /** HOSTNAME: the interface npm start listens on; undefined: every interface. */
+  hostname: string | undefined;
+  /** The webhook settings (WEBHOOK_*, issue 33). */
+  webhooks: WebhookSettings;
+  /** CONTENT_DIR: the documentation corpus's directory; undefined: content/docs of the app. */
+  contentDir: string | undefined;
+  /** The operator settings (./operations.ts: janitor, pool, logs, metrics, cron). */
+  operations: OperationsConfig;
+  /** The RATE_LIMIT_* variables that are set, each a whole number or "invalid" (lib/rate-limit/budgets.ts names them; a start refuses an invalid one). */
+  rateLimitAllowances: Readonly<Record<string, number | "invalid">>;
+  /** OpenTelemetry's OTEL_* variables (./tracing.ts, lib/tracing): off unless an OTLP endpoint is set. */
+  tracing: TracingConfig;
+}
+
+export interface WebhookSettings {
+  /** WEBHOOK_ALLOW_PRIVATE=1: webhooks may use http and reach private addresses (tests, local use). */
+  allowPrivate: boolean;
+  /** WEBHOOK_AFTER_RESPONSE=1: a delivery pass after each response that caused an event, as on Vercel. */
+  afterResponse: boolean;
+  /** WEBHOOK_RETRY_SCALE: multiplies every retry interval and the three days before giving up. */
+  retryScale: number;
+  /** WEBHOOK_POLL_MS: milliseconds between the delivery loop's passes. */
+  pollMs: number;
+  /** WEBHOOK_TIMEOUT_SECONDS: seconds a delivery attempt may take. */
+  timeoutSeconds: number;
 }
 
 export const ed25519PrivateJwkSchema = z
@@ -325,7 +357,23 @@ export class ConfigError extends Error {
   }
 }
 
-export type ConfigCheck = { ok: true; config: AppConfig } | { ok: false; problems: ConfigProblem[] };
+/**
+ * The outcome of the checks. `variables`: the variables they read (blank ones unset), for the start's own checks
+ * (lib/startup/preflight.ts: the database, the rate-limit budgets), whatever the outcome.
+ */
+export type ConfigCheck = ({ ok: true; config: AppConfig } | { ok: false; problems: ConfigProblem[] }) & { variables: Readonly<Record<string, string | undefined>> };
+
+/** The rate-limit allowances' variables (their names are lib/rate-limit/budgets.ts's). */
+const RATE_LIMIT_PREFIX = "RATE_LIMIT_";
+
+/** Freezes the configuration and everything in it, so no reader can change what the others read. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value)) deepFreeze(member);
+  }
+  return value;
+}
 
 /** The Ed25519 private-key JWK members, each 32 bytes in base64url. */
 const BASE64URL_32 = /^[A-Za-z0-9_-]{43}$/;
@@ -391,13 +439,21 @@ function vercelBaseUrl(host: string | undefined): string | undefined {
   return host === undefined ? undefined : `https://${host.replace(/^https?:\/\//, "").replace(/\/+$/, "")}`;
 }
 
-/** Checks the environment and collects every problem (never throws). */
-export function checkConfig(env: Record<string, string | undefined>): ConfigCheck {
+/** Checks the variables and collects every problem (never throws); the configuration it builds is frozen. */
+export function checkConfig(env: Readonly<Record<string, string | undefined>>): ConfigCheck {
   const cleaned: Record<string, string | undefined> = {};
   for (const key of Object.keys(rawEnvSchema.shape)) {
     const value = env[key];
     cleaned[key] = value === undefined || value === "" ? undefined : value;
   }
+  const rateLimitAllowances: Record<string, number | "invalid"> = {};
+  for (const key of Object.keys(env)) {
+    if (!key.startsWith(RATE_LIMIT_PREFIX)) continue;
+    cleaned[key] = env[key] === "" ? undefined : env[key];
+    const allowance = parseAllowance(env[key]);
+    if (allowance !== undefined) rateLimitAllowances[key] = allowance;
+  }
+  const variables = { ...cleaned };
   const onVercel = cleaned.VERCEL === "1";
   const problems: ConfigProblem[] = [];
   // On Vercel an unset BASE_URL is the project's production domain (set by the platform), never localhost.
@@ -467,8 +523,11 @@ export function checkConfig(env: Record<string, string | undefined>): ConfigChec
       variable: "AUTH_SECRET",
       detail: `is required in production ${productionWhy}: set it to a random string of at least 32 characters (e.g. openssl rand -base64 48)`,
     });
+  // The operator settings: a malformed one is refused, not silently replaced by its default.
+  problems.push(...operationsProblems(env));
+  problems.push(...tracingProblems(env));
 
-  if (problems.length > 0 || !raw) return { ok: false, problems };
+  if (problems.length > 0 || !raw) return { ok: false, problems, variables };
   const trustedProxy: TrustedProxy =
     raw.TRUSTED_PROXY === "none"
       ? { kind: "none" }
@@ -479,7 +538,8 @@ export function checkConfig(env: Record<string, string | undefined>): ConfigChec
           : { kind: "proxies", proxies: parseProxyList(raw.TRUSTED_PROXY) ?? LOOPBACK_RANGES };
   return {
     ok: true,
-    config: {
+    variables,
+    config: deepFreeze<AppConfig>({
       baseUrl: raw.BASE_URL,
       realm: new URL(raw.BASE_URL).hostname,
       databaseUrl: raw.DATABASE_URL,
@@ -499,7 +559,20 @@ export function checkConfig(env: Record<string, string | undefined>): ConfigChec
       vercel: onVercel,
       janitor: raw.JANITOR === "on",
       webhookDelivery: raw.WEBHOOK_DELIVERY === "on",
-    },
+      port: raw.PORT === undefined ? PORT_DEFAULT : Number(raw.PORT),
+      hostname: raw.HOSTNAME,
+      webhooks: {
+        allowPrivate: raw.WEBHOOK_ALLOW_PRIVATE === "1",
+        afterResponse: raw.WEBHOOK_AFTER_RESPONSE === "1",
+        retryScale: raw.WEBHOOK_RETRY_SCALE,
+        pollMs: raw.WEBHOOK_POLL_MS,
+        timeoutSeconds: raw.WEBHOOK_TIMEOUT_SECONDS,
+      },
+      contentDir: raw.CONTENT_DIR?.trim() || undefined,
+      operations: operationsFrom(env),
+      rateLimitAllowances,
+      tracing: tracingFrom(env),
+    }),
   };
 }
 
@@ -509,8 +582,8 @@ function safeBaseUrl(value: string | undefined): string | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-/** Parses the environment into the app configuration; throws one ConfigError listing every problem. */
-export function parseConfig(env: Record<string, string | undefined>): AppConfig {
+/** The configuration of these variables (nothing else is read); throws one ConfigError listing every problem. */
+export function configFrom(env: Readonly<Record<string, string | undefined>>): AppConfig {
   const checked = checkConfig(env);
   if (!checked.ok) throw new ConfigError(checked.problems);
   return checked.config;

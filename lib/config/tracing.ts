@@ -1,5 +1,5 @@
-// OpenTelemetry's standard variables (issue 43 item 3, lib/tracing): an OTLP endpoint turns traces on. Read here
-// only (the SDK is handed what it needs, it reads no variable of ours), checked at start (lib/startup/preflight.ts).
+// OpenTelemetry's standard variables (issue 43 item 3, lib/tracing): an OTLP endpoint turns traces on. Part of the one
+// configuration (getConfig().tracing; the SDK is handed what it needs, it reads no variable of ours), checked with it.
 import { z } from "zod";
 
 const httpUrl = z
@@ -38,7 +38,7 @@ export type TracingConfig =
 const VARIABLES = Object.keys(tracingSchema.shape);
 
 /** Empty strings count as unset (a blank line in .env). */
-function presentEnv(env: Record<string, string | undefined>): Record<string, string> {
+function presentEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const key of VARIABLES) {
     const value = env[key];
@@ -48,7 +48,7 @@ function presentEnv(env: Record<string, string | undefined>): Record<string, str
 }
 
 /** One problem per malformed tracing variable (for the start checks). */
-export function tracingProblems(env: Record<string, string | undefined> = process.env): { variable: string; detail: string }[] {
+export function tracingProblems(env: Readonly<Record<string, string | undefined>>): { variable: string; detail: string }[] {
   const parsed = tracingSchema.safeParse(presentEnv(env));
   if (parsed.success) return [];
   const problems = new Map<string, string>();
@@ -60,7 +60,7 @@ export function tracingProblems(env: Record<string, string | undefined> = proces
 }
 
 /** The tracing settings; off when neither endpoint is set, or when one is malformed (a start refuses that first). */
-export function tracingConfig(env: Record<string, string | undefined> = process.env): TracingConfig {
+export function tracingFrom(env: Readonly<Record<string, string | undefined>>): TracingConfig {
   const parsed = tracingSchema.safeParse(presentEnv(env));
   if (!parsed.success) return { enabled: false };
   const raw = parsed.data;

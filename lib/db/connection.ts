@@ -4,7 +4,6 @@
 import BetterSqlite3 from "better-sqlite3";
 import { Pool } from "pg";
 import { getConfig } from "@/lib/config";
-import { operationsConfig } from "@/lib/config/operations";
 import { BACKSTOP_PAGES, checkpointerRunsFor } from "./sqlite-checkpoint-state";
 import { ConnectionGate } from "./sql/gate";
 import { perUrl, takePerUrl } from "./per-url";
@@ -50,11 +49,11 @@ export function openSqliteDatabase(url: string): BetterSqlite3.Database {
 /**
  * PostgreSQL: one pool per process; idle connections do not keep a finished script alive. DATABASE_POOL_MAX
  * bounds the connections of one instance; every statement is cancelled by the server after
- * DATABASE_STATEMENT_TIMEOUT_MS (lib/config/operations.ts), so a stuck query cannot hold a connection.
+ * DATABASE_STATEMENT_TIMEOUT_MS (getConfig().operations), so a stuck query cannot hold a connection.
  */
 export function openPostgresPool(url: string): Pool {
-  const { DATABASE_POOL_MAX, DATABASE_STATEMENT_TIMEOUT_MS } = operationsConfig();
-  return new Pool({ connectionString: url, allowExitOnIdle: true, max: DATABASE_POOL_MAX, statement_timeout: DATABASE_STATEMENT_TIMEOUT_MS });
+  const { databasePoolMax, databaseStatementTimeoutMs } = getConfig().operations;
+  return new Pool({ connectionString: url, allowExitOnIdle: true, max: databasePoolMax, statement_timeout: databaseStatementTimeoutMs });
 }
 
 function openSqlite(url: string): SqliteConnection {

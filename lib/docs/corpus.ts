@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { absoluteUrl, getConfig, setting } from "@/lib/config";
+import { absoluteUrl, getConfig } from "@/lib/config";
 import { isAuthDiscoveryPublic } from "@/lib/release-mode";
 
 const frontMatterSchema = z.object({
@@ -48,8 +48,8 @@ export interface Corpus {
 
 /** The directory holding the corpus: CONTENT_DIR, else content/docs of the app. */
 export function contentDir(): string {
-  const configured = setting("CONTENT_DIR");
-  return configured && configured.trim() !== "" ? path.resolve(configured) : path.join(process.cwd(), "content", "docs");
+  const configured = getConfig().contentDir;
+  return configured !== undefined ? path.resolve(configured) : path.join(process.cwd(), "content", "docs");
 }
 
 /** Kinds with a fixed place in listings; other kinds follow alphabetically. */

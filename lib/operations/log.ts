@@ -4,7 +4,7 @@
 // code and stack (a driver's message may carry a host or a file path, not a secret we hold).
 import { randomUUID } from "node:crypto";
 import pino, { type DestinationStream, type Logger } from "pino";
-import { operationsConfig } from "@/lib/config/operations";
+import { getConfig } from "@/lib/config";
 import { activeTraceId } from "@/lib/tracing";
 
 export const REDACTED_PATHS = [
@@ -20,7 +20,7 @@ export const REDACTED_PATHS = [
 ];
 
 /** A logger writing to `destination` (the process's stdout by default). */
-export function createLogger(destination: DestinationStream = sharedStdout(), level: string = operationsConfig().LOG_LEVEL): Logger {
+export function createLogger(destination: DestinationStream = sharedStdout(), level: string = getConfig().operations.logLevel): Logger {
   return pino(
     {
       level,

@@ -3,7 +3,7 @@
 // /metrics (lib/operator/metrics.ts) renders the registry.
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
-import { operationsConfig } from "@/lib/config/operations";
+import { getConfig } from "@/lib/config";
 import { droppedLogLines } from "@/lib/operations/log";
 
 type RequestLabel = "method" | "route" | "status";
@@ -94,7 +94,7 @@ export function startProcessCollectors(metrics: ServiceMetrics): void {
 
 function metricsTokenSet(): boolean {
   try {
-    return operationsConfig().METRICS_TOKEN !== undefined;
+    return getConfig().operations.metricsToken !== undefined;
   } catch {
     // A malformed setting is reported by the start-up preflight; recording must not throw on a request's path.
     return false;

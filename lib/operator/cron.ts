@@ -1,7 +1,7 @@
 // GET /api/cron/janitor (Vercel Cron, vercel.json): one bounded janitor pass per call, for deployments
 // without a long-running process. Vercel sends `Authorization: Bearer <CRON_SECRET>`.
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
-import { operationsConfig } from "@/lib/config/operations";
+import { getConfig } from "@/lib/config";
 import { runJanitorPass } from "./janitor";
 import { bearerMatches, operatorUnauthorized } from "./auth";
 
@@ -11,7 +11,7 @@ const CRON_MAX_BATCHES_PER_TABLE = 500;
 const CRON_BUDGET_MS = 20_000;
 
 export async function handleJanitorCron(request: ApiRequest): Promise<ApiReply> {
-  if (!bearerMatches(request.headers.get("authorization"), operationsConfig().CRON_SECRET)) return operatorUnauthorized();
+  if (!bearerMatches(request.headers.get("authorization"), getConfig().operations.cronSecret)) return operatorUnauthorized();
   const report = await runJanitorPass({ maxBatchesPerTable: CRON_MAX_BATCHES_PER_TABLE, budgetMs: CRON_BUDGET_MS });
   return jsonReply(report, { "cache-control": "no-store" });
 }

@@ -17,7 +17,7 @@ import { deleteEndedWindows } from "@/lib/rate-limit";
 import { deleteDeadTokensBefore } from "@/lib/grants/access-tokens";
 import { deleteEndedAttemptsBefore } from "@/lib/grants/claim-attempts";
 import { deleteUnapprovedBefore } from "@/lib/grants/registrations";
-import { operationsConfig } from "@/lib/config/operations";
+import { getConfig } from "@/lib/config";
 import { Pacer, type PacingOptions } from "@/lib/operations/pacing";
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -96,7 +96,7 @@ async function sweep(options: JanitorPassOptions, provider: "sqlite" | "postgres
     pacer,
     stopAt: options.budgetMs === undefined ? Number.POSITIVE_INFINITY : pacer.now() + options.budgetMs,
   };
-  const retentionDays = options.auditRetentionDays ?? operationsConfig().AUDIT_RETENTION_DAYS;
+  const retentionDays = options.auditRetentionDays ?? getConfig().operations.auditRetentionDays;
   const at = (msAgo: number) => new Date(now - msAgo);
   const plan: [JanitorTable, BatchDelete][] = [
     ["AccessToken", (limit) => deleteDeadTokensBefore(at(DEAD_TOKEN_GRACE_MS), limit)],
@@ -158,7 +158,7 @@ export interface StartJanitorOptions extends JanitorPassOptions {
  * cancels the next pass and waits for a running one.
  */
 export function startJanitor(options: StartJanitorOptions = {}): () => Promise<void> {
-  const intervalMs = (options.intervalSeconds ?? operationsConfig().JANITOR_INTERVAL_SECONDS) * 1000;
+  const intervalMs = (options.intervalSeconds ?? getConfig().operations.janitorIntervalSeconds) * 1000;
   // Bounded passes in the process: a backlog (a first run on a large table) is worked off over several passes
   // (100,000 rows per table and pass on SQLite, at most ~60 s of paced work every interval).
   const passOptions: JanitorPassOptions = { maxBatchesPerTable: 1000, budgetMs: 60_000, ...options };

@@ -1,6 +1,6 @@
 // GET /metrics: the registry of lib/operations/metrics.ts as Prometheus text, only with
 // `Authorization: Bearer <METRICS_TOKEN>` (off without it).
-import { operationsConfig } from "@/lib/config/operations";
+import { getConfig } from "@/lib/config";
 import { textReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { notFoundReply } from "@/lib/http/errors";
 import { serviceMetrics, startProcessCollectors } from "@/lib/operations/metrics";
@@ -8,7 +8,7 @@ import { bearerMatches, operatorUnauthorized } from "./auth";
 
 /** GET /metrics: 404 while METRICS_TOKEN is unset, 401 without the token, else the Prometheus text. */
 export async function handleMetrics(request: ApiRequest): Promise<ApiReply> {
-  const token = operationsConfig().METRICS_TOKEN;
+  const token = getConfig().operations.metricsToken;
   if (!token) return notFoundReply();
   if (!bearerMatches(request.headers.get("authorization"), token)) return operatorUnauthorized();
   const metrics = serviceMetrics();

@@ -3,7 +3,8 @@
 // allowance. Anonymous read surfaces count in memory per instance (a Map lookup per message; N instances
 // give N times the allowance); budgets that guard credentials or writes count in the database, shared by
 // every instance.
-import { allowanceSetting } from "@/lib/config/allowance";
+import { getConfig } from "@/lib/config";
+import { parseAllowance } from "@/lib/config/allowance";
 import { NO_ADDRESS_KEY } from "@/lib/http/client-ip";
 
 /**
@@ -173,10 +174,10 @@ export function limitFor(rule: RateLimitRule, subject: string): number {
 }
 
 /** One problem per variable of the table that is set to something other than a whole number from 1 (for the start checks). */
-export function budgetEnvironmentProblems(env?: Readonly<Record<string, string | undefined>>): { variable: string; detail: string }[] {
+export function budgetEnvironmentProblems(env: Readonly<Record<string, string | undefined>>): { variable: string; detail: string }[] {
   const problems: { variable: string; detail: string }[] = [];
   for (const budget of Object.values(BUDGETS)) {
-    if (allowanceSetting(budget.env, env) === "invalid")
+    if (parseAllowance(env[budget.env]) === "invalid")
       problems.push({ variable: budget.env, detail: `must be a whole number from 1 (the ${budget.name} allowance per ${budget.windowSeconds} seconds)` });
   }
   return problems;
@@ -184,13 +185,27 @@ export function budgetEnvironmentProblems(env?: Readonly<Record<string, string |
 
 const warned = new Set<string>();
 
-/** The rule of a budget, its allowance taken from the environment when set (an invalid value keeps the default, logged once). */
-export function budgetRule(name: BudgetName, env?: Readonly<Record<string, string | undefined>>): RateLimitRule {
-  const budget: BudgetDefinition = BUDGETS[name];
-  const override = allowanceSetting(budget.env, env);
+/** A budget's allowance: the configuration's when set (an invalid value keeps the default, logged once). */
+function allowanceOf(budget: BudgetDefinition): number {
+  const override = getConfig().rateLimitAllowances[budget.env];
   if (override === "invalid" && !warned.has(budget.env)) {
     warned.add(budget.env);
     console.error(`[agent-gate] ${budget.env} must be a whole number from 1; the default ${budget.limit} applies`);
   }
-  return { name: budget.name, limit: typeof override === "number" ? override : budget.limit, windowSeconds: budget.windowSeconds };
+  return typeof override === "number" ? override : budget.limit;
+}
+
+/**
+ * The rule of a budget. Its limit is read from the configuration when used: modules hold rules in constants, and
+ * loading them must read no configuration before the start has checked it (a bad one is then reported in full).
+ */
+export function budgetRule(name: BudgetName): RateLimitRule {
+  const budget: BudgetDefinition = BUDGETS[name];
+  return {
+    name: budget.name,
+    get limit(): number {
+      return allowanceOf(budget);
+    },
+    windowSeconds: budget.windowSeconds,
+  };
 }

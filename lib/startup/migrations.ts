@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { Client } from "pg";
-import { environment } from "@/lib/config";
+import { childProcessEnvironment } from "@/lib/config";
 
 /** The SQLite file of a `file:` URL; a relative path is relative to the project directory (the app's working directory). */
 export function sqliteFileIn(databaseUrl: string, projectDir: string): string {
@@ -106,7 +106,7 @@ export async function applyMigrations(databaseUrl: string, projectDir: string = 
   await new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, [cli, "migrate", "deploy", "--config", config], {
       cwd: projectDir,
-      env: { ...environment(), DATABASE_URL: url, PRISMA_HIDE_UPDATE_MESSAGE: "1" },
+      env: childProcessEnvironment({ DATABASE_URL: url, PRISMA_HIDE_UPDATE_MESSAGE: "1" }),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

@@ -2,10 +2,8 @@
 // variable at once, lib/config/schema.ts) and the database's migrations. The embedded SQLite default migrates
 // itself; any other database must be migrated by its operator (`npm run db:migrate`), so a start never
 // changes a shared database behind the back of whoever deploys it.
-import { checkConfig, configProblemLine, DEFAULT_DATABASE_URL, rawEnvSchema, type AppConfig, type ConfigProblem } from "@/lib/config/schema";
-import { environment } from "@/lib/config";
-import { operationsProblems } from "@/lib/config/operations";
-import { tracingProblems } from "@/lib/config/tracing";
+import { configProblemLine, DEFAULT_DATABASE_URL, rawEnvSchema, type AppConfig, type ConfigProblem } from "@/lib/config/schema";
+import { checkConfig } from "@/lib/config";
 import { budgetEnvironmentProblems } from "@/lib/rate-limit";
 import { applyMigrations, migrationState, type MigrationState } from "./migrations";
 
@@ -14,7 +12,8 @@ export interface StartProblem extends ConfigProblem {
 }
 
 export interface PreflightOptions {
-  env?: Record<string, string | undefined>;
+  /** The variables to check (tests); default: the environment, as lib/config reads it. */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Where prisma/ and node_modules/ are, and what a relative `file:` path is relative to. */
   projectDir?: string;
   /** Applies the migrations (tests inject a counting one); default: `prisma migrate deploy`. */
@@ -40,7 +39,7 @@ export function startProblemLine(problem: StartProblem): string {
 }
 
 /** True for the embedded SQLite database of a fresh clone: DATABASE_URL unset or the default `file:./data/app.db`. */
-export function isDefaultDatabase(env: Record<string, string | undefined>): boolean {
+export function isDefaultDatabase(env: Readonly<Record<string, string | undefined>>): boolean {
   const value = env.DATABASE_URL;
   return value === undefined || value === "" || value === DEFAULT_DATABASE_URL;
 }
@@ -58,7 +57,7 @@ function describeBehind(state: Extract<MigrationState, { kind: "behind" }>): str
  * A production start without server.ts under TRUSTED_PROXY=none: no socket address is known (the peer header
  * is then the client's own, and ignored), so every caller would share the one no-address bucket. Refused.
  */
-function withoutServerEntryProblem(env: Record<string, string | undefined>, config: AppConfig | undefined): StartProblem | undefined {
+function withoutServerEntryProblem(env: Readonly<Record<string, string | undefined>>, config: AppConfig | undefined): StartProblem | undefined {
   // A configuration with problems is refused anyway; this one is then reported once they are fixed.
   if (env.NODE_ENV !== "production" || config?.trustedProxy.kind !== "none") return undefined;
   return {
@@ -71,16 +70,15 @@ function withoutServerEntryProblem(env: Record<string, string | undefined>, conf
 
 /** Every reason not to start, all at once (never throws); the default SQLite database is migrated on the way. */
 export async function preflight(options: PreflightOptions = {}): Promise<PreflightResult> {
-  const env = options.env ?? environment();
   const projectDir = options.projectDir ?? process.cwd();
   const migrate = options.migrate ?? applyMigrations;
   const log = options.log ?? ((line: string) => console.error(line));
-  const checked = checkConfig(env);
+  // Every variable (the operator settings included) and the budgets' allowances: a malformed one is refused, not
+  // silently replaced by its default. `env`: the variables as checked (blank ones unset).
+  const checked = checkConfig(options.env);
+  const env = checked.variables;
   const problems: StartProblem[] = checked.ok ? [] : checked.problems.map((p) => ({ ...p, kind: "configuration" as const }));
-  // The operator settings and the budgets' allowances: a malformed one is refused, not silently replaced by its default.
-  for (const problem of operationsProblems(env)) problems.push({ ...problem, kind: "configuration" });
   for (const problem of budgetEnvironmentProblems(env)) problems.push({ ...problem, kind: "configuration" });
-  for (const problem of tracingProblems(env)) problems.push({ ...problem, kind: "configuration" });
   const entryProblem = options.serverEntry === false ? withoutServerEntryProblem(env, checked.ok ? checked.config : undefined) : undefined;
   if (entryProblem) problems.push(entryProblem);
 

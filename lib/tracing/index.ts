@@ -2,7 +2,7 @@
 // statements, MCP tool calls and A2A skills are its children, and a caller's W3C `traceparent` (the HTTP header,
 // or `params._meta.traceparent` on MCP 2026-07-28) continues the caller's trace.
 //
-// Off unless an OTLP endpoint is configured (lib/config/tracing.ts): then every function here costs one boolean
+// Off unless an OTLP endpoint is configured (getConfig().tracing, lib/config/tracing.ts): then every function here costs one boolean
 // check and calls straight through; nothing of the SDK is loaded (./sdk.ts is imported by instrumentation.ts only
 // when tracing is on). Only @opentelemetry/api is imported here: its global registry is what lets the copies of this
 // module in Next's bundle and in dist/server.mjs share the one tracer provider ./sdk.ts registers.
@@ -26,7 +26,7 @@ import {
   type SpanContext,
   type Tracer,
 } from "@opentelemetry/api";
-import { tracingConfig } from "@/lib/config/tracing";
+import { getConfig } from "@/lib/config";
 
 /** The instrumentation scope of every span of ours (./sdk.ts exports only this scope's spans). */
 export const TRACER_NAME = "agent-gate";
@@ -35,7 +35,7 @@ let enabled: boolean | undefined;
 
 /** Whether traces are on in this process (read once). */
 export function tracingOn(): boolean {
-  enabled ??= tracingConfig().enabled;
+  enabled ??= getConfig().tracing.enabled;
   return enabled;
 }
 

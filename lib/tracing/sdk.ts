@@ -8,7 +8,7 @@ import { ProxyTracerProvider, SpanKind, context, trace, type Context, type Trace
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, TracerProvider as SdkTracerProvider, type ReadableSpan, type Span, type SpanExporter, type SpanProcessor } from "@opentelemetry/sdk-trace";
-import type { TracingConfig } from "@/lib/config/tracing";
+import type { TracingConfig } from "@/lib/config";
 import { REQUEST_PATH, TRACER_NAME, type RouteOfPath } from "./index";
 
 const NO_TRACER: Tracer = new ProxyTracerProvider().getTracer("disabled");

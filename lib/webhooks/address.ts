@@ -8,10 +8,10 @@
 import dns from "node:dns";
 import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
-import { setting } from "@/lib/config";
+import { getConfig } from "@/lib/config";
 
 export function privateAddressesAllowed(): boolean {
-  return setting("WEBHOOK_ALLOW_PRIVATE") === "1";
+  return getConfig().webhooks.allowPrivate;
 }
 
 export class WebhookAddressError extends Error {

@@ -1,7 +1,7 @@
 // GET /api/cron/webhooks (Vercel Cron, vercel.json): one delivery pass, for callers that present
 // `Authorization: Bearer ${CRON_SECRET}` (compared in constant time). Without CRON_SECRET set, every call is
 // refused: the route never runs for an anonymous caller.
-import { operationsConfig } from "@/lib/config/operations";
+import { getConfig } from "@/lib/config";
 import { constantTimeEqual } from "@/lib/crypto/secrets";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { errorReply } from "@/lib/http/errors";
@@ -10,7 +10,7 @@ import { runDeliveryPass } from "./delivery";
 /** A cron invocation stops claiming new work after this long (Vercel functions have a time limit). */
 const CRON_BUDGET_MS = 20_000;
 
-export function cronAuthorized(authorization: string | null, secret: string | undefined = operationsConfig().CRON_SECRET): boolean {
+export function cronAuthorized(authorization: string | null, secret: string | undefined = getConfig().operations.cronSecret): boolean {
   if (!secret || !authorization) return false;
   return constantTimeEqual(authorization, `Bearer ${secret}`);
 }

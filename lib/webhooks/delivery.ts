@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
-import { setting } from "@/lib/config";
+import { getConfig } from "@/lib/config";
 import { isDatabaseUnavailable, transaction } from "@/lib/db";
 import { Pacer, type PacingOptions } from "@/lib/operations/pacing";
 import { expireLapsedPending } from "@/lib/grants/registrations";
@@ -214,7 +214,7 @@ export interface DeliveryLoop {
 }
 
 function pollMs(): number {
-  return setting("WEBHOOK_POLL_MS");
+  return getConfig().webhooks.pollMs;
 }
 
 let loop: DeliveryLoop | null = null;

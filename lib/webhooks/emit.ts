@@ -4,7 +4,7 @@
 // claim token, attempt token, user code or e-mail address (CONTRACT.md §6 shows the member's e-mail only to
 // the member's own agent; a webhook receiver has no need for it).
 import type { Clock } from "@/lib/clock";
-import { getConfig, setting } from "@/lib/config";
+import { getConfig } from "@/lib/config";
 import { SCOPES, type Scope } from "@/lib/schemas/service-auth";
 import { findMemberByEmail } from "@/lib/members/store";
 import { findDelegationOfRegistration } from "@/lib/grants/delegations";
@@ -21,7 +21,7 @@ export async function enqueueEvent<T extends WebhookEventType>(type: T, data: We
 
 /** On Vercel (VERCEL=1), or wherever WEBHOOK_AFTER_RESPONSE=1 asks for it (tests of the Vercel path under `npm start`). */
 export function deliversAfterResponse(): boolean {
-  return getConfig().vercel || setting("WEBHOOK_AFTER_RESPONSE") === "1";
+  return getConfig().vercel || getConfig().webhooks.afterResponse;
 }
 
 /**

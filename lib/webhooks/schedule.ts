@@ -2,7 +2,7 @@
 // 30 s × 3^(n-1) (30 s, 1.5 min, 4.5 min, 13.5 min, 40 min, 2 h, 6 h, then 12 h at most), each ±20 %;
 // a delivery still failing three days after its event is given up. WEBHOOK_RETRY_SCALE (a positive number,
 // default 1) multiplies every interval and the three days: tests run the schedule in seconds.
-import { setting } from "@/lib/config";
+import { getConfig } from "@/lib/config";
 
 export const FIRST_RETRY_SECONDS = 30;
 export const RETRY_GROWTH = 3;
@@ -11,7 +11,7 @@ export const GIVE_UP_AFTER_SECONDS = 3 * 24 * 3600;
 export const JITTER = 0.2;
 
 export function retryScale(): number {
-  return setting("WEBHOOK_RETRY_SCALE");
+  return getConfig().webhooks.retryScale;
 }
 
 /** Seconds to wait after the `failedAttempts`-th failure, before jitter. */

@@ -10,7 +10,7 @@ import http from "node:http";
 import https from "node:https";
 import net from "node:net";
 import { Webhook } from "standardwebhooks";
-import { setting } from "@/lib/config";
+import { getConfig } from "@/lib/config";
 import { checkedAddresses, checkedLookup, plaintextRefusal, privateAddressesAllowed, WebhookAddressError } from "./address";
 
 export const EXCERPT_CHARS = 256;
@@ -47,7 +47,7 @@ export function closeWebhookConnections(): void {
 }
 
 export function timeoutMs(): number {
-  return setting("WEBHOOK_TIMEOUT_SECONDS") * 1000;
+  return getConfig().webhooks.timeoutSeconds * 1000;
 }
 
 /** The webhook-signature header: one v1 signature per secret (old and new during a rotation), space-separated. */

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sessionCookie } from "../support/browser-session";
-import { ROOT, testProvider } from "../support/databases";
+import { childEnv, ROOT, testProvider } from "../support/databases";
 import { parseBlock, shellBlocks, type Claim, type ShellBlock } from "../support/documented-commands";
 import { runShellBlock, type BlockRun, type RecordedCall } from "../support/run-shell-block";
 import { startServer, type TestServer } from "../support/server";
@@ -150,7 +150,7 @@ function runTsx(file: string, base: string): Promise<{ code: number; stdout: str
     execFile(
       path.join(ROOT, "node_modules", ".bin", "tsx"),
       [file],
-      { cwd: ROOT, env: { ...process.env, BASE: base }, timeout: 60_000, killSignal: "SIGKILL" },
+      { cwd: ROOT, env: childEnv({ BASE: base }), timeout: 60_000, killSignal: "SIGKILL" },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr }),
     );
   });

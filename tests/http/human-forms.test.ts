@@ -8,12 +8,13 @@ import { getDb } from "@/lib/db/prisma";
 import { sha256 } from "@/lib/crypto/secrets";
 import { revokeFormToken } from "@/lib/delegations/revoke-form";
 import { sessionCookie } from "../support/browser-session";
+import { configureFile } from "../support/config";
 
 const base = inject("baseUrl");
 
 beforeAll(() => {
   // Write fixtures into the database of the shared server (not this file's throwaway one).
-  process.env.DATABASE_URL = inject("databaseUrl");
+  configureFile({ DATABASE_URL: inject("databaseUrl") });
 });
 
 async function newAttempt(email: string, clientName: string | null = "Form Test Agent") {

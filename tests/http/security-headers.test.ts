@@ -7,12 +7,13 @@ import { registerClaim } from "@/lib/service-auth/lifecycle";
 import { STRICT_TRANSPORT_SECURITY } from "@/lib/http/security-headers";
 import { sessionCookie } from "../support/browser-session";
 import { startServer, type TestServer } from "../support/server";
+import { configureFile } from "../support/config";
 
 const base = inject("baseUrl");
 
 beforeAll(() => {
   // Claim attempts are written into the shared server's database.
-  process.env.DATABASE_URL = inject("databaseUrl");
+  configureFile({ DATABASE_URL: inject("databaseUrl") });
 });
 
 function directives(policy: string | null): Map<string, string[]> {

@@ -8,9 +8,10 @@ import { addEndpoint } from "@/lib/webhooks";
 import { newMember, register, startAuthServer, useServerDatabase } from "../support/agent-auth";
 import { startServer } from "../support/server";
 import { startReceiver, type ReceivedWebhook } from "../support/webhook-receiver";
+import { configureFile } from "../support/config";
 
 const WEBHOOK_ENV = { WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_POLL_MS: "200", WEBHOOK_RETRY_SCALE: "0.02" };
-process.env.WEBHOOK_ALLOW_PRIVATE = "1";
+configureFile({ WEBHOOK_ALLOW_PRIVATE: "1" });
 const about = (registrationId: string) => (r: ReceivedWebhook) => r.payload.data.registration_id === registrationId;
 
 describe("a server killed mid-delivery", () => {

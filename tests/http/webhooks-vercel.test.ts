@@ -15,6 +15,7 @@ import { attemptTokenOf, newMember, poll, postForm, register, startAuthServer, u
 import { sessionCookie } from "../support/browser-session";
 import type { TestServer } from "../support/server";
 import { startReceiver, type Receiver, type ReceivedWebhook } from "../support/webhook-receiver";
+import { configureFile } from "../support/config";
 
 const CRON_SECRET = "cron-secret-for-the-vercel-webhook-tests-0123456789";
 const VERCEL_LIKE_ENV = {
@@ -28,7 +29,7 @@ const VERCEL_LIKE_ENV = {
 /** "Promptly": the pass runs as soon as the response is sent; the bound leaves room for a loaded machine. */
 const PROMPT_MS = 5000;
 const sameOrigin = { "Sec-Fetch-Site": "same-origin", Origin: "null" };
-process.env.WEBHOOK_ALLOW_PRIVATE = "1";
+configureFile({ WEBHOOK_ALLOW_PRIVATE: "1" });
 
 const about = (registrationId: string, type: string) => (r: ReceivedWebhook) => r.payload.data.registration_id === registrationId && r.payload.type === type;
 

@@ -12,20 +12,21 @@ import { revokeFormToken } from "@/lib/delegations/revoke-form";
 import { addEndpoint } from "@/lib/webhooks";
 import { attemptTokenOf, newMember, poll, postForm, register, startAuthServer, useServerDatabase, type RegistrationJson, type TokenJson } from "../support/agent-auth";
 import { sessionCookie } from "../support/browser-session";
-import { ROOT } from "../support/databases";
+import { childEnv, ROOT } from "../support/databases";
 import type { TestServer } from "../support/server";
 import { startReceiver, type Receiver, type ReceivedWebhook } from "../support/webhook-receiver";
+import { configureFile } from "../support/config";
 
 const CRON_SECRET = "cron-secret-for-the-webhook-tests-0123456789";
 const WEBHOOK_ENV = { WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_POLL_MS: "200", WEBHOOK_RETRY_SCALE: "0.05", CRON_SECRET };
 const sameOrigin = { "Sec-Fetch-Site": "same-origin", Origin: "null" };
 // This process adds endpoints on 127.0.0.1 too (lib/webhooks addEndpoint checks the address).
-process.env.WEBHOOK_ALLOW_PRIVATE = "1";
+configureFile({ WEBHOOK_ALLOW_PRIVATE: "1" });
 
 function webhookCli(databaseUrl: string, ...args: string[]) {
   return spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/webhook.ts", ...args], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_PRIVATE: "1" },
+    env: childEnv({ DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_PRIVATE: "1" }),
     encoding: "utf8",
   });
 }

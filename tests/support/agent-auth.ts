@@ -4,6 +4,7 @@
 import http from "node:http";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll } from "vitest";
+import { configureFile } from "./config";
 import { startServer, type TestServer } from "./server";
 
 /** A server of our own: TRUSTED_PROXY=1 lets each test choose its client IP, so rate limits never leak between tests. */
@@ -11,8 +12,9 @@ export function startAuthServer(env: Record<string, string> = {}): Promise<TestS
   return startServer({ label: "auth", env: { TRUSTED_PROXY: "1", ...env } });
 }
 
+/** This process's lib functions use the server's database from now on (this file's configuration). */
 export function useServerDatabase(databaseUrl: string): void {
-  process.env.DATABASE_URL = databaseUrl;
+  configureFile({ DATABASE_URL: databaseUrl });
 }
 
 /**

@@ -5,6 +5,7 @@
 import Database from "better-sqlite3";
 import { Client } from "pg";
 import { sqlProvider } from "@/lib/db";
+import { getConfig } from "@/lib/config";
 
 type PlanValue = string | number;
 
@@ -14,7 +15,7 @@ const defaultValue = (): PlanValue => "2026-01-01T00:00:00Z";
 export async function queryPlans(statements: readonly string[], value: (index: number, count: number) => PlanValue = defaultValue): Promise<string[]> {
   const plans: string[] = [];
   if (sqlProvider() === "postgres") {
-    const client = new Client({ connectionString: process.env.DATABASE_URL });
+    const client = new Client({ connectionString: getConfig().databaseUrl });
     await client.connect();
     try {
       await client.query("BEGIN");
@@ -33,7 +34,7 @@ export async function queryPlans(statements: readonly string[], value: (index: n
     }
     return plans;
   }
-  const reader = new Database(process.env.DATABASE_URL!.replace(/^file:/, ""), { readonly: true });
+  const reader = new Database(getConfig().databaseUrl.replace(/^file:/, ""), { readonly: true });
   try {
     for (const sql of statements) {
       const count = (sql.match(/\?/g) ?? []).length;

@@ -86,9 +86,10 @@ export async function runShellBlock(text: string, base: string, variables = "", 
     const full = `${PRELUDE}\ncompgen -v > "$__CALLS/before"\nsource "$__CALLS/vars"\n${text}\n`;
     fs.writeFileSync(path.join(dir, "block.sh"), `${full}\n`);
     fs.writeFileSync(path.join(dir, "run.sh"), `trap '${EPILOGUE.replace(/'/g, "'\\''")}' EXIT\nsource "$__CALLS/block.sh"\n`);
-    // Nothing of the test process's own database reaches the block.
+    // Nothing of the test process's own database, nor Vite's BASE_URL, reaches the block.
     const env: NodeJS.ProcessEnv = { ...process.env, BASE: base, __CALLS: dir, LC_ALL: "C.UTF-8" };
     delete env.DATABASE_URL;
+    delete env.BASE_URL;
     const { exitCode, stdout, stderr } = await new Promise<{ exitCode: number; stdout: string; stderr: string }>((resolve) => {
       execFile("bash", [path.join(dir, "run.sh")], { cwd: dir, env, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024, killSignal: "SIGKILL" }, (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;

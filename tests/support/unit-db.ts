@@ -1,11 +1,13 @@
-// For logic tests that use the database: point DATABASE_URL at a fresh copy of the template before
-// anything reads the configuration. Import this first in such a test file's setup (vitest setupFiles).
+// For logic tests that use the database: this file's configuration points at a fresh copy of the template before
+// anything reads it (vitest setupFiles). Configurations are built, never read from process.env (./config.ts).
 import { beforeAll } from "vitest";
 import { freshDatabase } from "./databases";
+import { configureFile } from "./config";
 
-// Vitest sets BASE_URL="/" for Vite; logic tests run with the local default instead.
-process.env.BASE_URL = "http://localhost:3000";
+// Vitest sets BASE_URL="/" for Vite in process.env; logic tests run with the local default (./config.ts), installed
+// here so a module that reads the configuration when loaded finds it.
+configureFile({});
 
 beforeAll(async () => {
-  process.env.DATABASE_URL = await freshDatabase("unit");
+  configureFile({ DATABASE_URL: await freshDatabase("unit") });
 });

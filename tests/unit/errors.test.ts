@@ -1,18 +1,15 @@
 import fc from "fast-check";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { webResponse } from "../support/api";
+import { useTestConfig } from "../support/config";
 
-async function load(env: Record<string, string>) {
-  vi.resetModules();
-  for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
+/** The error module under a configuration of these variables. */
+async function load(variables: Record<string, string>) {
+  useTestConfig(variables);
   return import("@/lib/http/errors");
 }
 
 describe("error module", () => {
-  beforeEach(() => {
-    vi.unstubAllEnvs();
-  });
-
   it("maps every code to CONTRACT.md §2's status", async () => {
     const { ERROR_STATUS } = await load({ BASE_URL: "https://gate.example.com" });
     expect(ERROR_STATUS).toMatchObject({

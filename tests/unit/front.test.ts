@@ -3,7 +3,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configureFile } from "../support/config";
 import type { RawResponse } from "../support/agent-auth";
 import { rawRequest } from "../support/agent-auth";
 
@@ -12,7 +13,7 @@ let base = "";
 let readLimit = 0;
 
 beforeAll(async () => {
-  vi.stubEnv("BASE_URL", "https://gate.example.com");
+  configureFile({ BASE_URL: "https://gate.example.com" });
   const { serveFront } = await import("@/lib/routes/front");
   const { readRawBody, writeReply } = await import("@/lib/server/front/node");
   server = http.createServer((req, res) => {
@@ -38,7 +39,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  vi.unstubAllEnvs();
   await new Promise((resolve) => server.close(resolve));
 });
 

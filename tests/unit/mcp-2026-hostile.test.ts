@@ -4,12 +4,13 @@
 // when every header agrees with the body.
 import fc from "fast-check";
 import { z } from "zod";
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { configureFile } from "../support/config";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { apiRequest, webResponse } from "../support/api";
 
 beforeAll(() => {
-  vi.stubEnv("BASE_URL", "https://gate.example.com");
+  configureFile({ BASE_URL: "https://gate.example.com" });
 });
 
 const MODERN = "2026-07-28";

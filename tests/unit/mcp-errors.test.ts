@@ -3,10 +3,11 @@
 // failure outside any tool is a JSON-RPC error; an empty batch is an Invalid Request.
 import type { McpServer } from "@modelcontextprotocol/server";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { configureFile } from "../support/config";
 import { apiRequest, webResponse } from "../support/api";
 
 beforeAll(() => {
-  vi.stubEnv("BASE_URL", "https://gate.example.com");
+  configureFile({ BASE_URL: "https://gate.example.com" });
 });
 afterEach(() => {
   vi.restoreAllMocks();

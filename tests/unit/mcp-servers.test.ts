@@ -1,7 +1,8 @@
 // The per-request MCP servers share one JSON Schema validator: the SDK would otherwise build an Ajv instance
 // for each (a quarter of a stateless tools/call, bench/README.md).
 import type { McpServer } from "@modelcontextprotocol/server";
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { configureFile } from "../support/config";
 import { systemClock } from "@/lib/clock";
 import { apiRequest, webResponse } from "../support/api";
 
@@ -9,7 +10,7 @@ import { apiRequest, webResponse } from "../support/api";
 const validatorOf = (server: McpServer): unknown => (server.server as unknown as { _jsonSchemaValidator: unknown })._jsonSchemaValidator;
 
 beforeAll(() => {
-  vi.stubEnv("BASE_URL", "https://gate.example.com");
+  configureFile({ BASE_URL: "https://gate.example.com" });
 });
 
 describe("per-request MCP servers", () => {

@@ -12,6 +12,7 @@ import { addressKey } from "@/lib/http/client-ip";
 import { createLogger, requestLog, setLogger } from "@/lib/operations/log";
 import { observeRequest } from "@/lib/server/observe";
 import { markServerEntry } from "@/lib/http/server-entry";
+import { childEnv } from "../support/databases";
 
 // These servers stand in for server.ts, whose request listener makes the peer address this process's own.
 markServerEntry();
@@ -56,7 +57,7 @@ describe("the process's stdout", () => {
   it("an exit right after logging loses no line (the asynchronous destination is flushed on exit)", () => {
     const run = spawnSync(process.execPath, ["--import", "tsx", path.join("tests", "support", "log-exit-probe.mts"), "2000"], {
       encoding: "utf8",
-      env: { ...process.env, LOG_LEVEL: "info" },
+      env: childEnv({ LOG_LEVEL: "info" }),
       timeout: 30_000,
     });
     expect(run.status, run.stderr).toBe(0);

@@ -2,19 +2,24 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { NO_ADDRESS_KEY } from "@/lib/http/client-ip";
-import { BUDGETS, budgetEnvironmentProblems, budgetRule } from "@/lib/rate-limit/budgets";
+import { BUDGETS, budgetEnvironmentProblems, budgetRule, type BudgetName, type RateLimitRule } from "@/lib/rate-limit/budgets";
 import { batchRefusal, chargeJsonRpcPost, mcpToolBudget, MAX_MESSAGES_PER_POST } from "@/lib/rate-limit/json-rpc";
 import { chargeBudgets, resetMemoryBudgets, WindowCounter } from "@/lib/rate-limit/memory";
 import { toolBudgetOf } from "@/lib/tools";
+import { useTestConfig } from "../support/config";
 
 const rule = { name: "test", limit: 3, windowSeconds: 60 };
 const rpc = (method: string, params: unknown, id: number | string = 1) => ({ jsonrpc: "2.0", id, method, params });
 
+/** The budget's rule under a configuration of these variables. */
+function ruleWith(name: BudgetName, variables: Record<string, string> = {}): RateLimitRule {
+  useTestConfig(variables);
+  return budgetRule(name);
+}
+
 afterEach(() => {
   resetMemoryBudgets();
-  delete process.env.RATE_LIMIT_ASK_PER_MINUTE;
-  delete process.env.RATE_LIMIT_LOOKUPS_PER_MINUTE;
-  delete process.env.RATE_LIMIT_MCP_PER_MINUTE;
+  useTestConfig();
 });
 
 describe("the budget table", () => {
@@ -27,22 +32,22 @@ describe("the budget table", () => {
   });
 
   it("keeps the defaults of the issue and of CONTRACT.md", () => {
-    expect(budgetRule("mcp", {})).toEqual({ name: "mcp", limit: 600, windowSeconds: 60 });
-    expect(budgetRule("lookups", {}).limit).toBe(60);
-    expect(budgetRule("signInEmailCaller", {})).toEqual({ name: "signin-fail:email-caller", limit: 10, windowSeconds: 900 });
-    expect(budgetRule("signInDevice", {})).toEqual({ name: "signin-fail:device", limit: 10, windowSeconds: 900 });
-    expect(budgetRule("signInAccount", {})).toEqual({ name: "signin-fail:account", limit: 20, windowSeconds: 3600 });
-    expect(budgetRule("signInAccount", { RATE_LIMIT_SIGN_IN_ACCOUNT_PER_HOUR: "50" }).limit).toBe(50);
-    expect(budgetRule("signInIp", {}).limit).toBe(30);
-    expect(budgetRule("batch", {})).toEqual({ name: "batch:ip", limit: 10, windowSeconds: 60 });
-    expect(budgetRule("identity", {})).toEqual({ name: "identity:ip", limit: 20, windowSeconds: 600 });
-    expect(budgetRule("tokenExchange", {}).limit).toBe(30);
+    expect(ruleWith("mcp")).toEqual({ name: "mcp", limit: 600, windowSeconds: 60 });
+    expect(ruleWith("lookups").limit).toBe(60);
+    expect(ruleWith("signInEmailCaller")).toEqual({ name: "signin-fail:email-caller", limit: 10, windowSeconds: 900 });
+    expect(ruleWith("signInDevice")).toEqual({ name: "signin-fail:device", limit: 10, windowSeconds: 900 });
+    expect(ruleWith("signInAccount")).toEqual({ name: "signin-fail:account", limit: 20, windowSeconds: 3600 });
+    expect(ruleWith("signInAccount", { RATE_LIMIT_SIGN_IN_ACCOUNT_PER_HOUR: "50" }).limit).toBe(50);
+    expect(ruleWith("signInIp").limit).toBe(30);
+    expect(ruleWith("batch")).toEqual({ name: "batch:ip", limit: 10, windowSeconds: 60 });
+    expect(ruleWith("identity")).toEqual({ name: "identity:ip", limit: 20, windowSeconds: 600 });
+    expect(ruleWith("tokenExchange").limit).toBe(30);
   });
 
-  it("takes an allowance from the environment; an invalid one keeps the default and is reported", () => {
-    expect(budgetRule("mcp", { RATE_LIMIT_MCP_PER_MINUTE: "5" }).limit).toBe(5);
-    expect(budgetRule("mcp", { RATE_LIMIT_MCP_PER_MINUTE: "0" }).limit).toBe(600);
-    expect(budgetRule("mcp", { RATE_LIMIT_MCP_PER_MINUTE: "" }).limit).toBe(600);
+  it("takes an allowance from the configuration; an invalid one keeps the default and is reported", () => {
+    expect(ruleWith("mcp", { RATE_LIMIT_MCP_PER_MINUTE: "5" }).limit).toBe(5);
+    expect(ruleWith("mcp", { RATE_LIMIT_MCP_PER_MINUTE: "0" }).limit).toBe(600);
+    expect(ruleWith("mcp", { RATE_LIMIT_MCP_PER_MINUTE: "" }).limit).toBe(600);
     expect(budgetEnvironmentProblems({ RATE_LIMIT_MCP_PER_MINUTE: "5" })).toEqual([]);
     const problems = budgetEnvironmentProblems({ RATE_LIMIT_MCP_PER_MINUTE: "0", RATE_LIMIT_ASK_PER_MINUTE: "lots", RATE_LIMIT_LOOKUPS_PER_MINUTE: "-1" });
     expect(problems).toHaveLength(3);
@@ -90,8 +95,7 @@ describe("in-memory fixed windows", () => {
   });
 
   it("charges several budgets all or nothing", () => {
-    process.env.RATE_LIMIT_MCP_PER_MINUTE = "10";
-    process.env.RATE_LIMIT_LOOKUPS_PER_MINUTE = "2";
+    useTestConfig({ RATE_LIMIT_MCP_PER_MINUTE: "10", RATE_LIMIT_LOOKUPS_PER_MINUTE: "2" });
     const clock = new ManualClock();
     expect(
       chargeBudgets(
@@ -137,8 +141,7 @@ describe("JSON-RPC POSTs: the message cap and per-message budgets", () => {
   });
 
   it("counts every message of a POST and every lookup call, and answers -32010 with Retry-After", async () => {
-    process.env.RATE_LIMIT_MCP_PER_MINUTE = "5";
-    process.env.RATE_LIMIT_LOOKUPS_PER_MINUTE = "2";
+    useTestConfig({ RATE_LIMIT_MCP_PER_MINUTE: "5", RATE_LIMIT_LOOKUPS_PER_MINUTE: "2" });
     const clock = new ManualClock();
     const extra = mcpToolBudget(toolBudgetOf);
     const lookup = (id: number) => rpc("tools/call", { name: "lookup_member", arguments: { name_or_slug: "ada" } }, id);

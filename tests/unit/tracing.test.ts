@@ -4,26 +4,26 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { tracingConfig, tracingProblems } from "@/lib/config/tracing";
+import { tracingFrom, tracingProblems } from "@/lib/config/tracing";
 import { preflight, startProblemLine } from "@/lib/startup/preflight";
 import { ROOT } from "../support/databases";
 import { parseTraceparent } from "@/lib/tracing";
 
 describe("the tracing variables", () => {
   it("are off unless an OTLP endpoint is set", () => {
-    expect(tracingConfig({})).toEqual({ enabled: false });
-    expect(tracingConfig({ OTEL_SERVICE_NAME: "gate", OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_EXPORTER_OTLP_ENDPOINT: " " })).toEqual({ enabled: false });
+    expect(tracingFrom({})).toEqual({ enabled: false });
+    expect(tracingFrom({ OTEL_SERVICE_NAME: "gate", OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_EXPORTER_OTLP_ENDPOINT: " " })).toEqual({ enabled: false });
   });
 
   it("post to {endpoint}/v1/traces, or to the traces endpoint as given, by default as protobuf", () => {
-    expect(tracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318/" })).toEqual({
+    expect(tracingFrom({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318/" })).toEqual({
       enabled: true,
       tracesUrl: "http://collector:4318/v1/traces",
       protocol: "http/protobuf",
       serviceName: "agent-gate",
       exportDelayMs: 5000,
     });
-    const both = tracingConfig({
+    const both = tracingFrom({
       OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://traces.example.com/otlp/spans",
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",

@@ -5,12 +5,13 @@
 // read once per process).
 import { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { useTestConfigAfterReset } from "../support/config";
 
 /** A new process started with TURNS=value: the modules server.ts and /ask use. */
 async function startWith(value: "on" | "off") {
   vi.resetModules();
-  vi.stubEnv("TURNS", value);
+  await useTestConfigAfterReset({ TURNS: value });
   return {
     config: (await import("@/lib/config")).getConfig(),
     turns: (await import("@/lib/server/turns")).turns,
@@ -19,10 +20,6 @@ async function startWith(value: "on" | "off") {
     askReply: (await import("@/lib/docs/responses")).askReply,
   };
 }
-
-afterEach(() => {
-  vi.unstubAllEnvs();
-});
 
 /** A request and its response as the listener sees them (no socket: the listener is called directly). */
 function exchange(url: string): { req: IncomingMessage; res: ServerResponse } {

@@ -4,8 +4,9 @@
 import http from "node:http";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { closeWebhookConnections, sendWebhook } from "@/lib/webhooks/send";
+import { useTestConfig } from "../support/config";
 
 const SECRET = `whsec_${Buffer.from("0123456789abcdef0123456789abcdef").toString("base64")}`;
 const send = (url: string, n = 0) => sendWebhook({ url, webhookId: `msg_keepalive_${n}`, payload: JSON.stringify({ n }), secrets: [SECRET], timestamp: new Date() });
@@ -36,15 +37,10 @@ async function receiver(configure: (server: http.Server) => void = () => {}, hos
   };
 }
 
-const allowPrivate = process.env.WEBHOOK_ALLOW_PRIVATE;
 beforeEach(() => {
-  process.env.WEBHOOK_ALLOW_PRIVATE = "1";
+  useTestConfig({ WEBHOOK_ALLOW_PRIVATE: "1" });
 });
 afterEach(() => closeWebhookConnections());
-afterAll(() => {
-  if (allowPrivate === undefined) delete process.env.WEBHOOK_ALLOW_PRIVATE;
-  else process.env.WEBHOOK_ALLOW_PRIVATE = allowPrivate;
-});
 
 describe("webhook connection reuse", () => {
   it("several deliveries to one endpoint use one connection", async () => {
@@ -115,8 +111,7 @@ describe("webhook connection reuse", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-    const timeout = process.env.WEBHOOK_TIMEOUT_SECONDS;
-    process.env.WEBHOOK_TIMEOUT_SECONDS = "0.3";
+    useTestConfig({ WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_TIMEOUT_SECONDS: "0.3" });
     try {
       expect((await send(url, 1)).ok).toBe(true);
       hang = true;
@@ -126,8 +121,6 @@ describe("webhook connection reuse", () => {
       hang = false;
       expect((await send(url, 3)).ok).toBe(true);
     } finally {
-      if (timeout === undefined) delete process.env.WEBHOOK_TIMEOUT_SECONDS;
-      else process.env.WEBHOOK_TIMEOUT_SECONDS = timeout;
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
@@ -139,7 +132,7 @@ describe("webhook connection reuse", () => {
       // Pooled while private addresses were allowed (localhost resolves through checkedLookup at connect).
       expect((await send(`http://localhost:${target.port}/hooks`, 1)).ok).toBe(true);
       expect(target.connections()).toBe(1);
-      delete process.env.WEBHOOK_ALLOW_PRIVATE;
+      useTestConfig();
       // http:// is refused before anything else once the flag is 0 (issue 41 item 6); over https the address
       // check at connect time (checkedLookup) still refuses the private address, before any byte is sent.
       for (const url of [`http://localhost:${target.port}/hooks`, `http://localhost:${target.port}/hooks`, `http://127.0.0.1:${target.port}/hooks`]) {

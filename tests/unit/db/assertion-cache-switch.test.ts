@@ -2,10 +2,11 @@
 // verified-assertion cache without checking its signature again; off, every exchange runs jose's full check, and the
 // answers are the same. Each case is a restart (the configuration is read once per process); jose's jwtVerify is
 // wrapped to count the signature checks.
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { getDb } from "@/lib/db/prisma";
 import { SCOPES } from "@/lib/schemas/service-auth";
+import { useTestConfigAfterReset } from "../../support/config";
 
 const signatureChecks = vi.hoisted(() => ({ count: 0 }));
 
@@ -21,17 +22,13 @@ vi.mock("jose", async (importOriginal) => {
 /** A new process started with ASSERTION_CACHE=value. */
 async function restartWith(value: "on" | "off") {
   vi.resetModules();
-  vi.stubEnv("ASSERTION_CACHE", value);
+  await useTestConfigAfterReset({ ASSERTION_CACHE: value });
   return {
     lifecycle: await import("@/lib/service-auth/lifecycle"),
     assertions: await import("@/lib/assertions"),
     tokens: await import("@/lib/tokens"),
   };
 }
-
-afterAll(() => {
-  vi.unstubAllEnvs();
-});
 
 /** An approved agent's identity assertion, and an exchange of it that counts the signature checks it ran. */
 async function approvedAgent(value: "on" | "off", clock: ManualClock) {

@@ -1,14 +1,11 @@
 // Issue #17 item 1: alive() needs nothing; ready() needs the database within 1 s, every migration applied
 // and the signing keys; a probe sees the database go down and come back.
 import net from "node:net";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { holdSqliteConnection, sqlProvider } from "@/lib/db";
 import { alive, expectedMigrations, healthReply, ready, READY_CACHE_MS, recentReady } from "@/lib/operator/health";
-
-afterAll(() => {
-  vi.unstubAllEnvs();
-  process.env.BASE_URL = "http://localhost:3000";
-});
+import { getConfig } from "@/lib/config";
+import { useTestConfigAfterReset } from "../../support/config";
 
 /** A TCP relay to PostgreSQL that can be cut and restored (the database "down" and "back"). */
 function relay(target: URL) {
@@ -61,10 +58,10 @@ describe("health", () => {
       return;
     }
     // PostgreSQL behind a relay: a new process (module state and configuration fresh) whose database is cut and restored.
-    const link = relay(new URL(process.env.DATABASE_URL!));
+    const link = relay(new URL(getConfig().databaseUrl));
     await link.listen();
     vi.resetModules();
-    vi.stubEnv("DATABASE_URL", link.url());
+    await useTestConfigAfterReset({ DATABASE_URL: link.url() });
     const health = await import("@/lib/operator/health");
     expect((await health.ready()).status).toBe(200);
     await link.cut();

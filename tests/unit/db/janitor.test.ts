@@ -2,7 +2,7 @@
 // second one, then janitor passes: every table holds exactly its live rows, and the lifecycle still answers
 // as before for what was removed.
 import { Client } from "pg";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TaskState, type Task } from "@a2a-js/sdk";
 import { writeTasks } from "@/lib/a2a/task-store";
 import { exchangeIdentityAssertion } from "@/lib/assertions";
@@ -20,6 +20,8 @@ import { protectedResource, revokeAccessToken, verifyAccessToken } from "@/lib/t
 import { apiRequest, webResponse } from "../../support/api";
 import { statementsReadingWholeTables } from "../../support/query-plans";
 import { sqlRunDuring } from "../../support/sql-trace";
+import { getConfig } from "@/lib/config";
+import { useTestConfig } from "../../support/config";
 
 const ADA = "ada@example.com";
 const DAY = 24 * 3600;
@@ -193,7 +195,7 @@ describe("janitor", () => {
     clock.advance(RULE.windowSeconds);
     if (sqlProvider() === "postgres") {
       // Another instance: its own connection holding the janitor's lock.
-      const other = new Client({ connectionString: process.env.DATABASE_URL });
+      const other = new Client({ connectionString: getConfig().databaseUrl });
       await other.connect();
       try {
         await other.query(`SELECT pg_advisory_lock($1::bigint)`, [JANITOR_LOCK_KEY]);
@@ -227,7 +229,7 @@ describe("janitor plans", () => {
     // The janitor's DELETEs take a time and, last, a LIMIT.
     expect(await statementsReadingWholeTables(deletes, (index, count) => (index === count - 1 && sqlProvider() === "postgres" ? 25 : "2026-01-01T00:00:00Z"))).toEqual([]);
     if (sqlProvider() === "postgres") {
-      const client = new Client({ connectionString: process.env.DATABASE_URL });
+      const client = new Client({ connectionString: getConfig().databaseUrl });
       await client.connect();
       try {
         // PostgreSQL runs a cascade as a trigger's query, outside EXPLAIN: each foreign key that points at a table the
@@ -257,7 +259,7 @@ describe("janitor cron route", () => {
     const call = async (authorization?: string) =>
       webResponse(await handleJanitorCron(apiRequest(new Request("http://localhost/api/cron/janitor", { headers: authorization ? { Authorization: authorization } : {} }))));
     expect((await call("Bearer cron-secret-0123456789")).status).toBe(401); // no CRON_SECRET set: nothing matches
-    vi.stubEnv("CRON_SECRET", "cron-secret-0123456789");
+    useTestConfig({ CRON_SECRET: "cron-secret-0123456789" });
     try {
       expect((await call()).status).toBe(401);
       expect((await call("Bearer cron-secret-012345678")).status).toBe(401);
@@ -266,8 +268,7 @@ describe("janitor cron route", () => {
       expect(res.headers.get("cache-control")).toBe("no-store");
       expect(await res.json()).toMatchObject({ ran: true, removed: { AccessToken: expect.any(Number), AuditEvent: expect.any(Number) } });
     } finally {
-      vi.unstubAllEnvs();
-      process.env.BASE_URL = "http://localhost:3000";
+      useTestConfig();
     }
   });
 });

@@ -2,11 +2,12 @@
 // nothing, promoted to first it signs new assertions while old ones keep exchanging, and once the old key
 // is dropped its assertions stop. Each step is a restart (SIGNING_KEYS is read once per process).
 import { decodeProtectedHeader } from "jose";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { getDb } from "@/lib/db/prisma";
 import { newSigningJwk, type NewSigningJwk } from "@/lib/operations/keys";
 import { SCOPES } from "@/lib/schemas/service-auth";
+import { useTestConfigAfterReset } from "../../support/config";
 
 type Modules = {
   lifecycle: typeof import("@/lib/service-auth/lifecycle");
@@ -18,7 +19,7 @@ type Modules = {
 /** A new process started with SIGNING_KEYS = these keys. */
 async function restartWith(keys: NewSigningJwk[]): Promise<Modules> {
   vi.resetModules();
-  vi.stubEnv("SIGNING_KEYS", JSON.stringify(keys));
+  await useTestConfigAfterReset({ SIGNING_KEYS: JSON.stringify(keys) });
   return {
     lifecycle: await import("@/lib/service-auth/lifecycle"),
     assertions: await import("@/lib/assertions"),
@@ -26,11 +27,6 @@ async function restartWith(keys: NewSigningJwk[]): Promise<Modules> {
     tokens: await import("@/lib/tokens"),
   };
 }
-
-afterAll(() => {
-  vi.unstubAllEnvs();
-  process.env.BASE_URL = "http://localhost:3000";
-});
 
 describe("signing key rotation", () => {
   it("keys:new gives a private Ed25519 JWK whose kid is its RFC 7638 thumbprint", async () => {

@@ -13,6 +13,7 @@ import { DEFAULT_BUSY_DUTY_CYCLE, Pacer } from "@/lib/operations/pacing";
 import { removeEndpoint, runDeliveryPass } from "@/lib/webhooks";
 import type { sendWebhook } from "@/lib/webhooks/send";
 import { endpointWithBacklog, fakeTime } from "../../support/pacing";
+import { configureFile, useTestConfigAfterReset } from "../../support/config";
 
 /** A table of `rows` whose deletes take `msPerBatch` on the fake clock; records each batch's limit. */
 function table(rows: number, msPerBatch: number, time: ReturnType<typeof fakeTime>) {
@@ -40,6 +41,7 @@ describe("the load signal", () => {
 
   it("is one signal per process: a second copy of the module (Next bundles routes apart from the server entry) reads the same stamp", async () => {
     vi.resetModules();
+    await useTestConfigAfterReset();
     const otherCopy = await import("@/lib/operations/load");
     noteRequestActivity(performance.now() - 1000);
     expect(otherCopy.requestsActive()).toBe(false);
@@ -143,7 +145,7 @@ describe("load-aware pacing", () => {
 describe("webhook delivery under load", () => {
   let endpointId = "";
   beforeAll(() => {
-    process.env.WEBHOOK_ALLOW_PRIVATE = "1";
+    configureFile({ WEBHOOK_ALLOW_PRIVATE: "1" });
   });
   afterAll(async () => {
     if (endpointId) await removeEndpoint(endpointId);

@@ -1,9 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
+import { useTestConfigAfterReset } from "../../support/config";
 
 describe("locally generated secrets and keys are kept in the database", () => {
   it("generates AUTH_SECRET once and returns the same value after a restart", async () => {
     const first = await (await import("@/lib/local-secrets")).getAuthSecret();
     vi.resetModules(); // a new process: module caches are gone, the database stays
+    await useTestConfigAfterReset();
     const second = await (await import("@/lib/local-secrets")).getAuthSecret();
     expect(first).toHaveLength(43);
     expect(second).toBe(first);
@@ -17,6 +19,7 @@ describe("locally generated secrets and keys are kept in the database", () => {
     expect(first.active.publicJwk).not.toHaveProperty("d");
     expect(first.active.kid).toBe(await calculateJwkThumbprint({ kty: "OKP", crv: "Ed25519", x: first.active.publicJwk.x! }, "sha256"));
     vi.resetModules();
+    await useTestConfigAfterReset();
     const second = await (await import("@/lib/keys")).getKeySet();
     expect(second.active.kid).toBe(first.active.kid);
   });
@@ -25,14 +28,9 @@ describe("locally generated secrets and keys are kept in the database", () => {
     const { exportJWK, generateKeyPair } = await import("jose");
     const keys = await Promise.all([1, 2].map(async () => exportJWK((await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true })).privateKey)));
     vi.resetModules();
-    vi.stubEnv("SIGNING_KEYS", JSON.stringify(keys));
-    try {
-      const set = await (await import("@/lib/keys")).getKeySet();
-      expect(set.all).toHaveLength(2);
-      expect(set.active.publicJwk.x).toBe(keys[0]!.x);
-    } finally {
-      vi.unstubAllEnvs();
-      process.env.BASE_URL = "http://localhost:3000";
-    }
+    await useTestConfigAfterReset({ SIGNING_KEYS: JSON.stringify(keys) });
+    const set = await (await import("@/lib/keys")).getKeySet();
+    expect(set.all).toHaveLength(2);
+    expect(set.active.publicJwk.x).toBe(keys[0]!.x);
   });
 });

@@ -2,6 +2,8 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/lib/db/prisma";
+import { getConfig } from "@/lib/config";
+import { childEnv } from "../../support/databases";
 
 const root = path.resolve(__dirname, "../../..");
 
@@ -9,7 +11,7 @@ const root = path.resolve(__dirname, "../../..");
 const tsx = path.join(root, "node_modules/tsx/dist/cli.mjs");
 
 function memberAdd(args: string[]) {
-  const result = spawnSync(process.execPath, [tsx, "scripts/member-add.ts", ...args], { cwd: root, encoding: "utf8", env: { ...process.env } });
+  const result = spawnSync(process.execPath, [tsx, "scripts/member-add.ts", ...args], { cwd: root, encoding: "utf8", env: childEnv({ DATABASE_URL: getConfig().databaseUrl }) });
   return { code: result.status, out: `${result.stdout}${result.stderr}` };
 }
 

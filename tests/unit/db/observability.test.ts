@@ -5,7 +5,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decideAttempt } from "@/lib/service-auth/lifecycle";
 import { getDb } from "@/lib/db/prisma";
 import { cancelDelegation } from "@/lib/delegations";
@@ -18,6 +18,7 @@ import { observeRequest, routeTemplateOf } from "@/lib/server/observe";
 import { handleClaimRefresh, handleRegistration, handleRevoke, handleToken } from "@/lib/service-auth/http";
 import { apiRequest, webResponse } from "../../support/api";
 import { markServerEntry } from "@/lib/http/server-entry";
+import { useTestConfig } from "../../support/config";
 
 // These servers stand in for server.ts, whose request listener makes the peer address this process's own.
 markServerEntry();
@@ -76,8 +77,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   setLogger(undefined);
-  vi.unstubAllEnvs();
-  process.env.BASE_URL = "http://localhost:3000";
+  useTestConfig();
   await new Promise((resolve) => server.close(resolve));
 });
 
@@ -207,7 +207,7 @@ const metricsAnswer = async (request: Request): Promise<Response> => webResponse
 describe("/metrics", () => {
   it("is off without METRICS_TOKEN, needs the token, and parses with the families", async () => {
     expect((await metricsAnswer(new Request("http://localhost/metrics"))).status).toBe(404);
-    vi.stubEnv("METRICS_TOKEN", "metrics-token-0123456789");
+    useTestConfig({ METRICS_TOKEN: "metrics-token-0123456789" });
     expect((await metricsAnswer(new Request("http://localhost/metrics"))).status).toBe(401);
     expect((await metricsAnswer(new Request("http://localhost/metrics", { headers: { Authorization: "Bearer metrics-token-0123456788" } }))).status).toBe(401);
     recordRateLimitRefusal("identity:ip");

@@ -1,18 +1,19 @@
 // Issue #17 item 5: DATABASE_POOL_MAX bounds the pool, and PostgreSQL cancels a statement that runs past
 // DATABASE_STATEMENT_TIMEOUT_MS (the pool sets statement_timeout on every connection).
 import { Client } from "pg";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { getConfig } from "@/lib/config";
 import { openPostgresPool } from "@/lib/db/connection";
 import { sqlProvider } from "@/lib/db";
+import { useTestConfig } from "../../support/config";
 
 /** A PostgreSQL server to try the timeout on: the test database in the PostgreSQL pass, else TEST_POSTGRES_URL. */
 function postgresUrl(): string | undefined {
-  return sqlProvider() === "postgres" ? process.env.DATABASE_URL : process.env.TEST_POSTGRES_URL;
+  return sqlProvider() === "postgres" ? getConfig().databaseUrl : process.env.TEST_POSTGRES_URL;
 }
 
 afterEach(() => {
-  vi.unstubAllEnvs();
-  process.env.BASE_URL = "http://localhost:3000";
+  useTestConfig();
 });
 
 describe("PostgreSQL pool settings", () => {
@@ -21,8 +22,7 @@ describe("PostgreSQL pool settings", () => {
     expect(defaults.options.max).toBe(10);
     expect((defaults.options as { statement_timeout?: number }).statement_timeout).toBe(10_000);
     await defaults.end();
-    vi.stubEnv("DATABASE_POOL_MAX", "3");
-    vi.stubEnv("DATABASE_STATEMENT_TIMEOUT_MS", "250");
+    useTestConfig({ DATABASE_POOL_MAX: "3", DATABASE_STATEMENT_TIMEOUT_MS: "250" });
     const small = openPostgresPool("postgresql://127.0.0.1:1/none");
     expect(small.options.max).toBe(3);
     expect((small.options as { statement_timeout?: number }).statement_timeout).toBe(250);
@@ -30,13 +30,11 @@ describe("PostgreSQL pool settings", () => {
   });
 
   it("refuses a malformed setting by name", () => {
-    vi.stubEnv("DATABASE_POOL_MAX", "many");
-    expect(() => openPostgresPool("postgresql://127.0.0.1:1/none")).toThrow(/DATABASE_POOL_MAX/);
+    expect(() => useTestConfig({ DATABASE_POOL_MAX: "many" })).toThrow(/DATABASE_POOL_MAX/);
   });
 
   it("has a long statement cancelled by the server, and never opens more than the max connections", async () => {
-    vi.stubEnv("DATABASE_POOL_MAX", "2");
-    vi.stubEnv("DATABASE_STATEMENT_TIMEOUT_MS", "300");
+    useTestConfig({ DATABASE_POOL_MAX: "2", DATABASE_STATEMENT_TIMEOUT_MS: "300" });
     const url = postgresUrl();
     if (!url) {
       // The SQLite pass without a PostgreSQL server: the setting reaches what every connection sends at start.

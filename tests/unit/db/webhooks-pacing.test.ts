@@ -6,10 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeEndpoint, runDeliveryPass } from "@/lib/webhooks";
 import type { sendWebhook } from "@/lib/webhooks/send";
 import { endpointWithBacklog } from "../../support/pacing";
+import { configureFile } from "../../support/config";
 
 let endpointId = "";
 beforeAll(() => {
-  process.env.WEBHOOK_ALLOW_PRIVATE = "1";
+  configureFile({ WEBHOOK_ALLOW_PRIVATE: "1" });
 });
 afterAll(async () => {
   if (endpointId) await removeEndpoint(endpointId);

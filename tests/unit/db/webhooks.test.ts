@@ -20,6 +20,9 @@ import { decryptSecret, newWebhookSecret } from "@/lib/webhooks/secrets";
 import { sendWebhook } from "@/lib/webhooks/send";
 import { isForbiddenAddress } from "@/lib/webhooks/address";
 import { assertValidPayload, startReceiver, type Receiver } from "@/tests/support/webhook-receiver";
+import { configureFile, useTestConfig } from "../../support/config";
+import { getConfig } from "@/lib/config";
+import { childEnv } from "../../support/databases";
 
 const ROOT = path.resolve(__dirname, "../../..");
 // tsx's CLI straight from node_modules, as tests/unit/db/member-add-cli.test.ts runs the scripts.
@@ -57,14 +60,14 @@ let receiver: Receiver;
 const added: string[] = [];
 
 beforeAll(async () => {
-  process.env.WEBHOOK_ALLOW_PRIVATE = "1";
+  configureFile({ WEBHOOK_ALLOW_PRIVATE: "1" });
   receiver = await startReceiver();
 });
 afterAll(async () => {
   await receiver.close();
 });
 afterEach(async () => {
-  process.env.WEBHOOK_ALLOW_PRIVATE = "1";
+  useTestConfig();
   receiver.answer = () => ({ status: 204 });
   while (added.length) await removeEndpoint(added.pop() ?? "");
 });
@@ -299,7 +302,7 @@ describe("delivery to a real receiver (svix verifies every signature)", () => {
 
   it("a private address is refused without WEBHOOK_ALLOW_PRIVATE, at add time and again at delivery time", async () => {
     const clock = new ManualClock();
-    delete process.env.WEBHOOK_ALLOW_PRIVATE;
+    useTestConfig({ WEBHOOK_ALLOW_PRIVATE: undefined });
     await expect(addEndpoint({ url: receiver.url }, clock)).rejects.toBeInstanceOf(WebhookAddressError);
     await expect(addEndpoint({ url: "https://127.0.0.1/hooks" }, clock)).rejects.toThrow(/private or reserved/);
     await expect(addEndpoint({ url: "https://[::ffff:192.168.1.1]/hooks" }, clock)).rejects.toThrow(/private or reserved/);
@@ -309,9 +312,9 @@ describe("delivery to a real receiver (svix verifies every signature)", () => {
     for (const address of ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"]) expect(isForbiddenAddress(address)).toBe(false);
 
     // Added while allowed, then the flag goes away (or DNS changes): the delivery is refused, nothing is sent.
-    process.env.WEBHOOK_ALLOW_PRIVATE = "1";
+    useTestConfig();
     const endpoint = await subscribe(clock, "delegation.requested");
-    delete process.env.WEBHOOK_ALLOW_PRIVATE;
+    useTestConfig({ WEBHOOK_ALLOW_PRIVATE: undefined });
     const reg = await register(clock);
     await runDeliveryPass({ clock });
     expect(receiver.received.filter((r) => r.payload.data.registration_id === reg.registrationId)).toEqual([]);
@@ -321,9 +324,9 @@ describe("delivery to a real receiver (svix verifies every signature)", () => {
     expect(row.lastExcerpt).toMatch(/http:\/\/ endpoint is delivered only while WEBHOOK_ALLOW_PRIVATE=1/);
 
     // Over https the address is still checked at delivery time, before connecting.
-    process.env.WEBHOOK_ALLOW_PRIVATE = "1";
+    useTestConfig();
     const secure = await subscribe(clock, "delegation.requested", "https://127.0.0.1:9/hooks");
-    delete process.env.WEBHOOK_ALLOW_PRIVATE;
+    useTestConfig({ WEBHOOK_ALLOW_PRIVATE: undefined });
     await register(clock);
     await runDeliveryPass({ clock });
     const secureRow = await getDb().webhookDelivery.findFirstOrThrow({ where: { endpointId: secure.id } });
@@ -335,7 +338,7 @@ describe("delivery to a real receiver (svix verifies every signature)", () => {
     const clock = new ManualClock();
     // Added while the flag was 1 (local testing); the flag then goes back to 0.
     const endpoint = await subscribe(clock, "delegation.requested");
-    delete process.env.WEBHOOK_ALLOW_PRIVATE;
+    useTestConfig({ WEBHOOK_ALLOW_PRIVATE: undefined });
     const reg = await register(clock);
     const sent = vi.spyOn(http, "request");
     try {
@@ -354,7 +357,7 @@ describe("delivery to a real receiver (svix verifies every signature)", () => {
     const list = spawnSync(process.execPath, [TSX, "scripts/webhook.ts", "list"], {
       cwd: ROOT,
       encoding: "utf8",
-      env: { ...process.env, WEBHOOK_ALLOW_PRIVATE: "0" },
+      env: childEnv({ DATABASE_URL: getConfig().databaseUrl, WEBHOOK_ALLOW_PRIVATE: "0" }),
       timeout: 60_000,
     });
     expect(list.status, list.stderr).toBe(0);
@@ -364,7 +367,7 @@ describe("delivery to a real receiver (svix verifies every signature)", () => {
     expect(lines[at + 2]).toMatch(/last failure: \S+ \(no answer: not sent: an http:\/\/ endpoint is delivered only while WEBHOOK_ALLOW_PRIVATE=1/);
 
     // With the flag back on, the retry is delivered.
-    process.env.WEBHOOK_ALLOW_PRIVATE = "1";
+    useTestConfig();
     clock.advance((row.nextAttemptAt.getTime() - clock.now().getTime()) / 1000 + 1);
     await runDeliveryPass({ clock, random: noJitter });
     await receiver.waitFor((r) => r.payload.data.registration_id === reg.registrationId);
@@ -372,7 +375,7 @@ describe("delivery to a real receiver (svix verifies every signature)", () => {
   }, 90_000);
 
   it("a public http:// endpoint is never sent plaintext while WEBHOOK_ALLOW_PRIVATE=0", async () => {
-    delete process.env.WEBHOOK_ALLOW_PRIVATE;
+    useTestConfig({ WEBHOOK_ALLOW_PRIVATE: undefined });
     const sent = vi.spyOn(http, "request").mockImplementation(() => {
       throw new Error("a plaintext request was attempted");
     });

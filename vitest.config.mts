@@ -1,10 +1,10 @@
-import path from "node:path";
 import { defineConfig } from "vitest/config";
 
+// An ES module (.mts), so Vite need not load ESM syntax as CommonJS (it warns about that since Vitest 5).
 // Two kinds of tests: tests/unit (logic; those under tests/unit/db use a throwaway database) and
 // tests/http (against a real `next start`). Playwright specs live in tests/e2e and are not run here.
 export default defineConfig({
-  resolve: { alias: { "@": path.resolve(__dirname) } },
+  resolve: { alias: { "@": import.meta.dirname } },
   test: {
     include: ["tests/unit/**/*.test.ts", "tests/http/**/*.test.ts"],
     globalSetup: ["tests/support/global-setup.ts"],
