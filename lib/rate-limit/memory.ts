@@ -3,8 +3,8 @@
 // (a deployment of N instances grants N times each allowance; README "Limits"), in lib/registry so that every
 // bundle of the process (each Next route, the node:http front) shares them.
 import type { Clock } from "@/lib/clock";
-import { processSingleton } from "@/lib/registry";
 import { systemClock } from "@/lib/clock";
+import { processSingleton } from "@/lib/registry";
 import { budgetRule, limitFor, type BudgetName, type RateLimitRule } from "./budgets";
 
 interface Window {
