@@ -1,6 +1,8 @@
-// One value per process and DATABASE_URL, kept on globalThis: Next bundles route modules (and the server
+// One value per process and DATABASE_URL, kept in lib/registry: Next bundles route modules (and the server
 // entry) separately, and all of them must share the one connection (or inspection client) of the process.
-const slots = globalThis as unknown as Record<string, { url: string; value: unknown } | undefined>;
+import { processSingleton } from "@/lib/registry";
+
+const slots = processSingleton<Record<string, { url: string; value: unknown } | undefined>>("db.per-url", () => ({}));
 
 /** The value kept in `slot` for `url`, opened (and the previous one dropped) when the URL changed. */
 export function perUrl<T>(slot: string, url: string, open: (url: string) => T): T {

@@ -7,6 +7,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { absoluteUrl, getConfig } from "@/lib/config";
 import { isAuthDiscoveryPublic } from "@/lib/release-mode";
+import { processSingleton } from "@/lib/registry";
 
 const frontMatterSchema = z.object({
   title: z.string().trim().min(1).max(200),
@@ -180,7 +181,8 @@ export function loadCorpus(dir: string = contentDir(), baseUrl: string = getConf
   return { docs, bySlug, kinds };
 }
 
-const globalForCorpus = globalThis as unknown as { agentGateCorpus?: { dir: string; corpus: Corpus } };
+// In lib/registry: one corpus per process, although Next's routes and the server entry each bundle this module.
+const globalForCorpus = processSingleton<{ agentGateCorpus?: { dir: string; corpus: Corpus } }>("docs.corpus", () => ({}));
 
 /** The corpus of this process, loaded on first use. */
 export function getCorpus(): Corpus {

@@ -3,6 +3,7 @@
 // slug, then section position, so the same question always yields the same answers and the same bytes.
 import { getCorpus, type Corpus, type Doc, type DocSection } from "./corpus";
 import { buildInvertedIndex, searchInvertedIndex, tokenize, type InvertedIndex, type SearchOptions } from "./inverted-index";
+import { processSingleton } from "@/lib/registry";
 
 // Words that match nearly every section and so only add noise to a question like "how do I revoke".
 const STOP_WORDS = new Set(
@@ -72,7 +73,8 @@ export function buildIndex(corpus: Corpus): SearchIndex {
   return { corpus, index: buildInvertedIndex(sections, FIELDS.length, searchTerm), entries };
 }
 
-const globalForIndex = globalThis as unknown as { agentGateSearchIndex?: SearchIndex };
+// In lib/registry: one index per process, although Next's routes and the server entry each bundle this module.
+const globalForIndex = processSingleton<{ agentGateSearchIndex?: SearchIndex }>("docs.search-index", () => ({}));
 
 /** The index of this process's corpus, built on first use. */
 export function getSearchIndex(): SearchIndex {

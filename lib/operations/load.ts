@@ -3,14 +3,14 @@
 // clock read); requests are "active" while the last stamp is recent. Under a steady load the stamps come
 // every few milliseconds, so background work sees it at once; a long request that merely waits (a cron call,
 // a slow upstream) does not keep it at the floor once its start is past the window.
+import { processSingleton } from "@/lib/registry";
 
 /** A request started or ended this recently (ms): the server is serving requests. */
 export const BUSY_WINDOW_MS = 100;
 
-// On globalThis: Next bundles route modules (the cron routes' passes) apart from the server entry (which
+// In lib/registry: Next bundles route modules (the cron routes' passes) apart from the server entry (which
 // observes the requests); all must read one stamp.
-const shared = globalThis as unknown as { agentGateLoad?: { lastActivity: number } };
-const load = (shared.agentGateLoad ??= { lastActivity: Number.NEGATIVE_INFINITY });
+const load = processSingleton("operations.load", () => ({ lastActivity: Number.NEGATIVE_INFINITY }));
 
 /** A request started or ended at `at` (performance.now() time). */
 export function noteRequestActivity(at: number): void {

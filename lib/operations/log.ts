@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import pino, { type DestinationStream, type Logger } from "pino";
 import { getConfig } from "@/lib/config";
 import { activeTraceId } from "@/lib/tracing";
+import { processSingleton } from "@/lib/registry";
 
 export const REDACTED_PATHS = [
   "authorization",
@@ -49,8 +50,8 @@ export function outliveClosedLogPipes(): void {
   for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
 }
 
-// On globalThis: Next bundles route modules (and the server entry) separately; all write through one stream.
-const shared = globalThis as unknown as { agentGateLogger?: Logger; agentGateStdout?: DestinationStream; agentGateDroppedLogLines?: number };
+// In lib/registry: Next bundles route modules (and the server entry) separately; all write through one stream.
+const shared = processSingleton<{ agentGateLogger?: Logger; agentGateStdout?: DestinationStream; agentGateDroppedLogLines?: number }>("operations.log", () => ({}));
 
 /** Log lines dropped by this process so far because its log reader did not take them (agent_gate_log_lines_dropped_total). */
 export function droppedLogLines(): number {

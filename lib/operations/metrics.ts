@@ -5,6 +5,7 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { getConfig } from "@/lib/config";
 import { droppedLogLines } from "@/lib/operations/log";
+import { processSingleton } from "@/lib/registry";
 
 type RequestLabel = "method" | "route" | "status";
 
@@ -101,8 +102,8 @@ function metricsTokenSet(): boolean {
   }
 }
 
-// On globalThis: Next bundles route modules (and the server entry) separately; all count into one registry.
-const shared = globalThis as unknown as { agentGateMetrics?: ServiceMetrics };
+// In lib/registry: Next bundles route modules (and the server entry) separately; all count into one registry.
+const shared = processSingleton<{ agentGateMetrics?: ServiceMetrics }>("operations.metrics", () => ({}));
 
 export function serviceMetrics(): ServiceMetrics {
   shared.agentGateMetrics ??= build();

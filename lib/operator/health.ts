@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { db, sqlProvider } from "@/lib/db";
 import { getKeySet } from "@/lib/keys";
+import { processSingleton } from "@/lib/registry";
 import type { HealthCheckStatus, LivenessResponse, ReadinessResponse } from "@/lib/schemas/operations";
 
 export const DATABASE_CHECK_TIMEOUT_MS = 1000;
@@ -40,8 +41,8 @@ export function expectedMigrations(provider: "sqlite" | "postgres", root = proce
     .sort();
 }
 
-// Per process (globalThis: Next bundles route modules separately).
-const remembered = globalThis as unknown as { agentGateMigrationsApplied?: boolean };
+// Per process (lib/registry: Next bundles route modules separately).
+const remembered = processSingleton<{ agentGateMigrationsApplied?: boolean }>("operator.migrations-applied", () => ({}));
 
 async function migrationsApplied(): Promise<boolean> {
   if (remembered.agentGateMigrationsApplied) return true;

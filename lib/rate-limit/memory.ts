@@ -1,9 +1,10 @@
 // In-memory fixed windows for the hot anonymous surfaces (/mcp, /mcp/docs, /a2a, /ask, the map's pages, the
 // lookups, the JWT-bearer exchange): a Map lookup per message, no database round trip. Counters live per process
-// (a deployment of N instances grants N times each allowance; README "Limits"), on globalThis so that every
+// (a deployment of N instances grants N times each allowance; README "Limits"), in lib/registry so that every
 // bundle of the process (each Next route, the node:http front) shares them.
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
+import { processSingleton } from "@/lib/registry";
 import { budgetRule, limitFor, type BudgetName, type RateLimitRule } from "./budgets";
 
 interface Window {
@@ -67,18 +68,10 @@ export class WindowCounter {
   }
 }
 
-const COUNTERS = Symbol.for("agent-gate.rate-limit.memory");
-type CounterRegistry = Map<BudgetName, WindowCounter>;
-
-function registry(): CounterRegistry {
-  const holder = globalThis as typeof globalThis & { [COUNTERS]?: CounterRegistry };
-  holder[COUNTERS] ??= new Map();
-  return holder[COUNTERS];
-}
+const counters = processSingleton("rate-limit.memory", () => new Map<BudgetName, WindowCounter>());
 
 /** The process's counter of a budget (its allowance read from the environment once). */
 export function memoryCounter(name: BudgetName): WindowCounter {
-  const counters = registry();
   let counter = counters.get(name);
   if (!counter) {
     counter = new WindowCounter(budgetRule(name));
@@ -89,7 +82,7 @@ export function memoryCounter(name: BudgetName): WindowCounter {
 
 /** Forgets every in-memory counter (tests that change the environment between cases). */
 export function resetMemoryBudgets(): void {
-  registry().clear();
+  counters.clear();
 }
 
 export interface BudgetCharge {

@@ -13,16 +13,17 @@
 // take a turn (requests handed to Next, admission's paced classes, new /ask searches) starts at once.
 import { getConfig } from "@/lib/config";
 import { Pacer } from "@/lib/admission/pacer";
+import { processSingleton } from "@/lib/registry";
 
 export { Pacer as TurnQueue, type Scheduler } from "@/lib/admission/pacer";
 
 /** The process's one queue: every heavy request shares it, so turns are taken in arrival order. */
-const globalForTurns = globalThis as typeof globalThis & { agentGateTurns?: Pacer };
+const globalForTurns = processSingleton<{ agentGateTurns?: Pacer }>("server.turns", () => ({}));
 
 /** The process's queue, or undefined with TURNS=off (then nothing waits for a turn). */
 export function turns(): Pacer | undefined {
   if (!getConfig().turns) return undefined;
-  // One queue per process although the module is bundled twice (server.ts's bundle and Next's routes).
+  // One queue per process although the module is bundled twice (server.ts's bundle and Next's routes): lib/registry.
   globalForTurns.agentGateTurns ??= new Pacer();
   return globalForTurns.agentGateTurns;
 }

@@ -1,0 +1,99 @@
+// Issue 43 item 4: every module of lib/ is loaded twice under `npm start` (dist/server.mjs's bundle and Next's), so
+// state that must be one per process lives in ONE registry, lib/registry (DEVELOPING.md "One registry of process
+// state"). No other module of the app's source touches globalThis (or Node's `global`): found with TypeScript's own
+// scanner, so comments and strings that name it do not count and no spelling of an access escapes.
+import fs from "node:fs";
+import path from "node:path";
+import ts from "typescript";
+import { describe, expect, it, vi } from "vitest";
+
+const ROOT = path.resolve(__dirname, "../..");
+const REGISTRY = path.join("lib", "registry", "index.ts");
+const ENTRY_FILES = ["server.ts", "proxy.ts", "instrumentation.ts", "next.config.ts"];
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const relative = path.join(dir, entry.name);
+    // lib/generated is Prisma's generated client, not ours.
+    if (entry.isDirectory()) return relative === path.join("lib", "generated") ? [] : sourceFiles(relative);
+    return /\.(m?[jt]s|tsx)$/.test(entry.name) ? [relative] : [];
+  });
+}
+
+const APP_SOURCE = [...sourceFiles("lib"), ...sourceFiles("app"), ...ENTRY_FILES.filter((file) => fs.existsSync(path.join(ROOT, file)))];
+
+interface Token {
+  kind: ts.SyntaxKind;
+  text: string;
+  line: number;
+}
+
+/** The file's tokens, comments and whitespace left out (template literals are scanned inside their substitutions). */
+function tokens(file: string): Token[] {
+  const text = fs.readFileSync(path.join(ROOT, file), "utf8");
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const found: Token[] = [];
+  const visit = (node: ts.Node): void => {
+    if (node.getChildCount(source) === 0) {
+      found.push({ kind: node.kind, text: node.getText(source), line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1 });
+      return;
+    }
+    for (const child of node.getChildren(source)) visit(child);
+  };
+  visit(source);
+  return found;
+}
+
+/** `file:line` of each reach for the global object: `globalThis`, or `global` used as Node's (not `x.global`, not a key). */
+function globalObjectUses(file: string): string[] {
+  const list = tokens(file);
+  const uses = list.flatMap((token, i) => {
+    if (token.kind !== ts.SyntaxKind.Identifier) return [];
+    const before = list[i - 1]?.kind;
+    const after = list[i + 1]?.kind;
+    const member = before === ts.SyntaxKind.DotToken || before === ts.SyntaxKind.QuestionDotToken;
+    const isGlobalThis = token.text === "globalThis" && !member;
+    const isNodeGlobal = token.text === "global" && !member && (after === ts.SyntaxKind.DotToken || after === ts.SyntaxKind.OpenBracketToken);
+    return isGlobalThis || isNodeGlobal ? [`${file}:${token.line}`] : [];
+  });
+  return [...new Set(uses)];
+}
+
+describe("one registry of process state", () => {
+  it("scans the app's source, lib/registry included", () => {
+    expect(APP_SOURCE).toContain(REGISTRY);
+    expect(APP_SOURCE).toContain("server.ts");
+    expect(APP_SOURCE.some((file) => file.startsWith(`app${path.sep}`))).toBe(true);
+    expect(APP_SOURCE.some((file) => file.startsWith(path.join("lib", "generated")))).toBe(false);
+  });
+
+  it("finds the registry's own use, so the scan sees what it looks for", () => {
+    expect(globalObjectUses(REGISTRY).length).toBeGreaterThan(0);
+  });
+
+  it("lets no module outside lib/registry touch globalThis", () => {
+    const outside = APP_SOURCE.filter((file) => file !== REGISTRY).flatMap(globalObjectUses);
+    expect(outside, "keep process-wide state with processSingleton() of lib/registry").toEqual([]);
+  });
+
+  it("gives every process-wide value its own name", () => {
+    const names = APP_SOURCE.flatMap((file) => [...fs.readFileSync(path.join(ROOT, file), "utf8").matchAll(/processSingleton(?:<[^(]*>)?\(\s*"([^"]+)"/g)].map((m) => m[1]!));
+    expect(names.length).toBeGreaterThan(0);
+    expect(names.filter((name, i) => names.indexOf(name) !== i)).toEqual([]);
+  });
+
+  it("hands two copies of a module the same value, as server.ts's bundle and Next's share one", async () => {
+    const first = await import("@/lib/registry");
+    const firstLimits = await import("@/lib/rate-limit/memory");
+    vi.resetModules();
+    const second = await import("@/lib/registry");
+    const secondLimits = await import("@/lib/rate-limit/memory");
+    expect(second).not.toBe(first);
+    expect(secondLimits.memoryCounter).not.toBe(firstLimits.memoryCounter);
+
+    const made = first.processSingleton("test.one-registry", () => ({ copies: 1 }));
+    expect(second.processSingleton("test.one-registry", () => ({ copies: 2 }))).toBe(made);
+    // A module's state through the registry: what one copy counts, the other sees.
+    expect(secondLimits.memoryCounter("probes")).toBe(firstLimits.memoryCounter("probes"));
+  });
+});
