@@ -25,7 +25,7 @@ import { Admission, admissionBounds, callerShare } from "@/lib/admission";
 import { refusalSurface, writeBodyRefusal, writeShed, writeUnqueuedRefusal } from "@/lib/server/overload";
 import { recordShed } from "@/lib/operations/metrics";
 import { logger } from "@/lib/operations/log";
-import { isStaticFilePath, pathOf, routePolicy } from "@/lib/routes";
+import { isStaticFilePath, pathOf, routePolicy, routeTemplate } from "@/lib/routes";
 import { chargeBudgets } from "@/lib/rate-limit";
 import { BodyGate } from "@/lib/server/body-gate";
 import { staticFiles } from "@/lib/server/static-files";
@@ -118,7 +118,9 @@ async function main(): Promise<void> {
   }).start();
   const listener = requestListener(app.getRequestHandler(), {
     admission,
-    observe: (req, res) => observeRequest(req, res, undefined, { setHeader: false }),
+    // Every request this listener receives gets its one line and sample here, the listener's own refusals included; the
+    // route files' wrapper and proxy.ts see that server.ts started the process and make none (lib/http/observe.ts).
+    observe: (req, res) => observeRequest(req, res, routeTemplate(pathOf(req.url)), { setHeader: false }),
     responseHeaders: transportSecurity,
     front: config.nodeFront ? serveFront : undefined,
     turns: queue,

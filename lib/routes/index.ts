@@ -186,6 +186,47 @@ export function routePolicy(path: string): RoutePolicy {
   return GENERAL;
 }
 
+/** The template of a path no entry names (Next's 404 page, a build file): one label, so a scan cannot grow the series. */
+export const UNMATCHED_ROUTE = "(unmatched)";
+
+/**
+ * The route template of a request path (without its query) for its log line and metrics ("/members/[slug]"), never
+ * the raw path: the entry's path as app/ spells it, or UNMATCHED_ROUTE. Trailing slashes are ignored (Next redirects
+ * them to the path without). Every start mode names a request the same way: server.ts's listener, the route files'
+ * wrapper (./handlers.ts) and proxy.ts.
+ */
+export function routeTemplate(path: string): string {
+  let end = path.length;
+  while (end > 1 && path.charCodeAt(end - 1) === 0x2f) end -= 1;
+  const trimmed = end === path.length ? path : path.slice(0, end);
+  const exact = EXACT.get(trimmed);
+  if (exact !== undefined) return exact.path;
+  if (trimmed.startsWith(STATIC_PREFIX)) return UNMATCHED_ROUTE;
+  for (let cut = trimmed.lastIndexOf("/"); cut > 0; cut = trimmed.lastIndexOf("/", cut - 1)) {
+    const dynamic = BY_PREFIX.get(trimmed.slice(0, cut + 1));
+    if (dynamic !== undefined && matchesWhole(dynamic.path, trimmed)) return dynamic.path;
+  }
+  return UNMATCHED_ROUTE;
+}
+
+/** Whether a path fits a dynamic entry segment by segment, as Next matches it ("/docs/a/b" is not "/docs/[slug]"). */
+function matchesWhole(template: string, path: string): boolean {
+  const expected = template.split("/");
+  const actual = path.split("/");
+  for (let i = 0; i < expected.length; i++) {
+    const segment = expected[i]!;
+    if (segment.startsWith("[[...")) return true;
+    if (i >= actual.length) return false;
+    if (!isDynamicSegment(segment)) {
+      if (segment !== actual[i]) return false;
+      continue;
+    }
+    if (actual[i] === "") return false;
+    if (segment.startsWith("[...")) return true;
+  }
+  return actual.length === expected.length;
+}
+
 /** Whether the path is one of the build's static files' folder (served by Next from disk, never queued). */
 export function isStaticFilePath(path: string): boolean {
   return path.startsWith(STATIC_PREFIX);
