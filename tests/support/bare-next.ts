@@ -12,8 +12,8 @@ export interface BareStart {
   exited: Promise<number | null>;
 }
 
-/** A bare `next start` of this build (no server.ts), with its own database; TRUSTED_PROXY and NODE_ENV as given. */
-export async function bareNextStart(trustedProxy: string, nodeEnv: "production" | "test" = "production"): Promise<BareStart> {
+/** A bare `next start` of this build (no server.ts), with its own database; TRUSTED_PROXY, NODE_ENV and any other variables as given. */
+export async function bareNextStart(trustedProxy: string, nodeEnv: "production" | "test" = "production", extraEnv: Record<string, string> = {}): Promise<BareStart> {
   const port = await freePort();
   const databaseUrl = await freshDatabase(`bare-${trustedProxy}`);
   const url = `http://127.0.0.1:${port}`;
@@ -27,6 +27,7 @@ export async function bareNextStart(trustedProxy: string, nodeEnv: "production" 
       DATABASE_URL: databaseUrl,
       RELEASE_MODE: "public",
       TRUSTED_PROXY: trustedProxy,
+      ...extraEnv,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
