@@ -1,8 +1,9 @@
 // Issue 43 item 2: the same operations in every start mode. The same requests (an own-account read with a bad token,
-// GET /ask, an MCP call, an unknown API path, the login page, a path no route names) against `npm start` (the node:http
-// front on), `npm start` with NODE_FRONT=off, and a bare `next start` (as on a plain Node host or Vercel). In each mode
-// every request gives exactly one JSON log line with the same fields and the same route template (from the route table),
-// answers with its X-Request-Id, and moves its /metrics counter (parsed by a real Prometheus text parser) by exactly one.
+// GET /ask, an MCP call, a body refused before any handler runs, an unknown API path, the login page, a path no route
+// names) against `npm start` (the node:http front on), `npm start` with NODE_FRONT=off, and a bare `next start` (as on
+// a plain Node host or Vercel). In each mode every request gives exactly one JSON log line with the same fields and the
+// same route template (from the route table), answers with its X-Request-Id, and moves its /metrics counter (parsed by
+// a real Prometheus text parser) by exactly one.
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bareNextStart, stopBare, untilAnswering, type BareStart } from "../support/bare-next";
@@ -38,6 +39,15 @@ const PROBES: Probe[] = [
     method: "POST",
     route: "/mcp",
     status: 200,
+  },
+  {
+    // Refused before any handler: by server.ts's body gate under `npm start`, by proxy.ts without it.
+    name: "body over its route's limit",
+    path: "/oauth2/token",
+    init: { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: `grant_type=${"x".repeat(17 * 1024)}` },
+    method: "POST",
+    route: "/oauth2/token",
+    status: 413,
   },
   { name: "unknown API path", path: "/api/no-such-path", method: "GET", route: "/api/[...path]", status: 404 },
   { name: "login page", path: "/login", init: { headers: { Accept: "text/html" } }, method: "GET", route: "/login", status: 200 },
