@@ -65,7 +65,10 @@ async function main(): Promise<void> {
   markServerEntry();
   // Loaded only after the preflight: a start that is refused never pays for loading Next.
   const { default: next } = await import("next");
-  const app = next({ dev: false, dir: process.cwd(), hostname: hostname ?? "localhost", port });
+  // "localhost", whatever HOSTNAME listens on: the name Next builds its own URLs with. Its router and proxy.ts's URLs must
+  // agree on it, or proxy.ts's rewrite (a markdown twin) is taken for another origin and fetched over HTTP, back through
+  // this listener: a second request, and a second log line.
+  const app = next({ dev: false, dir: process.cwd(), hostname: "localhost", port });
   await app.prepare();
   // HSTS on every answer of an https deployment, the front's and Next's alike (next.config.ts's headers are fixed at build).
   const transportSecurity = transportSecurityHeaders(config.baseUrl);
