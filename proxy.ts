@@ -20,6 +20,7 @@ import { bodyTooLargeReply } from "@/lib/http/errors";
 import { toWebResponse } from "@/lib/http/api";
 import { routePolicy, routeTemplate, UNMATCHED_ROUTE } from "@/lib/routes";
 import { observedByProxy } from "@/lib/http/observe";
+import { startedByServerEntry } from "@/lib/http/server-entry";
 import { absoluteUrl, getConfig } from "@/lib/config";
 import { pageContentSecurityPolicy, transportSecurityHeaders } from "@/lib/http/security-headers";
 import { apiCatalogLinkHeader } from "@/lib/discovery/api-catalog";
@@ -88,8 +89,8 @@ export async function proxy(request: NextRequest): Promise<Response> {
     if (!isPagePath(pathname)) return NextResponse.next();
   }
   const response = pageProxy(request);
-  // A markdown twin is answered by its route handler, which observes it.
-  if (response.headers.has("x-middleware-rewrite")) return response;
+  // Under `npm start` the listener has observed the request; a markdown twin is observed by its route handler.
+  if (startedByServerEntry() || response.headers.has("x-middleware-rewrite")) return response;
   // The status the page will have is not known here (Next offers no hook after a page's render): a path no entry
   // names is Next's 404 page; a page's own notFound() or redirect() is seen only under `npm start` (README "Logs").
   const template = routeTemplate(pathname);

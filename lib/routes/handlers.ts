@@ -5,6 +5,7 @@
 //   export const GET = apiRoute(askReply);
 //   export const { POST, PUT, PATCH, DELETE } = refuseOtherMethods(["GET", "HEAD"]);
 //   export const OPTIONS = preflight(["POST"], ["Content-Type", "Authorization"]);
+import { MARKDOWN_TWIN_HEADER } from "@/lib/docs/twins";
 import { targetOf } from "@/lib/http/api";
 import { corsPreflight } from "@/lib/http/cors";
 import { observedAnswer } from "@/lib/http/observe";
@@ -13,8 +14,18 @@ import * as plain from "@/lib/http/route";
 import type { ApiHandler, HttpMethod, RouteContext } from "@/lib/http/route";
 import { pathOf, routeTemplate } from "./index";
 
+/** proxy.ts's internal markdown route (app/page-markdown), which answers the pages' markdown twins. */
+const MARKDOWN_ROUTE = "/page-markdown";
+
 /** The template of the path the request was sent to (its entry in ROUTES). */
-const templateOfRequest = (request: Request): string => routeTemplate(pathOf(targetOf(request.url)));
+function templateOfRequest(request: Request): string {
+  const path = pathOf(targetOf(request.url));
+  // A markdown twin that proxy.ts rewrote goes by its page, as server.ts's listener names the path the client sent.
+  if ((path === MARKDOWN_ROUTE || path.startsWith(`${MARKDOWN_ROUTE}/`)) && request.headers.get(MARKDOWN_TWIN_HEADER) === "1") {
+    return routeTemplate(path.slice(MARKDOWN_ROUTE.length) || "/");
+  }
+  return routeTemplate(path);
+}
 
 type Handler<P> = (request: Request, context: RouteContext<P>) => Promise<Response> | Response;
 

@@ -15,6 +15,7 @@ import { MCP_BODY_LIMIT } from "@/lib/mcp/http";
 import { SIMULATE_MAX_BYTES } from "@/lib/sandbox/simulate";
 import { BATCH_MAX_BYTES } from "@/lib/schemas/public-read";
 import { AUTH_BODY_LIMIT } from "@/lib/service-auth/http";
+import { isMarkdownPagePath, pagePathOfTwin } from "@/lib/docs/twins";
 
 /** How a refusal made before the handler runs is shaped: CONTRACT.md §2's JSON body, or the JSON-RPC error of MCP or A2A. */
 export type RefusalShape = "rest" | "mcp" | "a2a";
@@ -206,6 +207,9 @@ export function routeTemplate(path: string): string {
     const dynamic = BY_PREFIX.get(trimmed.slice(0, cut + 1));
     if (dynamic !== undefined && matchesWhole(dynamic.path, trimmed)) return dynamic.path;
   }
+  // A page's markdown twin ("/docs.md", "/index.md"; proxy.ts rewrites it to the markdown route) goes by its page.
+  const page = pagePathOfTwin(trimmed);
+  if (page !== null && isMarkdownPagePath(page)) return routeTemplate(page);
   return UNMATCHED_ROUTE;
 }
 

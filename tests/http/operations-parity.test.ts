@@ -1,9 +1,9 @@
 // Issue 43 item 2: the same operations in every start mode. The same requests (an own-account read with a bad token,
-// GET /ask, an MCP call, a body refused before any handler runs, an unknown API path, the login page, a path no route
-// names) against `npm start` (the node:http front on), `npm start` with NODE_FRONT=off, and a bare `next start` (as on
-// a plain Node host or Vercel). In each mode every request gives exactly one JSON log line with the same fields and the
-// same route template (from the route table), answers with its X-Request-Id, and moves its /metrics counter (parsed by
-// a real Prometheus text parser) by exactly one.
+// GET /ask, an MCP call, a body refused before any handler runs, an unknown API path, the login page, a page's markdown
+// twin, a path no route names) against `npm start` (the node:http front on), `npm start` with NODE_FRONT=off, and a
+// bare `next start` (as on a plain Node host or Vercel). In each mode every request gives exactly one JSON log line
+// with the same fields and the same route template (from the route table), answers with its X-Request-Id, and moves
+// its /metrics counter (parsed by a real Prometheus text parser) by exactly one.
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bareNextStart, stopBare, untilAnswering, type BareStart } from "../support/bare-next";
@@ -51,6 +51,7 @@ const PROBES: Probe[] = [
   },
   { name: "unknown API path", path: "/api/no-such-path", method: "GET", route: "/api/[...path]", status: 404 },
   { name: "login page", path: "/login", init: { headers: { Accept: "text/html" } }, method: "GET", route: "/login", status: 200 },
+  { name: "markdown twin of a page", path: "/docs.md", method: "GET", route: "/docs", status: 200 },
   { name: "no route", path: "/no-such-page-at-all", init: { headers: { Accept: "text/html" } }, method: "GET", route: "(unmatched)", status: 404 },
 ];
 
@@ -145,7 +146,7 @@ describe("log line, X-Request-Id and metrics in every start mode", () => {
       const lines = requestLines(mode.output());
       for (const { probe, id } of sent) {
         const mine = lines.filter((line) => line.request_id === id);
-        expect(mine, `${mode.name}: ${probe.name}: one line`).toHaveLength(1);
+        expect(mine, `${mode.name}: ${probe.name}: one line: ${JSON.stringify(mine)}`).toHaveLength(1);
         const [line] = mine;
         expect(line, `${mode.name}: ${probe.name}`).toMatchObject({ type: "request", method: probe.method, route: probe.route, status: probe.status });
         expect(typeof line!.duration_ms).toBe("number");

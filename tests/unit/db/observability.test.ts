@@ -114,6 +114,9 @@ describe("request ids", () => {
     expect(routeTemplate("/page-markdown/docs/oauth")).toBe("/page-markdown/[[...path]]");
     expect(routeTemplate("/.well-known/agent-skills/claim/SKILL.md")).toBe("/.well-known/agent-skills/[name]/SKILL.md");
     expect(routeTemplate("/docs/a/b")).toBe("(unmatched)");
+    expect(routeTemplate("/docs.md")).toBe("/docs");
+    expect(routeTemplate("/index.md")).toBe("/");
+    expect(routeTemplate("/nothing.md")).toBe("(unmatched)");
     expect(routeTemplate("/_next/static/chunks/x.js")).toBe("(unmatched)");
     expect(routeTemplate("/no/such/path/at/all")).toBe("(unmatched)");
   });
