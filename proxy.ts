@@ -11,10 +11,16 @@
 // and on Vercel a body over its route's limit (lib/routes) is refused with 413 as under `npm start`: at its
 // Content-Length before it is read, or as soon as a chunked body passes the limit (Next buffers at most
 // proxyClientMaxBodySize of a body for the route, next.config.ts).
+// Without server.ts's listener in front (a bare `next start`, Vercel), the requests this proxy refuses and the pages it
+// passes on get their JSON log line, X-Request-Id and metric sample here (no route wrapper runs for them: API routes
+// and the markdown twins get theirs from lib/routes/handlers.ts; lib/http/observe.ts). Under `npm start` the listener
+// has made them.
 import { NextResponse, type NextRequest } from "next/server";
 import { bodyTooLargeReply } from "@/lib/http/errors";
 import { toWebResponse } from "@/lib/http/api";
-import { routePolicy } from "@/lib/routes";
+import { routePolicy, routeTemplate, UNMATCHED_ROUTE } from "@/lib/routes";
+import { observedByProxy } from "@/lib/http/observe";
+import { startedByServerEntry } from "@/lib/http/server-entry";
 import { absoluteUrl, getConfig } from "@/lib/config";
 import { pageContentSecurityPolicy, transportSecurityHeaders } from "@/lib/http/security-headers";
 import { apiCatalogLinkHeader } from "@/lib/discovery/api-catalog";
@@ -73,13 +79,22 @@ function isPagePath(pathname: string): boolean {
 }
 
 export async function proxy(request: NextRequest): Promise<Response> {
+  const started = performance.now();
   const { pathname } = request.nextUrl;
   if (request.headers.has("content-length") || request.headers.has("transfer-encoding")) {
     const route = routePolicy(pathname);
-    if (await bodyOverLimit(request, route.bodyLimit)) return toWebResponse(bodyTooLargeReply(route.refusal, route.bodyLimit));
+    if (await bodyOverLimit(request, route.bodyLimit)) {
+      return observedByProxy(request, routeTemplate(pathname), 413, started, toWebResponse(bodyTooLargeReply(route.refusal, route.bodyLimit)));
+    }
     if (!isPagePath(pathname)) return NextResponse.next();
   }
-  return pageProxy(request);
+  const response = pageProxy(request);
+  // Under `npm start` the listener has observed the request; a markdown twin is observed by its route handler.
+  if (startedByServerEntry() || response.headers.has("x-middleware-rewrite")) return response;
+  // The status the page will have is not known here (Next offers no hook after a page's render): a path no entry
+  // names is Next's 404 page; a page's own notFound() or redirect() is seen only under `npm start` (README "Logs").
+  const template = routeTemplate(pathname);
+  return observedByProxy(request, template, template === UNMATCHED_ROUTE ? 404 : 200, started, response);
 }
 
 function pageProxy(request: NextRequest): NextResponse {

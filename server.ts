@@ -25,7 +25,7 @@ import { Admission, admissionBounds, callerShare } from "@/lib/admission";
 import { refusalSurface, writeBodyRefusal, writeShed, writeUnqueuedRefusal } from "@/lib/server/overload";
 import { recordShed } from "@/lib/operations/metrics";
 import { logger } from "@/lib/operations/log";
-import { isStaticFilePath, pathOf, routePolicy } from "@/lib/routes";
+import { isStaticFilePath, pathOf, routePolicy, routeTemplate } from "@/lib/routes";
 import { chargeBudgets } from "@/lib/rate-limit";
 import { BodyGate } from "@/lib/server/body-gate";
 import { staticFiles } from "@/lib/server/static-files";
@@ -55,7 +55,10 @@ async function main(): Promise<void> {
   markServerEntry();
   // Loaded only after the preflight: a start that is refused never pays for loading Next.
   const { default: next } = await import("next");
-  const app = next({ dev: false, dir: process.cwd(), hostname: hostname ?? "localhost", port });
+  // "localhost", whatever HOSTNAME listens on: the name Next builds its own URLs with. Its router and proxy.ts's URLs must
+  // agree on it, or proxy.ts's rewrite (a markdown twin) is taken for another origin and fetched over HTTP, back through
+  // this listener: a second request, and a second log line.
+  const app = next({ dev: false, dir: process.cwd(), hostname: "localhost", port });
   await app.prepare();
   // HSTS on every answer of an https deployment, the front's and Next's alike (next.config.ts's headers are fixed at build).
   const transportSecurity = transportSecurityHeaders(config.baseUrl);
@@ -108,7 +111,9 @@ async function main(): Promise<void> {
   }).start();
   const listener = requestListener(app.getRequestHandler(), {
     admission,
-    observe: (req, res) => observeRequest(req, res, undefined, { setHeader: false }),
+    // Every request this listener receives gets its one line and sample here, the listener's own refusals included; the
+    // route files' wrapper and proxy.ts see that server.ts started the process and make none (lib/http/observe.ts).
+    observe: (req, res) => observeRequest(req, res, routeTemplate(pathOf(req.url)), { setHeader: false }),
     responseHeaders: transportSecurity,
     front: config.nodeFront ? serveFront : undefined,
     turns: queue,

@@ -2,7 +2,7 @@
 // description and documentation are. Anonymous, and never a credential check.
 import { discoveryJson } from "@/lib/discovery/respond";
 import { apiRoot } from "@/lib/discovery/api-root";
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 
 export const GET = apiRoute(() => discoveryJson(apiRoot()));
 export const HEAD = GET;

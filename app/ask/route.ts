@@ -1,6 +1,6 @@
 // GET|HEAD /ask: deterministic answers from the published documentation (CONTRACT.md §9).
 import { askReply } from "@/lib/docs/responses";
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 
 export const GET = apiRoute(askReply);
 export const HEAD = GET;

@@ -1,5 +1,5 @@
 // GET /favicon.ico: 204, never the not-found page (lib/discovery/robots.ts).
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 import { faviconReply } from "@/lib/discovery/robots";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 // GET /healthz: liveness for a load balancer or Kubernetes (lib/operator/health.ts). No database. The
 // node:http front serves it too.
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 import { aliveReply } from "@/lib/operator/health";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,5 @@
 // /mcp: the anonymous community tool server (MCP Streamable HTTP, stateless, JSON responses).
-import { corsPreflight } from "@/lib/http/cors";
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, preflight, refuseOtherMethods } from "@/lib/routes/handlers";
 import { serveCommunityMcp } from "@/lib/mcp/community";
 import { mcpGetNotAllowed } from "@/lib/mcp/http";
 
@@ -9,4 +8,4 @@ export const dynamic = "force-dynamic";
 export const POST = apiRoute((request) => serveCommunityMcp(request));
 export const GET = apiRoute(() => mcpGetNotAllowed());
 export const { PUT, PATCH, DELETE } = refuseOtherMethods(["POST"]);
-export const OPTIONS = () => corsPreflight(["POST"], ["Content-Type", "Accept", "Authorization", "Mcp-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID"]);
+export const OPTIONS = preflight(["POST"], ["Content-Type", "Accept", "Authorization", "Mcp-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID"]);

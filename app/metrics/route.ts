@@ -1,5 +1,5 @@
 // GET /metrics: Prometheus text for the operator (lib/operations/metrics.ts); off unless METRICS_TOKEN is set.
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 import { handleMetrics } from "@/lib/operator/metrics";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 // OpenAPI 3.1 description of the supported direct JSON reads, generated from the handlers' zod schemas.
 import { discoveryJson } from "@/lib/discovery/respond";
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 import { openApiDocument } from "@/lib/openapi";
 
 const serve = () => discoveryJson(openApiDocument());

@@ -1,5 +1,5 @@
 // GET /robots.txt, built once per process (lib/discovery/robots.ts).
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 import { robotsReply } from "@/lib/discovery/robots";
 
 export const dynamic = "force-dynamic";

@@ -3,7 +3,7 @@
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { errorLog } from "@/lib/operations/log";
 import { recordHandlerFailure } from "@/lib/operations/metrics";
-import { traceHttpRequest, tracingOn } from "@/lib/tracing";
+import { activeTraceResponse, TRACE_RESPONSE_HEADER, traceHttpRequest, tracingOn } from "@/lib/tracing";
 import { fromWebRequest, toWebResponse, type ApiReply, type ApiRequest } from "./api";
 import { errorReply, methodNotAllowedReply, temporarilyUnavailableReply } from "./errors";
 
@@ -51,8 +51,19 @@ export function apiRoute<P = Record<string, never>>(handler: ApiHandler<P>): (re
   // Traces on: the request's span (lib/tracing) around the whole answer; off, one boolean and nothing else.
   return (request, context) => {
     const apiRequest = fromWebRequest(request);
-    return tracingOn() ? traceHttpRequest(apiRequest, () => answer(apiRequest, context)) : answer(apiRequest, context);
+    return tracingOn() ? traceHttpRequest(apiRequest, async () => withTraceResponse(await answer(apiRequest, context))) : answer(apiRequest, context);
   };
+}
+
+/** The reply with its request span's `traceresponse` header (lib/tracing), made inside the span; traces off: as it is. */
+export function withTraceResponse<R extends Response | ApiReply>(reply: R): R {
+  const value = activeTraceResponse();
+  if (value === undefined) return reply;
+  if (reply instanceof Response) {
+    reply.headers.set(TRACE_RESPONSE_HEADER, value);
+    return reply;
+  }
+  return { ...reply, headers: { ...reply.headers, [TRACE_RESPONSE_HEADER]: value } };
 }
 
 /** A handler for methods a path does not support: JSON 405 with Allow (CONTRACT.md §2). */

@@ -15,6 +15,7 @@ import { MCP_BODY_LIMIT } from "@/lib/mcp/http";
 import { SIMULATE_MAX_BYTES } from "@/lib/sandbox/simulate";
 import { BATCH_MAX_BYTES } from "@/lib/schemas/public-read";
 import { AUTH_BODY_LIMIT } from "@/lib/service-auth/http";
+import { isMarkdownPagePath, pagePathOfTwin } from "@/lib/docs/twins";
 
 /** How a refusal made before the handler runs is shaped: CONTRACT.md §2's JSON body, or the JSON-RPC error of MCP or A2A. */
 export type RefusalShape = "rest" | "mcp" | "a2a";
@@ -184,6 +185,50 @@ export function routePolicy(path: string): RoutePolicy {
     if (dynamic !== undefined) return dynamic;
   }
   return GENERAL;
+}
+
+/** The template of a path no entry names (Next's 404 page, a build file): one label, so a scan cannot grow the series. */
+export const UNMATCHED_ROUTE = "(unmatched)";
+
+/**
+ * The route template of a request path (without its query) for its log line and metrics ("/members/[slug]"), never
+ * the raw path: the entry's path as app/ spells it, or UNMATCHED_ROUTE. Trailing slashes are ignored (Next redirects
+ * them to the path without). Every start mode names a request the same way: server.ts's listener, the route files'
+ * wrapper (./handlers.ts) and proxy.ts.
+ */
+export function routeTemplate(path: string): string {
+  let end = path.length;
+  while (end > 1 && path.charCodeAt(end - 1) === 0x2f) end -= 1;
+  const trimmed = end === path.length ? path : path.slice(0, end);
+  const exact = EXACT.get(trimmed);
+  if (exact !== undefined) return exact.path;
+  if (trimmed.startsWith(STATIC_PREFIX)) return UNMATCHED_ROUTE;
+  for (let cut = trimmed.lastIndexOf("/"); cut > 0; cut = trimmed.lastIndexOf("/", cut - 1)) {
+    const dynamic = BY_PREFIX.get(trimmed.slice(0, cut + 1));
+    if (dynamic !== undefined && matchesWhole(dynamic.path, trimmed)) return dynamic.path;
+  }
+  // A page's markdown twin ("/docs.md", "/index.md"; proxy.ts rewrites it to the markdown route) goes by its page.
+  const page = pagePathOfTwin(trimmed);
+  if (page !== null && isMarkdownPagePath(page)) return routeTemplate(page);
+  return UNMATCHED_ROUTE;
+}
+
+/** Whether a path fits a dynamic entry segment by segment, as Next matches it ("/docs/a/b" is not "/docs/[slug]"). */
+function matchesWhole(template: string, path: string): boolean {
+  const expected = template.split("/");
+  const actual = path.split("/");
+  for (let i = 0; i < expected.length; i++) {
+    const segment = expected[i]!;
+    if (segment.startsWith("[[...")) return true;
+    if (i >= actual.length) return false;
+    if (!isDynamicSegment(segment)) {
+      if (segment !== actual[i]) return false;
+      continue;
+    }
+    if (actual[i] === "") return false;
+    if (segment.startsWith("[...")) return true;
+  }
+  return actual.length === expected.length;
 }
 
 /** Whether the path is one of the build's static files' folder (served by Next from disk, never queued). */

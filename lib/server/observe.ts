@@ -1,63 +1,15 @@
-// The per-request observation for the server entry (server.ts): one log line and one metric sample per
-// request, through the node:http front and Next alike, and the request id sent back as X-Request-Id.
-//   const requestId = observeRequest(req, res);            // before the front or Next handles it
-//   observeRequest(req, res, "/oauth2/token");              // when the caller knows the route template
-import fs from "node:fs";
+// The per-request observation of server.ts's listener: one log line and one metric sample per request it receives,
+// whoever answers it (the node:http front, Next, or the listener's own refusals), and the request id sent back as
+// X-Request-Id. Under `npm start` this is the only observation: the route files' wrapper and proxy.ts make the same
+// line only where no listener is in front (a bare `next start`, Vercel: lib/http/observe.ts).
+//   observeRequest(req, res, routeTemplate(pathOf(req.url)));   // before the front or Next handles it
+// The route template comes from the route table (lib/routes, passed in: this layer does not import it).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import path from "node:path";
 import { clientIp, PEER_HEADER } from "@/lib/http/client-ip";
 import { noteRequestActivity } from "@/lib/operations/load";
 import { requestIdFrom, requestLog } from "@/lib/operations/log";
 import { recordRequest } from "@/lib/operations/metrics";
-
-/** Paths no route matches share one label, so a scan of random paths cannot grow the series. */
-export const UNMATCHED_ROUTE = "(unmatched)";
-
-interface RouteTable {
-  exact: Map<string, string>;
-  dynamic: { regex: RegExp; page: string }[];
-}
-
-let table: RouteTable | undefined;
-
-/** The build's routes (.next/routes-manifest.json): static pages by path, dynamic ones by Next's own regexes. */
-function routeTable(): RouteTable {
-  // Checked before anything else: this runs on every request (a default parameter built with path.join was a
-  // tenth of the observation's cost, evaluated on every call).
-  if (table) return table;
-  const loaded: RouteTable = { exact: new Map(), dynamic: [] };
-  try {
-    const distDir = path.join(process.cwd(), ".next");
-    const manifest = JSON.parse(fs.readFileSync(path.join(distDir, "routes-manifest.json"), "utf8")) as {
-      staticRoutes?: { page: string }[];
-      dynamicRoutes?: { page: string; regex: string }[];
-    };
-    for (const route of manifest.staticRoutes ?? []) loaded.exact.set(route.page, route.page);
-    for (const route of manifest.dynamicRoutes ?? []) loaded.dynamic.push({ regex: new RegExp(route.regex), page: route.page });
-  } catch {
-    // No build (tests of this module without one): every path is unmatched.
-  }
-  table = loaded;
-  return loaded;
-}
-
-/** The route template of a request path ("/members/[slug]"), never the raw path or its query. */
-export function routeTemplateOf(url: string | undefined): string {
-  const raw = url ?? "/";
-  // The path ends at the first "?" or "#" (indexOf, not a regular expression: this runs on every request).
-  const query = raw.indexOf("?");
-  const fragment = raw.indexOf("#");
-  const end = query === -1 ? fragment : fragment === -1 ? query : Math.min(query, fragment);
-  const pathname = (end === -1 ? raw : raw.slice(0, end)) || "/";
-  let cut = pathname.length;
-  while (cut > 1 && pathname.charCodeAt(cut - 1) === 0x2f) cut -= 1;
-  const trimmed = cut === pathname.length ? pathname : pathname.slice(0, cut);
-  const routes = routeTable();
-  const exact = routes.exact.get(trimmed);
-  if (exact) return exact;
-  for (const route of routes.dynamic) if (route.regex.test(pathname)) return route.page;
-  return UNMATCHED_ROUTE;
-}
+import { TRACE_RESPONSE_HEADER, traceIdOfResponse } from "@/lib/tracing";
 
 /** The request's headers for clientIp(); the socket's address stands in when the peer stamp has not run yet. */
 function headerReader(req: IncomingMessage): { get(name: string): string | null } {
@@ -76,7 +28,7 @@ interface Observation {
   /** performance.now() when observed: a double, where process.hrtime.bigint() allocates two BigInts per request. */
   started: number;
   requestId: string;
-  template: string | undefined;
+  template: string;
 }
 
 /**
@@ -98,7 +50,7 @@ function finishObservation(this: ObservedResponse): void {
   const endedAt = performance.now();
   noteRequestActivity(endedAt);
   const durationMs = endedAt - observation.started;
-  const route = observation.template ?? routeTemplateOf(req.url);
+  const route = observation.template;
   const method = req.method ?? "GET";
   // A client that left before the answer: 499, as proxies log it.
   const status = this.writableFinished ? this.statusCode : 499;
@@ -108,7 +60,15 @@ function finishObservation(this: ObservedResponse): void {
   } catch {
     // A configuration problem must not lose the line.
   }
-  requestLog({ method, route, status, durationMs, requestId: observation.requestId, clientIp: ip, traceId: (req as TracedRequest)[TRACE_ID] });
+  requestLog({
+    method,
+    route,
+    status,
+    durationMs,
+    requestId: observation.requestId,
+    clientIp: ip,
+    traceId: (req as TracedRequest)[TRACE_ID] ?? traceIdOfResponse(this.getHeader(TRACE_RESPONSE_HEADER)),
+  });
   recordRequest(method, route, status, durationMs / 1000);
 }
 
@@ -122,10 +82,10 @@ export function noteTraceId(req: IncomingMessage, traceId: string | undefined): 
 }
 
 /**
- * Observes one request: sets X-Request-Id on the response now, and when the response has been sent (or
+ * Observes one request under its route template: sets X-Request-Id on the response now, and when the response has been sent (or
  * the client left) writes the request's log line and metric sample. Returns the request id.
  */
-export function observeRequest(req: IncomingMessage, res: ServerResponse, template?: string, options: { setHeader?: boolean } = {}): string {
+export function observeRequest(req: IncomingMessage, res: ServerResponse, template: string, options: { setHeader?: boolean } = {}): string {
   const started = performance.now();
   // Background work yields while requests come (./load, ./pacing).
   noteRequestActivity(started);

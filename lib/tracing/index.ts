@@ -145,6 +145,28 @@ function errorType(error: unknown): string {
   return error instanceof Error ? error.name : typeof error;
 }
 
+/**
+ * The answer's `traceresponse` header (W3C Trace Context Level 2): the request span's trace and span ids, so a caller
+ * can name the trace of an answer, and whoever writes the request's log line finds its trace id on the response
+ * (Next answers through a web Response the listener never sees; a bare `next start` logs after the span ended).
+ */
+export const TRACE_RESPONSE_HEADER = "traceresponse";
+
+/** The `traceresponse` value of the span in scope, or undefined (traces off, or no span). */
+export function activeTraceResponse(): string | undefined {
+  if (!tracingOn()) return undefined;
+  const spanContext = trace.getSpanContext(context.active());
+  if (!spanContext || !isSpanContextValid(spanContext)) return undefined;
+  return `00-${spanContext.traceId}-${spanContext.spanId}-${spanContext.traceFlags & TraceFlags.SAMPLED ? "01" : "00"}`;
+}
+
+/** The trace id of a `traceresponse` value (a header as node:http or a web Headers gives it), or undefined. */
+export function traceIdOfResponse(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  const match = /^00-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/.exec(value);
+  return match ? match[1] : undefined;
+}
+
 /** The trace id of the span in scope, when traces are on and one is (for the request's log line). */
 export function activeTraceId(): string | undefined {
   if (!tracingOn()) return undefined;

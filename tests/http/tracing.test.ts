@@ -203,6 +203,8 @@ async function runFlows(base: string): Promise<FlowResult> {
   });
   const fresh = (await exchanged.json()) as { access_token?: string };
   expect(exchanged.status).toBe(200);
+  // The answer names its trace (W3C Trace Context Level 2 traceresponse): the caller's trace id, the server span's id.
+  expect(exchanged.headers.get("traceresponse")).toMatch(new RegExp(`^00-${exchange.traceId}-[0-9a-f]{16}-0[01]$`));
 
   // An MCP 2026-07-28 tools/call whose caller's trace context rides in params._meta (no traceparent header).
   const mcp = callerTrace();
@@ -399,6 +401,8 @@ describe("OpenTelemetry traces under npm start (server.ts, the node:http front o
       .filter((line) => line.startsWith("{"))
       .map((line) => JSON.parse(line) as { type?: string; route?: string; trace_id?: string });
     expect(lines.some((line) => line.type === "request" && line.route === "/oauth2/token" && line.trace_id === flows.exchange.traceId)).toBe(true);
+    // Next answers the approval: its line finds the trace id on the answer (traceresponse).
+    expect(lines.some((line) => line.type === "request" && line.route === "/agent/authorize/decision" && line.trace_id === flows.approval.traceId)).toBe(true);
   });
 });
 
@@ -428,6 +432,14 @@ describe("OpenTelemetry traces under a bare `next start` (instrumentation.ts reg
     );
     await new Promise((resolve) => setTimeout(resolve, 1000));
     checkTrace(receiver, flows);
+    // Without server.ts the route files' wrapper writes the line, after the span: the trace id comes from the answer.
+    const lines = bare
+      .output()
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as { type?: string; route?: string; trace_id?: string });
+    expect(lines.some((line) => line.type === "request" && line.route === "/oauth2/token" && line.trace_id === flows.exchange.traceId)).toBe(true);
+    expect(lines.some((line) => line.type === "request" && line.route === "/agent/authorize/decision" && line.trace_id === flows.approval.traceId)).toBe(true);
   });
 });
 

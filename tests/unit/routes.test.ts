@@ -15,7 +15,7 @@ import { A2A_BODY_LIMIT } from "@/lib/a2a/jsonrpc";
 import { MCP_BODY_LIMIT } from "@/lib/mcp/http";
 import { BATCH_MAX_BYTES } from "@/lib/schemas/public-read";
 import { AUTH_BODY_LIMIT } from "@/lib/service-auth/http";
-import { DEFAULT_BODY_LIMIT, routePolicy, routeTable, UNQUEUED, type RouteMethod } from "@/lib/routes";
+import { DEFAULT_BODY_LIMIT, routePolicy, routeTable, routeTemplate, UNMATCHED_ROUTE, UNQUEUED, type RouteMethod } from "@/lib/routes";
 
 const APP = path.resolve(__dirname, "../../app");
 
@@ -171,6 +171,21 @@ describe("the route table", () => {
     expect(routePolicy("/_next/static/chunks/app.js").workClass).toBeNull();
     const skipping = [...routeTable()].filter(([, policy]) => policy.workClass === null).map(([p]) => p);
     expect(skipping.sort()).toEqual([...UNQUEUED].sort());
+  });
+
+  it("names each entry's requests by its own path in logs and metrics, whatever fills its dynamic segments", () => {
+    for (const template of routeTable().keys()) {
+      for (const url of concretePaths(template)) expect(routeTemplate(url), `${url} (${template})`).toBe(template);
+    }
+    expect(routeTemplate("/no/such/page")).toBe(UNMATCHED_ROUTE);
+  });
+
+  it("mounts every route file's handlers through lib/routes/handlers.ts, which observes them without server.ts", () => {
+    for (const file of endpointFiles().filter((candidate) => candidate.kind === "route")) {
+      expect(file.source, file.path).not.toContain('from "@/lib/http/route"');
+      expect(file.source, file.path).not.toContain("corsPreflight");
+      expect(file.source, file.path).toContain('from "@/lib/routes/handlers"');
+    }
   });
 
   it("lets Next buffer for proxy.ts at least the largest body a route takes", () => {

@@ -1,6 +1,6 @@
 // The A2A agent card, for A2A 1.0 and 0.3.0 (also served at /.well-known/agent); signed in public release mode.
 import { agentCardReply } from "@/lib/a2a/card";
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 
 export const dynamic = "force-dynamic";
 

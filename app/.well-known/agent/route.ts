@@ -1,6 +1,6 @@
 // The same A2A agent card as /.well-known/agent-card.json, at the path older clients try.
 import { agentCardReply } from "@/lib/a2a/card";
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 
 export const dynamic = "force-dynamic";
 

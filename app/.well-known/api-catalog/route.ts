@@ -1,6 +1,6 @@
 import { API_CATALOG_CONTENT_TYPE, apiCatalog, apiCatalogLinkHeader } from "@/lib/discovery/api-catalog";
 import { discoveryJson } from "@/lib/discovery/respond";
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 
 const serve = () => discoveryJson(apiCatalog(), API_CATALOG_CONTENT_TYPE, { Link: apiCatalogLinkHeader() });
 

@@ -1,7 +1,7 @@
 // The server card of the community tool server at /mcp.
 import { communityServerCard, SERVER_CARD_CONTENT_TYPE } from "@/lib/discovery/mcp-cards";
 import { discoveryJson } from "@/lib/discovery/respond";
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 
 const serve = () => discoveryJson(communityServerCard(), SERVER_CARD_CONTENT_TYPE);
 

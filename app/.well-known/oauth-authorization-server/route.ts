@@ -1,6 +1,6 @@
 // GET/HEAD /.well-known/oauth-authorization-server (CONTRACT.md §7).
 import { discoveryMethodNotAllowed, serveDiscovery } from "@/lib/discovery";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/routes/handlers";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 // POST /agent/identity: a service_auth registration (SPEC.md "Endpoints", CONTRACT.md §3).
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 import { handleRegistration } from "@/lib/service-auth/http";
 
 export const dynamic = "force-dynamic";

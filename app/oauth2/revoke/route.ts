@@ -1,5 +1,5 @@
 // POST /oauth2/revoke: revoke one access token (RFC 7009, CONTRACT.md §5).
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 import { handleRevoke } from "@/lib/service-auth/http";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 // POST /oauth2/token: the claim grant and the JWT-bearer grant (CONTRACT.md §5).
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 import { handleToken } from "@/lib/service-auth/http";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 // Internal target of proxy.ts: the markdown rendering of a page (its `.md` twin or `Accept: text/markdown`).
 import { markdownPageReply } from "@/lib/docs/responses";
 import { MARKDOWN_TWIN_HEADER } from "@/lib/docs/twins";
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 
 export const GET = apiRoute<{ path?: string[] }>((request, { path }) => {
   // Only proxy.ts's rewrites are served; the internal path itself is no page.

@@ -7,7 +7,7 @@
 // `next start` or on Vercel the route files answer these paths themselves.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
-import { errorToReply } from "@/lib/http/route";
+import { errorToReply, withTraceResponse } from "@/lib/http/route";
 import { activeTraceId, traceHttpRequest, tracingOn } from "@/lib/tracing";
 import { noteTraceId } from "../observe";
 import { apiRequestOf, writeReply } from "./node";
@@ -44,7 +44,7 @@ export function frontFor(routes: FrontRoutes): (req: IncomingMessage, res: Serve
     const request = apiRequestOf(req);
     // One promise per request (each costs async-hook work under Next): a failure is answered like route() does.
     // Traces on: the request's span (lib/tracing) around the handler, its trace id for the request's log line.
-    const answer = tracingOn() ? traceHttpRequest(request, () => (noteTraceId(req, activeTraceId()), handler(request, req))) : handler(request, req);
+    const answer = tracingOn() ? traceHttpRequest(request, () => (noteTraceId(req, activeTraceId()), handler(request, req).then(withTraceResponse))) : handler(request, req);
     void answer.then(
       (reply) => writeOrDrop(req, res, reply),
       (error: unknown) => writeOrDrop(req, res, errorToReply(error)),

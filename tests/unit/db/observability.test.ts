@@ -14,7 +14,8 @@ import { errorToReply } from "@/lib/http/route";
 import { createLogger, requestIdFrom, setLogger } from "@/lib/operations/log";
 import { handleMetrics } from "@/lib/operator/metrics";
 import { recordRateLimitRefusal } from "@/lib/operations/metrics";
-import { observeRequest, routeTemplateOf } from "@/lib/server/observe";
+import { observeRequest } from "@/lib/server/observe";
+import { routeTemplate } from "@/lib/routes";
 import { handleClaimRefresh, handleRegistration, handleRevoke, handleToken } from "@/lib/service-auth/http";
 import { apiRequest, webResponse } from "../../support/api";
 import { markServerEntry } from "@/lib/http/server-entry";
@@ -44,7 +45,7 @@ function apiRequestOf(req: http.IncomingMessage, body: string): ApiRequest {
 
 // The server entry's order, in small: observe, then answer (here the handlers themselves).
 const server = http.createServer((req, res) => {
-  observeRequest(req, res, req.url?.split("?")[0]);
+  observeRequest(req, res, routeTemplate(req.url!.split("?")[0]!));
   const chunks: Buffer[] = [];
   req.on("data", (chunk: Buffer) => chunks.push(chunk));
   req.on("end", () => {
@@ -104,10 +105,20 @@ describe("request ids", () => {
     expect(requestIdFrom(undefined)).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it("names routes by their template from the build, never the raw path or query", () => {
-    expect(routeTemplateOf("/members/ada-lovelace?x=1")).toBe("/members/[slug]");
-    expect(routeTemplateOf("/ask?query=secret")).toBe("/ask");
-    expect(routeTemplateOf("/no/such/path/at/all")).toBe("(unmatched)");
+  it("names routes by their template from the route table, never the raw path", () => {
+    expect(routeTemplate("/members/ada-lovelace")).toBe("/members/[slug]");
+    expect(routeTemplate("/ask")).toBe("/ask");
+    expect(routeTemplate("/login/")).toBe("/login");
+    expect(routeTemplate("/api/no/such/thing")).toBe("/api/[...path]");
+    expect(routeTemplate("/page-markdown")).toBe("/page-markdown/[[...path]]");
+    expect(routeTemplate("/page-markdown/docs/oauth")).toBe("/page-markdown/[[...path]]");
+    expect(routeTemplate("/.well-known/agent-skills/claim/SKILL.md")).toBe("/.well-known/agent-skills/[name]/SKILL.md");
+    expect(routeTemplate("/docs/a/b")).toBe("(unmatched)");
+    expect(routeTemplate("/docs.md")).toBe("/docs");
+    expect(routeTemplate("/index.md")).toBe("/");
+    expect(routeTemplate("/nothing.md")).toBe("(unmatched)");
+    expect(routeTemplate("/_next/static/chunks/x.js")).toBe("(unmatched)");
+    expect(routeTemplate("/no/such/path/at/all")).toBe("(unmatched)");
   });
 });
 

@@ -1,6 +1,6 @@
 import { discoveryJson } from "@/lib/discovery/respond";
 import { skillsIndex } from "@/lib/discovery/skills";
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 
 export const GET = apiRoute(() => discoveryJson(skillsIndex()));
 export const HEAD = GET;

@@ -1,7 +1,7 @@
 // The server card of the documentation server at /mcp/docs (also at /.well-known/mcp-docs.json).
 import { docsServerCard, SERVER_CARD_CONTENT_TYPE } from "@/lib/discovery/mcp-cards";
 import { discoveryJson } from "@/lib/discovery/respond";
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 
 const serve = () => discoveryJson(docsServerCard(), SERVER_CARD_CONTENT_TYPE);
 

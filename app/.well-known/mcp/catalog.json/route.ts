@@ -1,7 +1,7 @@
 // The MCP server-card draft's domain catalog: where each server card is.
 import { mcpCatalog } from "@/lib/discovery/mcp-cards";
 import { discoveryJson } from "@/lib/discovery/respond";
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 
 const serve = () => discoveryJson(mcpCatalog(), "application/json");
 

@@ -1,5 +1,5 @@
 // POST /agent/identity/claim: refresh an expired claim attempt (CONTRACT.md §4).
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 import { handleClaimRefresh } from "@/lib/service-auth/http";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import NextAuth from "next-auth";
 import { getAuthOptions } from "@/lib/auth/options";
-import { route, refuseOtherMethods } from "@/lib/http/route";
+import { route, refuseOtherMethods } from "@/lib/routes/handlers";
 
 type Context = { params: Promise<{ nextauth: string[] }> };
 

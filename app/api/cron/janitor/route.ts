@@ -1,5 +1,5 @@
 // GET /api/cron/janitor: the janitor's pass for Vercel Cron (lib/operator/cron.ts). Not an agent endpoint.
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 import { handleJanitorCron } from "@/lib/operator/cron";
 
 export const dynamic = "force-dynamic";

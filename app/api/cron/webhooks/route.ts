@@ -1,5 +1,5 @@
 // GET /api/cron/webhooks: Vercel Cron's webhook delivery pass (lib/webhooks/cron.ts, vercel.json).
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 import { handleWebhookCron } from "@/lib/webhooks/cron";
 
 export const dynamic = "force-dynamic";

@@ -2,7 +2,7 @@
 // /.well-known/mcp-docs/server-card.json and /.well-known/mcp-docs.json.
 import { docsServerCard, SERVER_CARD_CONTENT_TYPE } from "@/lib/discovery/mcp-cards";
 import { discoveryJson } from "@/lib/discovery/respond";
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 
 const serve = () => discoveryJson(docsServerCard(), SERVER_CARD_CONTENT_TYPE);
 

@@ -1,7 +1,7 @@
 import { discoveryText } from "@/lib/discovery/respond";
 import { findSkill } from "@/lib/discovery/skills";
 import { notFoundReply } from "@/lib/http/errors";
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 
 export const GET = apiRoute<{ name: string }>((_request, { name }) => {
   const skill = findSkill(name);

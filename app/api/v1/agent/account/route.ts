@@ -1,5 +1,5 @@
 // GET/HEAD /api/v1/agent/account: own-account read with scope (CONTRACT.md §6).
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 import { serveOwnAccountRoute } from "@/lib/agent-api";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 // POST /api/v1/sandbox/simulate: fixed synthetic production responses; no database, no signing, no writes.
-import { apiRoute, refuseOtherMethods } from "@/lib/http/route";
+import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 import { handleSimulateRequest } from "@/lib/sandbox/simulate";
 
 export const POST = apiRoute((request) => handleSimulateRequest(request));
