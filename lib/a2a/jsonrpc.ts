@@ -32,8 +32,9 @@ import { DbTaskStore, terminalStateName } from "./task-store";
 import { parseA2aV1Request, v1Error, versionNotSupported, type A2aRpcError, type JsonRpcId, type ParsedA2aV1Request } from "./v1";
 import { A2A_VERSION_HEADER, negotiateA2aVersion, type A2aVersion } from "./version";
 import { boundedString, envelopeId, JSONRPC_ERRORS, metadataSchema, readEnvelope, sendConfigurationFields } from "./wire";
+import { A2A_BODY_LIMIT } from "./limits";
 
-export const A2A_BODY_LIMIT = 65_536;
+export { A2A_BODY_LIMIT };
 
 /**
  * Each message/send stores a task (kept 24 hours), so anonymous callers are bounded per address like the other

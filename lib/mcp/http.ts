@@ -29,6 +29,9 @@ import type { BudgetName } from "@/lib/rate-limit/budgets";
 import { batchRefusal, chargeJsonRpcPost, refusalId, type ExtraBudgetOf } from "@/lib/rate-limit/json-rpc";
 import { rejectDnsRebinding } from "./rebinding";
 import { tracingOn, withCallerTrace } from "@/lib/tracing";
+import { MCP_BODY_LIMIT } from "./limits";
+
+export { MCP_BODY_LIMIT };
 
 // Unless given one, the SDK builds a new Ajv instance (its validator for elicitation answers) in every Server
 // it constructs: about a quarter of a stateless tools/call (bench/README.md). One instance serves them all;
@@ -116,9 +119,6 @@ export interface McpLimits {
   /** The extra budget of a message (a tools/call of a lookup tool). */
   extraBudgetOf?: ExtraBudgetOf;
 }
-
-/** The largest JSON-RPC body read (the MCP SDK's own limit for node:http). */
-export const MCP_BODY_LIMIT = 4 * 1024 * 1024;
 
 /**
  * What one request can reach, handed to the per-request server's builder: the tool a single `tools/call`

@@ -9,12 +9,12 @@
 // body gate read it on every request.
 import type { WorkClass } from "@/lib/admission";
 import type { HttpMethod } from "@/lib/http/route";
-import { A2A_BODY_LIMIT } from "@/lib/a2a/jsonrpc";
+import { A2A_BODY_LIMIT } from "@/lib/a2a/limits";
 import { DECISION_FORM_LIMIT_BYTES, REVOKE_FORM_LIMIT_BYTES } from "@/lib/http/form-limits";
-import { MCP_BODY_LIMIT } from "@/lib/mcp/http";
-import { SIMULATE_MAX_BYTES } from "@/lib/sandbox/simulate";
+import { MCP_BODY_LIMIT } from "@/lib/mcp/limits";
+import { SIMULATE_MAX_BYTES } from "@/lib/sandbox/limits";
 import { BATCH_MAX_BYTES } from "@/lib/schemas/public-read";
-import { AUTH_BODY_LIMIT } from "@/lib/service-auth/http";
+import { AUTH_BODY_LIMIT } from "@/lib/service-auth/limits";
 import { isMarkdownPagePath, pagePathOfTwin } from "@/lib/docs/twins";
 
 /** How a refusal made before the handler runs is shaped: CONTRACT.md §2's JSON body, or the JSON-RPC error of MCP or A2A. */

@@ -8,8 +8,9 @@ import { errorBody, errorReply, payloadTooLargeReply } from "@/lib/http/errors";
 import { batchResponseSchema, simulateRequestSchema, type SimulateResponse, type SimulatorScenario } from "@/lib/schemas/public-read";
 import { describeIssue } from "@/lib/schemas/issues";
 import { claimGrantTokenResponseSchema, errorBodySchema, registrationResponseSchema, SCOPES } from "@/lib/schemas/service-auth";
+import { SIMULATE_MAX_BYTES } from "./limits";
 
-export const SIMULATE_MAX_BYTES = 16 * 1024;
+export { SIMULATE_MAX_BYTES };
 
 // Synthetic values: recognisably fake, never credentials (they are not stored anywhere).
 const REGISTRATION_ID = "00000000-0000-4000-8000-000000000001";

@@ -28,9 +28,9 @@ import {
   type JwtBearerTokenResponse,
   type RegistrationResponse,
 } from "@/lib/schemas/service-auth";
+import { AUTH_BODY_LIMIT } from "./limits";
 
-/** Bodies of these endpoints are small; 16 KiB leaves room for any assertion (CONTRACT.md §3). */
-export const AUTH_BODY_LIMIT = 16 * 1024;
+export { AUTH_BODY_LIMIT };
 
 export const IDENTITY_IP_RULE: RateLimitRule = budgetRule("identity");
 export const IDENTITY_LOGIN_HINT_RULE: RateLimitRule = budgetRule("identityLoginHint");
