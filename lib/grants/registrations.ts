@@ -10,6 +10,8 @@ export interface RegistrationRow {
   scope: string;
   claimExpiresAt: Date;
   status: string;
+  /** The Web Bot Auth origin that signed the registration (issue 44); null when it was unsigned. */
+  agentOrigin: string | null;
 }
 
 interface RawRegistration {
@@ -19,9 +21,10 @@ interface RawRegistration {
   scope: string;
   claimExpiresAt: unknown;
   status: string;
+  agentOrigin: string | null;
 }
 
-const COLUMNS = `"id", "loginHint", "clientName", "scope", "claimExpiresAt", "status"`;
+const COLUMNS = `"id", "loginHint", "clientName", "scope", "claimExpiresAt", "status", "agentOrigin"`;
 
 function toRow(raw: RawRegistration): RegistrationRow {
   return { ...raw, claimExpiresAt: readDate(raw.claimExpiresAt) };
@@ -34,12 +37,14 @@ export async function insertRegistration(input: {
   claimTokenHash: string;
   claimExpiresAt: Date;
   now: Date;
+  /** The verified signer (issue 44), or null for an unsigned registration. */
+  agent?: { origin: string; thumbprint: string } | null;
 }): Promise<string> {
   const id = randomUUID();
   await db().execute(
-    `INSERT INTO "Registration" ("id", "registrationType", "loginHint", "clientName", "scope", "claimTokenHash", "claimExpiresAt", "status", "createdAt", "updatedAt")
-     VALUES ($1, 'service_auth', $2, $3, $4, $5, $6, 'pending', $7, $7)`,
-    [id, input.loginHint, input.clientName, input.scope, input.claimTokenHash, input.claimExpiresAt, input.now],
+    `INSERT INTO "Registration" ("id", "registrationType", "loginHint", "clientName", "scope", "claimTokenHash", "claimExpiresAt", "status", "agentOrigin", "agentKeyThumbprint", "createdAt", "updatedAt")
+     VALUES ($1, 'service_auth', $2, $3, $4, $5, $6, 'pending', $7, $8, $9, $9)`,
+    [id, input.loginHint, input.clientName, input.scope, input.claimTokenHash, input.claimExpiresAt, input.agent?.origin ?? null, input.agent?.thumbprint ?? null, input.now],
   );
   return id;
 }
