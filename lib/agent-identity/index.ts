@@ -10,6 +10,7 @@ import { verifyAgentRequest, type AgentIdentity } from "./verify";
 
 export type { AgentIdentity, SignatureFailure } from "./verify";
 export { isSigned } from "./verify";
+import { isSigned } from "./verify";
 
 const directories = new DirectoryCache(systemClock);
 const nonces = new NonceMemory();
@@ -37,4 +38,14 @@ export async function agentIdentityOf(request: ApiRequest, clock: Clock = system
 /** The caller key of a verified agent: its origin, in a namespace no address key can take (lib/http/client-ip.ts). */
 export function agentCallerKey(origin: string): string {
   return `agent:${origin}`;
+}
+
+/**
+ * The key a public read is counted under (issue 44): a verified agent's origin, otherwise `addressKey`. Public reads
+ * never refuse for a signature: one that is not accepted is answered, and counted, as unsigned.
+ */
+export async function publicCallerKey(request: ApiRequest, addressKey: string, clock: Clock = systemClock): Promise<string> {
+  if (!isSigned(request.headers)) return addressKey;
+  const identity = await agentIdentityOf(request, clock);
+  return identity.kind === "verified" ? agentCallerKey(identity.origin) : addressKey;
 }
