@@ -82,6 +82,14 @@ export async function clientNamesOf(ids: readonly string[]): Promise<Map<string,
   return new Map(rows.map((row) => [row.id, row.clientName]));
 }
 
+/** The verified Web Bot Auth origins of these registrations (issue 44); unsigned ones are left out. */
+export async function agentOriginsOf(ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const placeholders = ids.map((_, i) => `$${i + 1}`).join(", ");
+  const rows = await db().query<{ id: string; agentOrigin: string | null }>(`SELECT "id", "agentOrigin" FROM "Registration" WHERE "id" IN (${placeholders})`, ids);
+  return new Map(rows.flatMap((row) => (row.agentOrigin === null ? [] : [[row.id, row.agentOrigin] as const])));
+}
+
 /** Marks up to `limit` pending registrations whose outer claim ran out as expired (the webhook sweep); their ids. */
 export async function expireLapsedPending(now: Date, limit: number): Promise<string[]> {
   const rows = await db().query<{ id: string }>(

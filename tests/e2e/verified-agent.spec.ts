@@ -1,6 +1,6 @@
 // Issue 44: the approval page for a registration signed with Cloudflare's web-bot-auth signer ("Verified: sent by
-// <host>", above the name the agent gave itself, marked as such) and for an unsigned one (today's warning), both
-// checked with axe-core's WCAG 2.1 A and AA rules.
+// <host>", above the name the agent gave itself, marked as such; then the dashboard and activity log) and for an
+// unsigned one (today's warning), all checked with axe-core's WCAG 2.1 A and AA rules.
 import { AxeBuilder } from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { newAgentKey, signRequest, startDirectory, type DirectoryServer } from "../support/web-bot-agent";
@@ -44,6 +44,16 @@ test("a signed registration: the member sees who sent it, verified, above the se
   // Shown larger than the name the agent gave itself.
   const size = (selector: string) => page.locator(selector).evaluate((element) => parseFloat(getComputedStyle(element).fontSize));
   expect(await size("[data-testid=verified-origin]")).toBeGreaterThan(await size("[data-testid=client-name]"));
+  await expectNoViolations(page);
+
+  // Approved, the member's dashboard and activity log carry the verified origin too.
+  await page.getByLabel("Code").fill(registration.claim.user_code);
+  await page.getByRole("button", { name: "Approve" }).click();
+  await expect(page).toHaveURL(`${baseUrl()}/agent/authorize/done?result=approved`);
+  await page.goto(`${baseUrl()}/account`);
+  const row = page.locator(`[data-testid=delegation-row][data-registration-id="${registration.registration_id}"]`);
+  await expect(row.getByTestId("verified-origin")).toHaveText(`Verified: sent by ${new URL(directory.origin).host}`);
+  await expect(page.getByTestId("audit-row").filter({ hasText: registration.registration_id }).first()).toContainText(`(verified: ${new URL(directory.origin).host})`);
   await expectNoViolations(page);
 });
 
