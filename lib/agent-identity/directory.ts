@@ -29,6 +29,12 @@ export const NEGATIVE_CACHE_SECONDS = 15;
 const MAX_KEYS = 32;
 /** Origins kept at most; past it the oldest entry goes. */
 const MAX_ORIGINS = 1024;
+/**
+ * Directory fetches under way at once, over all origins. A signature is verified before any budget is charged (its
+ * origin is the budget's key), so a flood naming new origins must not turn into as many outbound fetches: past this,
+ * a new origin's directory counts as unavailable (not cached) until a fetch finishes.
+ */
+export const MAX_FETCHES_IN_FLIGHT = 16;
 const DIRECTORY_TAG: string = Tag.HTTP_MESSAGE_SIGNAGURES_DIRECTORY;
 
 /** A directory's answer as fetched: status, the headers read from it, the body text. */
@@ -233,6 +239,7 @@ export class DirectoryCache {
     if (cached && cached.until > this.clock.now().getTime()) return cached.lookup;
     const pending = this.inFlight.get(key);
     if (pending) return pending;
+    if (this.inFlight.size >= MAX_FETCHES_IN_FLIGHT) return { ok: false, detail: "too many key directories are being fetched at once; retry shortly" };
     const fetching = this.fetchAndKeep(key, origin, allowPrivate).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, fetching);
     return fetching;

@@ -5,7 +5,16 @@ import { calculateJwkThumbprint } from "jose";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { ManualClock } from "@/lib/clock";
-import { cacheSeconds, DirectoryCache, fetchDirectoryOverNetwork, MAX_CACHE_SECONDS, MIN_CACHE_SECONDS, NEGATIVE_CACHE_SECONDS } from "@/lib/agent-identity/directory";
+import {
+  cacheSeconds,
+  DirectoryCache,
+  fetchDirectoryOverNetwork,
+  MAX_CACHE_SECONDS,
+  MAX_FETCHES_IN_FLIGHT,
+  MIN_CACHE_SECONDS,
+  NEGATIVE_CACHE_SECONDS,
+  type FetchOutcome,
+} from "@/lib/agent-identity/directory";
 import { NonceMemory } from "@/lib/agent-identity/nonces";
 import { CLOCK_SKEW_SECONDS, verifyAgentRequest, type AgentIdentity } from "@/lib/agent-identity/verify";
 import { newAgentKey, signRequest, startDirectory, type AgentKey, type DirectoryServer } from "../support/web-bot-agent";
@@ -178,6 +187,22 @@ describe("key directories", () => {
     expect(await verify(await signRequest(key, directory.origin, "POST", TARGET, { created: clock.now() }))).toMatchObject({ reason: "directory_unavailable" });
     clock.advance(NEGATIVE_CACHE_SECONDS + 1);
     expect(await verify(await signRequest(key, directory.origin, "POST", TARGET, { created: clock.now() }))).toMatchObject({ kind: "verified" });
+  });
+
+  it("fetches one origin's directory once for concurrent requests, and at most MAX_FETCHES_IN_FLIGHT directories at a time", async () => {
+    const waiting: ((outcome: FetchOutcome) => void)[] = [];
+    const fetched: string[] = [];
+    const slow = new DirectoryCache(clock, (url) => {
+      fetched.push(url.origin);
+      return new Promise<FetchOutcome>((resolve) => waiting.push(resolve));
+    });
+    const same = [slow.lookup("https://a0.example", false), slow.lookup("https://a0.example", false)];
+    const others = Array.from({ length: MAX_FETCHES_IN_FLIGHT - 1 }, (_, i) => slow.lookup(`https://a${i + 1}.example`, false));
+    expect(fetched).toHaveLength(MAX_FETCHES_IN_FLIGHT);
+    expect(await slow.lookup("https://one-too-many.example", false)).toEqual({ ok: false, detail: expect.stringContaining("too many") });
+    expect(fetched).toHaveLength(MAX_FETCHES_IN_FLIGHT);
+    for (const resolve of waiting) resolve({ ok: false, detail: "down" });
+    await Promise.all([...same, ...others]);
   });
 
   it("holds Cache-Control between one minute and one day", () => {
