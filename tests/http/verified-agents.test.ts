@@ -2,6 +2,7 @@
 // signer (web-bot-auth) and a local key directory signed as the draft requires. A valid signature stores the
 // verified origin and key thumbprint; a signature that is present but not accepted is a 401 with a Signature
 // challenge and its own code, and nothing is written; an unsigned registration answers as before.
+import fc from "fast-check";
 import { calculateJwkThumbprint } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/lib/db/prisma";
@@ -177,6 +178,10 @@ describe("a signed registration binds its claim polls and exchanges to its agent
     expect(registered.status).toBe(200);
     const reg = (await registered.json()) as RegistrationJson;
     expect(await approveAs(reg, email)).toBe("approved");
+    // The webhooks' payloads carry the verified origin (validated against the published schema in webhooks.test.ts).
+    const events = await getDb().webhookEvent.findMany({ where: { payload: { contains: reg.registration_id } } });
+    expect(events.map((event) => (JSON.parse(event.payload) as { type: string }).type).sort()).toEqual(["delegation.approved", "delegation.requested"]);
+    for (const event of events) expect((JSON.parse(event.payload) as { data: { agent_origin?: string } }).data.agent_origin).toBe(agentDirectory.origin);
     const accessTokens = () => getDb().accessToken.count({ where: { registrationId: reg.registration_id } });
 
     const claim = { grant_type: CLAIM_GRANT, claim_token: reg.claim_token };
@@ -195,6 +200,43 @@ describe("a signed registration binds its claim polls and exchanges to its agent
     const exchanged = await token(exchange, await signToken(key, agentDirectory.origin));
     expect(exchanged.status).toBe(200);
     expect(await accessTokens()).toBe(2);
+  });
+});
+
+describe("hostile signature headers on registration and on a public read", () => {
+  it("random Signature-Input, Signature and Signature-Agent never yield a 500: a registration is 200 or 401, /ask is 200", async () => {
+    // Header values as fetch can send them (ByteString): any Latin-1 text but CR, LF and NUL, trimmed by HTTP.
+    const headerText = fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c === 0x7f ? 0x20 : c)), maxLength: 200 });
+    const input = fc.oneof(
+      headerText,
+      fc.constantFrom(
+        'sig1=("@authority" "signature-agent");created=1;expires=2;keyid="k";tag="web-bot-auth"',
+        'sig1=();tag="web-bot-auth"',
+        "sig1=1",
+        'a=("@authority");tag="web-bot-auth", a=()',
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        input,
+        fc.option(headerText, { nil: undefined }),
+        fc.option(fc.oneof(headerText, fc.constant(`"${directory.origin}"`)), { nil: undefined }),
+        async (signatureInput, signature, agent) => {
+          const headers: Record<string, string> = { "signature-input": signatureInput };
+          if (signature !== undefined) headers.signature = signature;
+          if (agent !== undefined) headers["signature-agent"] = agent;
+          const email = uniqueEmail();
+          const registration = await registerSigned(email, headers);
+          await registration.text();
+          expect([200, 401]).toContain(registration.status);
+          if (registration.status === 401) expect(await rowsFor(email)).toEqual([]);
+          const read = await fetch(`${server.baseUrl}/ask?query=token%20polling`, { headers: { "x-forwarded-for": freshIp(), ...headers } });
+          await read.text();
+          expect(read.status).toBe(200);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
 
