@@ -272,7 +272,8 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
   const parsed = parseCall(text.value, request.headers.get(A2A_VERSION_HEADER));
   const ip = clientIp(request.headers);
   // Budgets count a verified agent under its origin (issue 44); its tasks stay scoped to its address.
-  const budgetKey = await publicCallerKey(request, ip, clock);
+  const keyed = publicCallerKey(request, ip, clock);
+  const budgetKey = typeof keyed === "string" ? keyed : await keyed;
   const invocation = invocationOf(parsed);
   const limited = chargeA2aPost(budgetKey, parsed.id, invocation, clock);
   if (limited) return limited;

@@ -44,8 +44,8 @@ export function agentCallerKey(origin: string): string {
  * The key a public read is counted under (issue 44): a verified agent's origin, otherwise `addressKey`. Public reads
  * never refuse for a signature: one that is not accepted is answered, and counted, as unsigned.
  */
-export async function publicCallerKey(request: ApiRequest, addressKey: string, clock: Clock = systemClock): Promise<string> {
+export function publicCallerKey(request: ApiRequest, addressKey: string, clock: Clock = systemClock): string | Promise<string> {
+  // Unsigned: answered synchronously, so an unsigned request takes exactly the path (and the turns) it took before.
   if (!isSigned(request.headers)) return addressKey;
-  const identity = await agentIdentityOf(request, clock);
-  return identity.kind === "verified" ? agentCallerKey(identity.origin) : addressKey;
+  return agentIdentityOf(request, clock).then((identity) => (identity.kind === "verified" ? agentCallerKey(identity.origin) : addressKey));
 }

@@ -100,7 +100,8 @@ const RESPONSE_HEADERS = { "access-control-allow-origin": "*", "cache-control": 
 /** The whole endpoint: rate limit, body (size counted as read), envelope, then the items. */
 export async function handleBatchRequest(request: ApiRequest, options: BatchRunOptions = {}): Promise<ApiReply> {
   const clock = options.clock ?? systemClock;
-  const limit = await hitRateLimit(BATCH_RATE_LIMIT, await publicCallerKey(request, clientIp(request.headers), clock), clock);
+  const keyed = publicCallerKey(request, clientIp(request.headers), clock);
+  const limit = await hitRateLimit(BATCH_RATE_LIMIT, typeof keyed === "string" ? keyed : await keyed, clock);
   const headers: Record<string, string> = { ...RESPONSE_HEADERS, ...rateLimitHeaders(limit) };
   if (!limit.allowed) return rateLimitedReply(limit.resetSeconds, headers);
   const body = await readJsonObject(request, BATCH_MAX_BYTES);

@@ -32,7 +32,8 @@ const ASK_HEADERS = { vary: "Accept", "cache-control": "public, max-age=300", "a
 export async function askReply(request: ApiRequest): Promise<ApiReply> {
   const head = request.method === "HEAD";
   // Every question spends one unit of the caller's ask budget (in memory: a Map lookup), before any search.
-  const key = await publicCallerKey(request, callerKey(request.headers));
+  const keyed = publicCallerKey(request, callerKey(request.headers));
+  const key = typeof keyed === "string" ? keyed : await keyed;
   const refused = chargeBudgets([{ budget: "ask", key, cost: 1 }]);
   if (refused) return rateLimitedReply(refused.retryAfterSeconds, PUBLIC_READ);
   const parsed = parseAskQuery(new URLSearchParams(queryOf(request.target)));

@@ -61,6 +61,7 @@ const lookupBudget = mcpToolBudget(toolBudgetOf);
 /** POST /mcp. */
 export async function serveCommunityMcp(request: ApiRequest, clock: Clock = systemClock): Promise<ApiReply> {
   const context: ToolContext = { clock, clientIp: clientIp(request.headers) };
-  const key = await publicCallerKey(request, context.clientIp, clock);
+  const keyed = publicCallerKey(request, context.clientIp, clock);
+  const key = typeof keyed === "string" ? keyed : await keyed;
   return serveMcp(request, (reach) => buildCommunityMcpServer(context, reach), { budget: "mcp", callerKey: key, extraBudgetOf: lookupBudget });
 }

@@ -167,5 +167,6 @@ export function buildDocsMcpServer(): McpServer {
 
 /** POST /mcp/docs: one stateless JSON-RPC exchange (serveMcp refuses DNS-rebinding attempts, then POSTs over the caller's budget). */
 export async function serveDocsMcp(request: ApiRequest): Promise<ApiReply> {
-  return serveMcp(request, buildDocsMcpServer, { budget: "mcpDocs", callerKey: await publicCallerKey(request, callerKey(request.headers)) });
+  const keyed = publicCallerKey(request, callerKey(request.headers));
+  return serveMcp(request, buildDocsMcpServer, { budget: "mcpDocs", callerKey: typeof keyed === "string" ? keyed : await keyed });
 }
