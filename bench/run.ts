@@ -425,7 +425,35 @@ interface OperatorContext {
   cronSecret: string;
 }
 
-function scenarios(fixtures: BenchFixtures, base: string, operator: OperatorContext): Scenario[] {
+/**
+ * Issue 44: a Web Bot Auth agent (web-bot-auth's signer, a signed key directory on 127.0.0.1) whose MCP lookups are
+ * signed when the run starts, 10 minutes valid, each with its own nonce. Autocannon sends each variant many times:
+ * the repeats are verified (the one Ed25519 verification, the cached directory) and then refused as replays, which
+ * public reads answer as unsigned, so every request pays what a signed one costs.
+ */
+async function startSigningAgent(): Promise<{ sign: (base: string, names: string[]) => Promise<RequestVariant[]>; close: () => Promise<void> }> {
+  const { newAgentKey, signRequest, startDirectory } = await import("../tests/support/web-bot-agent");
+  const key = await newAgentKey();
+  const directory = await startDirectory([key]);
+  return {
+    close: () => directory.close(),
+    sign: (base, names) =>
+      Promise.all(
+        names.map(async (name, i) => {
+          const created = new Date();
+          const signature = await signRequest(key, directory.origin, "POST", `${base}/mcp`, { created, expires: new Date(created.getTime() + 600_000) });
+          return {
+            method: "POST" as const,
+            path: "/mcp",
+            headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18", ...signature },
+            body: JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "lookup_member", arguments: { name_or_slug: name } } }),
+          };
+        }),
+      ),
+  };
+}
+
+function scenarios(fixtures: BenchFixtures, base: string, operator: OperatorContext, signedLookups: RequestVariant[] = []): Scenario[] {
   const bearer = (token: string): RequestVariant => ({ method: "GET", path: "/api/v1/agent/account", headers: { authorization: `Bearer ${token}` } });
   const valid = fixtures.accessTokens.map(bearer);
   // Well-formed but unknown tokens: the 401 path does the full hash-and-look-up work.
@@ -530,6 +558,8 @@ function scenarios(fixtures: BenchFixtures, base: string, operator: OperatorCont
     { name: "GET /ask, all questions new", target: "app", variants: askUncached, expect: { status: 200, bodyIncludes: '"answers"' } },
     { name: "baseline: MCP SDK lookup_member", target: "mcp-baseline", variants: lookups, expect: { status: 200, bodyIncludes: '"found":true' } },
     { name: "MCP lookup_member", target: "app", variants: lookups, expect: { status: 200, bodyIncludes: '"found":true' }, baseline: "baseline: MCP SDK lookup_member" },
+    // Issue 44: the same lookups signed (Web Bot Auth), beside the unsigned figure.
+    { name: "signed MCP lookup_member", target: "app", variants: signedLookups, expect: { status: 200, bodyIncludes: '"found":true' }, pairedWith: "MCP lookup_member" },
     { name: "baseline: MCP SDK tools/call (2026-07-28)", target: "mcp-baseline", variants: modernLookups, expect: { status: 200, bodyIncludes: '"found":true' } },
     {
       name: "MCP tools/call (2026-07-28)",
@@ -945,6 +975,8 @@ async function main(): Promise<number> {
       WEBHOOK_ALLOW_PRIVATE: "1",
       // The janitor scenario runs the janitor's passes through its cron route.
       CRON_SECRET: cronSecret,
+      // The signed MCP scenario's key directory listens on 127.0.0.1 (issue 44).
+      AGENT_DIRECTORY_ALLOW_PRIVATE: "1",
     };
 
     log("seeding 10,000 members, 1,000 delegations with tokens and assertions, pending claims, 500 documents…");
@@ -972,7 +1004,9 @@ async function main(): Promise<number> {
       log(`  seeded in ${((Date.now() - seededAt) / 1000).toFixed(1)} s`);
     }
 
-    const all = scenarios(fixtures, base, { env: appEnv, origin: `http://127.0.0.1:${port}`, cronSecret });
+    // Issue 44: an agent with its key directory in this process (gone when the run exits), for the signed MCP scenario.
+    const signingAgent = await startSigningAgent();
+    const all = scenarios(fixtures, base, { env: appEnv, origin: `http://127.0.0.1:${port}`, cronSecret }, await signingAgent.sign(base, fixtures.publicNames.slice(0, 2000)));
     const selected = (name: string): boolean => !options.only || options.only.some((o) => name.toLowerCase().includes(o.toLowerCase()));
     const second = options.second;
     if (second) all.push(...secondScenarios(all, second, selected));

@@ -68,6 +68,12 @@ export default async function AccountPage({ searchParams }: { searchParams: Sear
                       ) : (
                         <span className="muted">(no name given)</span>
                       )}
+                      {d.agentOrigin !== null ? (
+                        <>
+                          <br />
+                          <span data-testid="verified-origin">Verified: sent by {new URL(d.agentOrigin).host}</span>
+                        </>
+                      ) : null}
                       <br />
                       <code className="id muted">{d.registrationId}</code>
                     </td>
@@ -124,6 +130,7 @@ export default async function AccountPage({ searchParams }: { searchParams: Sear
                   <td data-label="Event">{describeAuditType(e.type)}</td>
                   <td data-label="Agent">
                     {e.clientName !== null ? <bdi dir="auto">{e.clientName}</bdi> : <span className="muted">{e.registrationId === null ? "n/a" : "(no name given)"}</span>}
+                    {e.agentOrigin !== null ? <span className="muted"> (verified: {new URL(e.agentOrigin).host})</span> : null}
                   </td>
                   <td data-label="Registration">
                     <code className="id">{e.registrationId ?? "n/a"}</code>

@@ -7,6 +7,7 @@
 // Every answer is a JSON-RPC response in our own words: an unreachable database is -32011 with HTTP 503 and
 // Retry-After, a budget or the per-address limit on message/send and SendMessage -32010 with 429, anything
 // unexpected -32603 (logged).
+import { publicCallerKey } from "@/lib/agent-identity";
 import { taskStateToJSON } from "@a2a-js/sdk";
 import { isV1JsonRpcMethod } from "@a2a-js/sdk/compat/v0_3";
 import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
@@ -271,15 +272,18 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
   }
   const parsed = parseCall(text.value, request.headers.get(A2A_VERSION_HEADER));
   const ip = clientIp(request.headers);
+  // Budgets count a verified agent under its origin (issue 44); its tasks stay scoped to its address.
+  const keyed = publicCallerKey(request, ip, clock);
+  const budgetKey = typeof keyed === "string" ? keyed : await keyed;
   const invocation = invocationOf(parsed);
-  const limited = chargeA2aPost(ip, parsed.id, invocation, clock);
+  const limited = chargeA2aPost(budgetKey, parsed.id, invocation, clock);
   if (limited) return limited;
   if (!parsed.ok) return rpcError(parsed.id, parsed.error);
   onId(parsed.id);
   const taskId = messageTaskId(parsed);
   const countedWithTheTask = invocation !== undefined && countsWithTheTask(invocation, taskId);
   if (invocation && !countedWithTheTask) {
-    const limit = await countAndWrite(A2A_MESSAGE_SEND_RATE_LIMIT, ip, [], clock);
+    const limit = await countAndWrite(A2A_MESSAGE_SEND_RATE_LIMIT, budgetKey, [], clock);
     if (!limit.allowed) return rpcServerError(parsed.id, rateLimitedRpcError(limit.resetSeconds));
   }
 

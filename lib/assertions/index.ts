@@ -103,13 +103,14 @@ export async function verifyIdentityAssertion(assertion: string, clock: Clock = 
   }
 }
 
-export type ExchangeOutcome = { ok: true; token: IssuedAccessToken } | { ok: false; error: "invalid_target" | "invalid_grant" };
+/** `agent_binding`: the registration was signed (issue 44) and this exchange is not signed by a key of the same origin. */
+export type ExchangeOutcome = { ok: true; token: IssuedAccessToken } | { ok: false; error: "invalid_target" | "invalid_grant" | "agent_binding" };
 
 /**
  * The JWT-bearer grant (RFC 7523): `resource` must be exactly {base}/api; a valid assertion whose
  * delegation is still active yields a fresh access token; the assertion stays valid for re-exchange.
  */
-export async function exchangeIdentityAssertion(input: { assertion: string; resource: string }, clock: Clock = systemClock): Promise<ExchangeOutcome> {
+export async function exchangeIdentityAssertion(input: { assertion: string; resource: string; signedBy?: string | null }, clock: Clock = systemClock): Promise<ExchangeOutcome> {
   if (input.resource !== protectedResource()) return { ok: false, error: "invalid_target" };
   const claims = await verifyIdentityAssertion(input.assertion, clock);
   if (!claims) return { ok: false, error: "invalid_grant" };
@@ -118,6 +119,8 @@ export async function exchangeIdentityAssertion(input: { assertion: string; reso
     if (!delegation || delegation.status !== "active" || delegation.registrationStatus !== "active" || delegation.memberId !== claims.memberId) {
       return { ok: false, error: "invalid_grant" } as const;
     }
+    // A signed registration binds its delegation to its agent's keys: a leaked assertion alone is not enough.
+    if (delegation.agentOrigin !== null && delegation.agentOrigin !== (input.signedBy ?? null)) return { ok: false, error: "agent_binding" } as const;
     const token = await issueAccessToken(
       { registrationId: delegation.registrationId, delegationId: delegation.id, memberId: delegation.memberId, scope: delegation.scope, grant: "jwt-bearer" },
       clock,

@@ -1,6 +1,7 @@
 // POST /api/v1/batch (SPEC.md "Limits", CONTRACT.md §9): a bounded, anonymous, read-only batch over the docs
 // corpus. Envelope errors refuse the whole batch before anything runs; item errors fail only that item;
 // items run in order until the deadline, after which no item starts.
+import { publicCallerKey } from "@/lib/agent-identity";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { askDocs, listContent } from "@/lib/docs/ask";
@@ -99,7 +100,8 @@ const RESPONSE_HEADERS = { "access-control-allow-origin": "*", "cache-control": 
 /** The whole endpoint: rate limit, body (size counted as read), envelope, then the items. */
 export async function handleBatchRequest(request: ApiRequest, options: BatchRunOptions = {}): Promise<ApiReply> {
   const clock = options.clock ?? systemClock;
-  const limit = await hitRateLimit(BATCH_RATE_LIMIT, clientIp(request.headers), clock);
+  const keyed = publicCallerKey(request, clientIp(request.headers), clock);
+  const limit = await hitRateLimit(BATCH_RATE_LIMIT, typeof keyed === "string" ? keyed : await keyed, clock);
   const headers: Record<string, string> = { ...RESPONSE_HEADERS, ...rateLimitHeaders(limit) };
   if (!limit.allowed) return rateLimitedReply(limit.resetSeconds, headers);
   const body = await readJsonObject(request, BATCH_MAX_BYTES);

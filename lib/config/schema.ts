@@ -121,6 +121,8 @@ export const settingsEnvSchema = z.object({
   WEBHOOK_DELIVERY: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
   /** 1: webhooks may use http and reach private addresses (tests, local use). */
   WEBHOOK_ALLOW_PRIVATE: z.enum(["0", "1"], { message: "must be 1 (allow http and private addresses for webhooks) or 0" }).default("0"),
+  /** 1: agents' key directories (Web Bot Auth, issue 44) may be http:// and at private addresses (tests, local use). */
+  AGENT_DIRECTORY_ALLOW_PRIVATE: z.enum(["0", "1"], { message: "must be 1 (allow http and private addresses for agent key directories) or 0" }).default("0"),
   /** 1: a delivery pass after each response that caused an event, as on Vercel (tests of that path under npm start). */
   WEBHOOK_AFTER_RESPONSE: z.enum(["0", "1"], { message: "must be 1 (deliver webhooks after the response, as on Vercel) or 0" }).default("0"),
   /** Multiplies every retry interval and the three days before giving up (tests run the schedule in seconds). */
@@ -510,6 +512,11 @@ export function checkConfig(env: Readonly<Record<string, string | undefined>>): 
     problems.push({
       variable: "WEBHOOK_ALLOW_PRIVATE",
       detail: `must not be 1 in production ${productionWhy}: it sends signed webhooks over plain http and to private addresses; remove it and use https endpoints at public addresses`,
+    });
+  if (production && cleaned.AGENT_DIRECTORY_ALLOW_PRIVATE === "1")
+    problems.push({
+      variable: "AGENT_DIRECTORY_ALLOW_PRIVATE",
+      detail: `must not be 1 in production ${productionWhy}: it fetches agents' key directories over plain http and from private addresses; remove it (agents publish their directories over https at public addresses)`,
     });
   if (production && cleaned.BASE_URL !== undefined && baseUrl?.startsWith("http:") && cleaned.ALLOW_INSECURE_BASE_URL !== "1")
     problems.push({

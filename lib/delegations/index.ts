@@ -6,6 +6,7 @@ import { recordAudit } from "@/lib/audit";
 import { transaction } from "@/lib/db";
 import { revokeDelegationTokens } from "@/lib/grants/access-tokens";
 import { cancelActive, findMemberDelegation, listMemberDelegations } from "@/lib/grants/delegations";
+import { agentOriginsOf } from "@/lib/grants/registrations";
 import { markCancelled } from "@/lib/grants/registrations";
 import type { Scope } from "@/lib/schemas/service-auth";
 import { parseScopeString } from "@/lib/tokens";
@@ -22,11 +23,14 @@ export interface DelegationSummary {
   lastUsedAt: Date | null;
   status: DelegationStatus;
   cancelledAt: Date | null;
+  /** The verified Web Bot Auth origin that signed the registration (issue 44), or null. */
+  agentOrigin: string | null;
 }
 
 /** The member's delegations, newest approval first. */
 export async function listDelegations(memberId: string): Promise<DelegationSummary[]> {
   const rows = await listMemberDelegations(memberId);
+  const agentOrigins = await agentOriginsOf(rows.map((row) => row.registrationId));
   return rows.map((row) => ({
     id: row.id,
     registrationId: row.registrationId,
@@ -36,6 +40,7 @@ export async function listDelegations(memberId: string): Promise<DelegationSumma
     lastUsedAt: row.lastUsedAt,
     status: row.status === "cancelled" ? "cancelled" : "active",
     cancelledAt: row.cancelledAt,
+    agentOrigin: agentOrigins.get(row.registrationId) ?? null,
   }));
 }
 

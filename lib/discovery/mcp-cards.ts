@@ -37,6 +37,9 @@ interface CardInput {
   capabilities: Record<string, Record<string, boolean>>;
 }
 
+/** Issue 44: signed requests are accepted (and counted under the verified agent's origin). */
+const SIGNATURES_ACCEPTED = "Requests may be signed with HTTP Message Signatures (Web Bot Auth): a verified agent gets a budget of its own; see /docs/signing-agents.";
+
 function serverCard(input: CardInput) {
   const base = getConfig().baseUrl;
   return {
@@ -44,7 +47,7 @@ function serverCard(input: CardInput) {
     name: `${namespace()}/${input.id}`,
     version: input.version,
     title: input.title,
-    description: input.description,
+    description: `${input.description} ${SIGNATURES_ACCEPTED}`,
     websiteUrl: `${base}${input.docsPath}`,
     remotes: [{ type: "streamable-http", url: `${base}${input.path}`, supportedProtocolVersions: [...SERVED_MCP_REVISIONS] }],
     serverInfo: { name: input.serverName, version: input.version },

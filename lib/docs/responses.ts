@@ -1,4 +1,5 @@
 // HTTP answers of the read-only docs surfaces: markdown twins, /ask, /auth.md and /sitemap.xml.
+import { publicCallerKey } from "@/lib/agent-identity";
 import { absoluteUrl } from "@/lib/config";
 import { queryOf, textReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { callerKey } from "@/lib/http/client-ip";
@@ -31,7 +32,9 @@ const ASK_HEADERS = { vary: "Accept", "cache-control": "public, max-age=300", "a
 export async function askReply(request: ApiRequest): Promise<ApiReply> {
   const head = request.method === "HEAD";
   // Every question spends one unit of the caller's ask budget (in memory: a Map lookup), before any search.
-  const refused = chargeBudgets([{ budget: "ask", key: callerKey(request.headers), cost: 1 }]);
+  const keyed = publicCallerKey(request, callerKey(request.headers));
+  const key = typeof keyed === "string" ? keyed : await keyed;
+  const refused = chargeBudgets([{ budget: "ask", key, cost: 1 }]);
   if (refused) return rateLimitedReply(refused.retryAfterSeconds, PUBLIC_READ);
   const parsed = parseAskQuery(new URLSearchParams(queryOf(request.target)));
   if (!parsed.ok) return errorReply("invalid_request", parsed.message, { headers: { ...PUBLIC_READ, Vary: "Accept" } });

@@ -16,7 +16,7 @@ export interface AttemptRow {
 /** An attempt with the registration fields the approval page and the decision need. */
 export interface AttemptWithRegistration extends AttemptRow {
   userCodeHash: string;
-  registration: { loginHint: string; clientName: string | null; scope: string; claimExpiresAt: Date };
+  registration: { loginHint: string; clientName: string | null; scope: string; claimExpiresAt: Date; agentOrigin: string | null };
 }
 
 interface RawAttempt {
@@ -67,9 +67,11 @@ export async function currentAttempt(registrationId: string): Promise<AttemptRow
 }
 
 export async function findAttemptByTokenHash(attemptTokenHash: string): Promise<AttemptWithRegistration | null> {
-  const rows = await db().query<RawAttempt & { userCodeHash: string; loginHint: string; clientName: string | null; scope: string; claimExpiresAt: unknown }>(
+  const rows = await db().query<
+    RawAttempt & { userCodeHash: string; loginHint: string; clientName: string | null; scope: string; claimExpiresAt: unknown; agentOrigin: string | null }
+  >(
     `SELECT a."id", a."registrationId", a."status", a."expiresAt", a."interval", a."lastPolledAt", a."userCodeHash",
-            r."loginHint", r."clientName", r."scope", r."claimExpiresAt"
+            r."loginHint", r."clientName", r."scope", r."claimExpiresAt", r."agentOrigin"
      FROM "ClaimAttempt" a JOIN "Registration" r ON r."id" = a."registrationId"
      WHERE a."attemptTokenHash" = $1`,
     [attemptTokenHash],
@@ -79,7 +81,7 @@ export async function findAttemptByTokenHash(attemptTokenHash: string): Promise<
   return {
     ...toRow(raw),
     userCodeHash: raw.userCodeHash,
-    registration: { loginHint: raw.loginHint, clientName: raw.clientName, scope: raw.scope, claimExpiresAt: readDate(raw.claimExpiresAt) },
+    registration: { loginHint: raw.loginHint, clientName: raw.clientName, scope: raw.scope, claimExpiresAt: readDate(raw.claimExpiresAt), agentOrigin: raw.agentOrigin },
   };
 }
 

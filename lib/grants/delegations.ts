@@ -38,15 +38,15 @@ export async function insertDelegation(input: { registrationId: string; memberId
 }
 
 /** The delegation of a registration, with the registration's status (the poll and the JWT-bearer exchange check both). */
-export async function findDelegationOfRegistration(registrationId: string): Promise<(DelegationRow & { registrationStatus: string }) | null> {
-  const rows = await db().query<RawDelegation & { registrationStatus: string }>(
-    `SELECT d."id", d."registrationId", d."memberId", d."clientName", d."scope", d."status", d."approvedAt", d."lastUsedAt", d."cancelledAt", r."status" AS "registrationStatus"
+export async function findDelegationOfRegistration(registrationId: string): Promise<(DelegationRow & { registrationStatus: string; agentOrigin: string | null }) | null> {
+  const rows = await db().query<RawDelegation & { registrationStatus: string; agentOrigin: string | null }>(
+    `SELECT d."id", d."registrationId", d."memberId", d."clientName", d."scope", d."status", d."approvedAt", d."lastUsedAt", d."cancelledAt", r."status" AS "registrationStatus", r."agentOrigin"
      FROM "Delegation" d JOIN "Registration" r ON r."id" = d."registrationId"
      WHERE d."registrationId" = $1`,
     [registrationId],
   );
   const raw = rows[0];
-  return raw ? { ...toRow(raw), registrationStatus: raw.registrationStatus } : null;
+  return raw ? { ...toRow(raw), registrationStatus: raw.registrationStatus, agentOrigin: raw.agentOrigin } : null;
 }
 
 export async function findMemberDelegation(memberId: string, id: string): Promise<DelegationRow | null> {

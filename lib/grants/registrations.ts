@@ -10,6 +10,8 @@ export interface RegistrationRow {
   scope: string;
   claimExpiresAt: Date;
   status: string;
+  /** The Web Bot Auth origin that signed the registration (issue 44); null when it was unsigned. */
+  agentOrigin: string | null;
 }
 
 interface RawRegistration {
@@ -19,9 +21,10 @@ interface RawRegistration {
   scope: string;
   claimExpiresAt: unknown;
   status: string;
+  agentOrigin: string | null;
 }
 
-const COLUMNS = `"id", "loginHint", "clientName", "scope", "claimExpiresAt", "status"`;
+const COLUMNS = `"id", "loginHint", "clientName", "scope", "claimExpiresAt", "status", "agentOrigin"`;
 
 function toRow(raw: RawRegistration): RegistrationRow {
   return { ...raw, claimExpiresAt: readDate(raw.claimExpiresAt) };
@@ -34,12 +37,14 @@ export async function insertRegistration(input: {
   claimTokenHash: string;
   claimExpiresAt: Date;
   now: Date;
+  /** The verified signer (issue 44), or null for an unsigned registration. */
+  agent?: { origin: string; thumbprint: string } | null;
 }): Promise<string> {
   const id = randomUUID();
   await db().execute(
-    `INSERT INTO "Registration" ("id", "registrationType", "loginHint", "clientName", "scope", "claimTokenHash", "claimExpiresAt", "status", "createdAt", "updatedAt")
-     VALUES ($1, 'service_auth', $2, $3, $4, $5, $6, 'pending', $7, $7)`,
-    [id, input.loginHint, input.clientName, input.scope, input.claimTokenHash, input.claimExpiresAt, input.now],
+    `INSERT INTO "Registration" ("id", "registrationType", "loginHint", "clientName", "scope", "claimTokenHash", "claimExpiresAt", "status", "agentOrigin", "agentKeyThumbprint", "createdAt", "updatedAt")
+     VALUES ($1, 'service_auth', $2, $3, $4, $5, $6, 'pending', $7, $8, $9, $9)`,
+    [id, input.loginHint, input.clientName, input.scope, input.claimTokenHash, input.claimExpiresAt, input.agent?.origin ?? null, input.agent?.thumbprint ?? null, input.now],
   );
   return id;
 }
@@ -75,6 +80,14 @@ export async function clientNamesOf(ids: readonly string[]): Promise<Map<string,
   const placeholders = ids.map((_, i) => `$${i + 1}`).join(", ");
   const rows = await db().query<{ id: string; clientName: string | null }>(`SELECT "id", "clientName" FROM "Registration" WHERE "id" IN (${placeholders})`, ids);
   return new Map(rows.map((row) => [row.id, row.clientName]));
+}
+
+/** The verified Web Bot Auth origins of these registrations (issue 44); unsigned ones are left out. */
+export async function agentOriginsOf(ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const placeholders = ids.map((_, i) => `$${i + 1}`).join(", ");
+  const rows = await db().query<{ id: string; agentOrigin: string | null }>(`SELECT "id", "agentOrigin" FROM "Registration" WHERE "id" IN (${placeholders})`, ids);
+  return new Map(rows.flatMap((row) => (row.agentOrigin === null ? [] : [[row.id, row.agentOrigin] as const])));
 }
 
 /** Marks up to `limit` pending registrations whose outer claim ran out as expired (the webhook sweep); their ids. */

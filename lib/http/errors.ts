@@ -22,6 +22,12 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   payload_too_large: 413,
   rate_limited: 429,
+  // A Web Bot Auth signature that is present but not accepted (issue 44): 401 with a Signature challenge.
+  invalid_signature: 401,
+  expired_signature: 401,
+  replayed_signature: 401,
+  unknown_key: 401,
+  directory_unavailable: 401,
   server_error: 500,
   temporarily_unavailable: 503,
 } as const;
@@ -280,4 +286,20 @@ export function jsonRpcErrorReply(id: string | number | null, error: JsonRpcErro
 export function jsonRpcRateLimited(id: string | number | null, retryAfterSeconds: number): ApiReply {
   const refusal = rateLimitedRpcError(retryAfterSeconds);
   return jsonRpcErrorReply(id, refusal.error, refusal.status, refusal.headers);
+}
+
+/** The codes of a refused Web Bot Auth signature (issue 44). */
+export type SignatureRefusalCode = "invalid_signature" | "expired_signature" | "replayed_signature" | "unknown_key" | "directory_unavailable";
+
+/**
+ * The challenge of a refused HTTP Message Signature (RFC 9421, Web Bot Auth profile): the scheme names what to send,
+ * `tag` the profile, `error` the reason, as the Bearer challenge does for tokens.
+ */
+export function signatureChallenge(code: SignatureRefusalCode): string {
+  return `Signature realm="${getConfig().realm}", tag="web-bot-auth", error="${code}"`;
+}
+
+/** 401 for a signature that is present but not accepted: CONTRACT.md §2's body naming the reason, and the challenge. */
+export function signatureRefusalReply(code: SignatureRefusalCode, detail: string): ApiReply {
+  return errorReply(code, `The request's Web Bot Auth signature was not accepted: ${detail}.`, { challenge: signatureChallenge(code) });
 }

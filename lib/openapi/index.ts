@@ -283,7 +283,34 @@ export function openApiDocument(): Record<string, unknown> {
     paths,
     components: {
       schemas: components,
+      // Issue 44: any request may carry a Web Bot Auth signature (RFC 9421); see the docs page "Sign your agent's requests".
+      headers: {
+        Signature: { description: "RFC 9421 signature (Web Bot Auth profile: Ed25519, tag web-bot-auth).", schema: { type: "string" } },
+        "Signature-Input": {
+          description:
+            'RFC 9421 signature parameters: tag="web-bot-auth", created, expires (at most 10 minutes apart), keyid (the key\'s JWK thumbprint), an optional nonce; covering @authority and signature-agent.',
+          schema: { type: "string" },
+        },
+        "Signature-Agent": {
+          description: `The agent's https origin, whose key directory (/.well-known/http-message-signatures-directory) holds the key: "https://agent.example", or sig1="https://agent.example" covered with key="sig1". Documentation: ${base}/docs/signing-agents.`,
+          schema: { type: "string" },
+        },
+      },
+      responses: {
+        SignatureRefused: {
+          description:
+            "A Web Bot Auth signature was present but not accepted (POST /agent/identity): error invalid_signature, expired_signature, replayed_signature, unknown_key or directory_unavailable; nothing was written.",
+          headers: { "WWW-Authenticate": { description: 'Signature realm="<host>", tag="web-bot-auth", error="<code>"', schema: { type: "string" } } },
+          content: { "application/json": { schema: { $ref: `#/components/schemas/${schemaName(errorBodySchema)}` } } },
+        },
+      },
       securitySchemes: {
+        webBotAuth: {
+          type: "apiKey",
+          in: "header",
+          name: "Signature",
+          description: `Optional HTTP Message Signatures (RFC 9421) in the Web Bot Auth profile, with the Signature-Input and Signature-Agent headers: a verified agent is counted under its origin on the public reads and shown as verified to the member; ${base}/docs/signing-agents.`,
+        },
         operatorBearer: { type: "http", scheme: "bearer", description: "The operator's METRICS_TOKEN." },
         agentBearer: {
           type: "http",

@@ -8,7 +8,8 @@ import { sha256 } from "@/lib/crypto/secrets";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { readForm, readJsonObject, type BodyResult } from "@/lib/http/body";
 import { clientIp } from "@/lib/http/client-ip";
-import { errorReply, payloadTooLargeReply, rateLimitedReply, type ErrorCode } from "@/lib/http/errors";
+import { errorReply, payloadTooLargeReply, rateLimitedReply, signatureRefusalReply, type ErrorCode } from "@/lib/http/errors";
+import { agentCallerKey, agentIdentityOf, isSigned } from "@/lib/agent-identity";
 import { normalizeEmail } from "@/lib/members/normalize";
 import { budgetRule, chargeBudgets, hitRateLimit, rateLimitHeaders, type RateLimitRule } from "@/lib/rate-limit";
 import { pollClaim, refreshClaim, registerClaim, verificationUri, ATTEMPT_LIFETIME_SECONDS, type NewAttempt } from "@/lib/service-auth/lifecycle";
@@ -74,10 +75,16 @@ export async function handleRegistration(request: ApiRequest, clock: Clock = sys
   if (!parsed.success) return errorReply("invalid_request", describeIssue(parsed.error));
   // Only well-formed requests count; the e-mail is kept in the bucket key as a hash.
   const loginHint = normalizeEmail(parsed.data.login_hint);
-  const refused = (await limited(IDENTITY_IP_RULE, clientIp(request.headers), clock)) ?? (await limited(IDENTITY_LOGIN_HINT_RULE, sha256(loginHint), clock));
+  // Issue 44: a signature that is present must verify (nothing is written otherwise); a verified agent is counted
+  // under its origin, everyone else (a refused signature too) under the address.
+  const identity = isSigned(request.headers) ? await agentIdentityOf(request, clock) : null;
+  const caller = identity?.kind === "verified" ? agentCallerKey(identity.origin) : clientIp(request.headers);
+  const refused = (await limited(IDENTITY_IP_RULE, caller, clock)) ?? (await limited(IDENTITY_LOGIN_HINT_RULE, sha256(loginHint), clock));
   if (refused) return refused;
+  if (identity?.kind === "invalid") return signatureRefusalReply(identity.reason, identity.detail);
+  const agent = identity?.kind === "verified" ? { origin: identity.origin, thumbprint: identity.thumbprint } : null;
   const scopes = parsed.data.scopes ?? [...SCOPES];
-  const reg = await registerClaim({ loginHint, clientName: parsed.data.client_name ?? null, scopes }, clock);
+  const reg = await registerClaim({ loginHint, clientName: parsed.data.client_name ?? null, scopes, agent }, clock);
   const response: RegistrationResponse = {
     registration_id: reg.registrationId,
     registration_type: "service_auth",
@@ -132,6 +139,17 @@ function tokenError(code: ErrorCode, description = TOKEN_ERRORS[code] ?? "The to
   return errorReply(code, description, { headers: TOKEN_HEADERS, retryAfter });
 }
 
+/** Issue 44's binding: named, so the agent knows a signature (not a new registration) is what it lacks. */
+const AGENT_BINDING_DESCRIPTION =
+  "This registration was signed by a verified agent (Web Bot Auth): its polls and exchanges must be signed by a key of the same agent origin; nothing was issued.";
+
+/** The verified Web Bot Auth origin of a token request, or null (unsigned, or a signature not accepted). */
+async function verifiedOriginOf(request: ApiRequest, clock: Clock): Promise<string | null> {
+  if (!isSigned(request.headers)) return null;
+  const identity = await agentIdentityOf(request, clock);
+  return identity.kind === "verified" ? identity.origin : null;
+}
+
 /** POST /oauth2/token: the claim grant and the JWT-bearer grant. */
 export async function handleToken(request: ApiRequest, clock: Clock = systemClock): Promise<ApiReply> {
   const form = await readForm(request, AUTH_BODY_LIMIT);
@@ -147,10 +165,12 @@ export async function handleToken(request: ApiRequest, clock: Clock = systemCloc
     return tokenError("invalid_request", `The field ${field} is missing or invalid.`);
   }
   const input = parsed.data;
+  const signedBy = await verifiedOriginOf(request, clock);
   if (input.grant_type === CLAIM_GRANT_TYPE) {
-    const outcome = await pollClaim(input.claim_token, clock);
+    const outcome = await pollClaim(input.claim_token, clock, signedBy);
     if (!outcome.ok) {
       if (outcome.error === "slow_down") return tokenError("slow_down", `Polling too fast; the interval is now ${outcome.interval} seconds.`, outcome.interval);
+      if (outcome.error === "agent_binding") return tokenError("invalid_grant", AGENT_BINDING_DESCRIPTION);
       return tokenError(outcome.error);
     }
     const response: ClaimGrantTokenResponse = {
@@ -170,9 +190,9 @@ export async function handleToken(request: ApiRequest, clock: Clock = systemCloc
       headers: TOKEN_HEADERS,
       retryAfter: refused.retryAfterSeconds,
     });
-  const outcome = await exchangeIdentityAssertion({ assertion: input.assertion, resource: input.resource }, clock);
-  observeTokenGrant("jwt-bearer", outcome.ok ? "issued" : outcome.error);
-  if (!outcome.ok) return tokenError(outcome.error);
+  const outcome = await exchangeIdentityAssertion({ assertion: input.assertion, resource: input.resource, signedBy }, clock);
+  observeTokenGrant("jwt-bearer", outcome.ok ? "issued" : outcome.error === "agent_binding" ? "invalid_grant" : outcome.error);
+  if (!outcome.ok) return outcome.error === "agent_binding" ? tokenError("invalid_grant", AGENT_BINDING_DESCRIPTION) : tokenError(outcome.error);
   const response: JwtBearerTokenResponse = { access_token: outcome.token.accessToken, token_type: "Bearer", expires_in: 3600, scope: outcome.token.scope };
   return json(response, TOKEN_HEADERS);
 }

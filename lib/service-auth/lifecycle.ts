@@ -80,14 +80,25 @@ export interface NewRegistration {
 }
 
 /** POST /agent/identity: a registration with its outer claim and first attempt. Unknown e-mails get one too (nobody can approve it). */
-export async function registerClaim(input: { loginHint: string; clientName: string | null; scopes: readonly Scope[] }, clock: Clock = systemClock): Promise<NewRegistration> {
+export async function registerClaim(
+  input: { loginHint: string; clientName: string | null; scopes: readonly Scope[]; agent?: { origin: string; thumbprint: string } | null },
+  clock: Clock = systemClock,
+): Promise<NewRegistration> {
   const now = clock.now();
   const loginHint = normalizeEmail(input.loginHint);
   const scope = scopeString(input.scopes);
   const claimToken = newSecret("clm_");
   const claimExpiresAt = new Date(now.getTime() + OUTER_CLAIM_LIFETIME_SECONDS * 1000);
   return transaction(async () => {
-    const registrationId = await registrations.insertRegistration({ loginHint, clientName: input.clientName, scope, claimTokenHash: sha256(claimToken), claimExpiresAt, now });
+    const registrationId = await registrations.insertRegistration({
+      loginHint,
+      clientName: input.clientName,
+      scope,
+      claimTokenHash: sha256(claimToken),
+      claimExpiresAt,
+      now,
+      agent: input.agent ?? null,
+    });
     const attempt = await createAttempt(registrationId, now);
     const member = await findMemberByEmail(loginHint);
     await recordAudit({ type: "registration", memberId: member?.id ?? null, registrationId, detail: input.clientName ? `${input.clientName}: ${scope}` : scope }, clock);
@@ -132,6 +143,8 @@ export async function refreshClaim(input: { claimToken: string; email: string },
 export type PollOutcome =
   | { ok: true; accessToken: string; expiresIn: number; scope: string; identityAssertion: string; assertionExpiresAt: Date }
   | { ok: false; error: "invalid_grant" | "authorization_pending" | "access_denied" | "expired_token" }
+  /** The registration was signed (issue 44) and this poll is not signed by a key of the same origin: invalid_grant. */
+  | { ok: false; error: "agent_binding" }
   | { ok: false; error: "slow_down"; interval: number };
 
 const POLL_ROUNDS = 3;
@@ -142,9 +155,11 @@ type PollDecision = Exclude<PollOutcome, { ok: true }> | { ok: true; token: Issu
 const tooSoon = (attempt: AttemptRow, now: Date): attempt is AttemptRow & { lastPolledAt: Date } =>
   attempt.lastPolledAt !== null && now.getTime() - attempt.lastPolledAt.getTime() < attempt.interval * 1000;
 
-async function decidePoll(claimTokenHash: string, now: Date, clock: Clock): Promise<PollDecision> {
+async function decidePoll(claimTokenHash: string, signedBy: string | null, now: Date, clock: Clock): Promise<PollDecision> {
   const registration = await registrations.findRegistrationByClaimTokenHash(claimTokenHash);
   if (!registration) return { ok: false, error: "invalid_grant" };
+  // Before anything moves (pace, slot, token): a leaked claim token alone is useless for a signed registration.
+  if (registration.agentOrigin !== null && registration.agentOrigin !== signedBy) return { ok: false, error: "agent_binding" };
   if (isPast(registration.claimExpiresAt, now)) {
     if ((await registrations.markExpiredIfPending(registration.id, now)) === 1) await webhooks.webhookDelegationExpired(registration.id, clock);
     return { ok: false, error: "invalid_grant" };
@@ -185,12 +200,13 @@ async function decidePoll(claimTokenHash: string, now: Date, clock: Clock): Prom
 }
 
 /** POST /oauth2/token with the claim grant. */
-export async function pollClaim(claimToken: string, clock: Clock = systemClock): Promise<PollOutcome> {
+/** `signedBy`: the verified Web Bot Auth origin of the poll (issue 44), null when unsigned. */
+export async function pollClaim(claimToken: string, clock: Clock = systemClock, signedBy: string | null = null): Promise<PollOutcome> {
   if (!CLAIM_TOKEN_SYNTAX.test(claimToken)) return { ok: false, error: "invalid_grant" };
   // Load signing keys outside the transaction: the first load may itself use the database.
   await getKeySet();
   const now = clock.now();
-  const decision = await transaction(() => decidePoll(sha256(claimToken), now, clock));
+  const decision = await transaction(() => decidePoll(sha256(claimToken), signedBy, now, clock));
   observeTokenGrant("claim", decision.ok ? "approved" : decision.error);
   if (!decision.ok) return decision;
   const assertion = await signIdentityAssertion(decision.claims, clock);
@@ -207,7 +223,17 @@ export async function pollClaim(claimToken: string, clock: Clock = systemClock):
 // ---------------------------------------------------------------- the human decision (used by /agent/authorize)
 
 export type AttemptForApproval =
-  | { state: "open"; attemptId: string; registrationId: string; clientName: string | null; scopes: Scope[]; expiresAt: Date; isOwner: boolean }
+  | {
+      state: "open";
+      attemptId: string;
+      registrationId: string;
+      clientName: string | null;
+      /** The Web Bot Auth origin that signed the registration (issue 44); null when unsigned. */
+      agentOrigin: string | null;
+      scopes: Scope[];
+      expiresAt: Date;
+      isOwner: boolean;
+    }
   | { state: "not_found" | "expired" | "closed" | "approved" | "denied" };
 
 function findAttempt(attemptToken: string): Promise<AttemptWithRegistration | null> {
@@ -241,6 +267,7 @@ export async function viewAttemptForApproval(attemptToken: string, member: { id:
     attemptId: attempt.id,
     registrationId: attempt.registrationId,
     clientName: attempt.registration.clientName,
+    agentOrigin: attempt.registration.agentOrigin,
     scopes: parseScopeString(attempt.registration.scope),
     expiresAt: attempt.expiresAt,
     isOwner: isOwner(attempt, member),

@@ -46,10 +46,18 @@ function scopesOf(scope: string): Scope[] {
   return SCOPES.filter((s) => parts.includes(s));
 }
 
+/** `agent_origin` only for a signed registration (issue 44): unsigned payloads stay exactly as they were. */
+function agentOriginOf(registration: { agentOrigin: string | null }): { agent_origin?: string } {
+  return registration.agentOrigin === null ? {} : { agent_origin: registration.agentOrigin };
+}
+
 async function commonData(registrationId: string, memberId: string) {
   const registration = await findRegistration(registrationId);
   if (!registration) throw new Error("webhook event for a registration that does not exist");
-  return { registration, data: { registration_id: registrationId, member_id: memberId, client_name: registration.clientName, scopes: scopesOf(registration.scope) } };
+  return {
+    registration,
+    data: { registration_id: registrationId, member_id: memberId, client_name: registration.clientName, scopes: scopesOf(registration.scope), ...agentOriginOf(registration) },
+  };
 }
 
 async function delegationIdOf(registrationId: string): Promise<string> {
@@ -92,7 +100,7 @@ export async function webhookDelegationExpired(registrationId: string, clock: Cl
   if (!member) return;
   await enqueueEvent(
     "delegation.expired",
-    { registration_id: registrationId, member_id: member.id, client_name: registration.clientName, scopes: scopesOf(registration.scope) },
+    { registration_id: registrationId, member_id: member.id, client_name: registration.clientName, scopes: scopesOf(registration.scope), ...agentOriginOf(registration) },
     clock,
   );
 }

@@ -12,6 +12,10 @@ const common = {
   member_id: z.string().describe("The member whose account the registration names."),
   client_name: z.string().nullable().describe("The name the agent gave when it registered, or null."),
   scopes: z.array(z.enum(SCOPES)).describe("The scopes the agent asked for (approved scopes for approved delegations)."),
+  agent_origin: z
+    .string()
+    .optional()
+    .describe("The agent's origin, verified from its Web Bot Auth signature on the registration (issue 44); absent when the registration was unsigned."),
 };
 
 const dataSchemas = {

@@ -148,6 +148,17 @@ describe("configFrom", () => {
     expect(problemVariables({ NODE_ENV: "production", BASE_URL: "http://localhost:3000", WEBHOOK_ALLOW_PRIVATE: "1" })).toEqual([]);
   });
 
+  it("refuses AGENT_DIRECTORY_ALLOW_PRIVATE=1 in production, allows it locally, and takes only 0 or 1", () => {
+    const prod = { NODE_ENV: "production", BASE_URL: "https://gate.example.com", AUTH_SECRET: "s".repeat(40), SIGNING_KEYS: JSON.stringify([KEY]) };
+    expect(problemVariables({ ...prod, AGENT_DIRECTORY_ALLOW_PRIVATE: "1" })).toEqual(["AGENT_DIRECTORY_ALLOW_PRIVATE"]);
+    expect(problemText({ ...prod, AGENT_DIRECTORY_ALLOW_PRIVATE: "1" })).toMatch(
+      /^AGENT_DIRECTORY_ALLOW_PRIVATE must not be 1 in production \(NODE_ENV=production with a non-localhost BASE_URL\): /,
+    );
+    expect(problemVariables({ ...prod, AGENT_DIRECTORY_ALLOW_PRIVATE: "0" })).toEqual([]);
+    expect(problemVariables({ NODE_ENV: "production", BASE_URL: "http://localhost:3000", AGENT_DIRECTORY_ALLOW_PRIVATE: "1" })).toEqual([]);
+    expect(problemVariables({ AGENT_DIRECTORY_ALLOW_PRIVATE: "yes" })).toEqual(["AGENT_DIRECTORY_ALLOW_PRIVATE"]);
+  });
+
   it("accepts SIGNING_KEYS as an array of private Ed25519 JWKs", () => {
     expect(configFrom({ SIGNING_KEYS: JSON.stringify([KEY, KEY2]) }).signingKeys).toHaveLength(2);
   });

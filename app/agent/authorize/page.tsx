@@ -81,6 +81,16 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Se
       <h1>Approve access for an agent?</h1>
       <p>An agent asks for read-only access to your account. Approve only if you started this yourself.</p>
 
+      {attempt.agentOrigin ? (
+        <section aria-labelledby="agent-verified" className="verified-agent">
+          <h2 id="agent-verified">Who sent it</h2>
+          <p className="verified-origin" data-testid="verified-origin">
+            Verified: sent by <strong>{new URL(attempt.agentOrigin).host}</strong>
+          </p>
+          <p className="muted">The request was signed with a key that {attempt.agentOrigin} publishes, so it comes from whoever runs that site.</p>
+        </section>
+      ) : null}
+
       <section aria-labelledby="agent-name">
         <h2 id="agent-name">Name given by the agent</h2>
         {attempt.clientName ? (
@@ -95,7 +105,13 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Se
             (no name given)
           </p>
         )}
-        <p className="warning">The agent chose this name itself. We have not checked it, so it may be misleading.</p>
+        {attempt.agentOrigin ? (
+          <p className="muted" data-testid="self-given-name-note">
+            The agent chose this name itself; only the sender above is verified.
+          </p>
+        ) : (
+          <p className="warning">The agent chose this name itself. We have not checked it, so it may be misleading.</p>
+        )}
       </section>
 
       <section aria-labelledby="agent-scopes">

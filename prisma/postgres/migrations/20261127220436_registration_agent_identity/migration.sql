@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Registration" ADD COLUMN     "agentKeyThumbprint" TEXT,
+ADD COLUMN     "agentOrigin" TEXT;

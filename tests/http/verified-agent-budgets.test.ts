@@ -1,0 +1,66 @@
+// Issue 44, budgets per verified agent: on the public reads, a request with a valid Web Bot Auth signature (Cloudflare's
+// web-bot-auth signer, a local key directory) is counted under its verified origin instead of its address, so two
+// signed agents behind one address get separate allowances and an unsigned client there keeps its own. A signature
+// that is not accepted is answered and counted as unsigned: public reads never refuse for it.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshIp, startAuthServer } from "../support/agent-auth";
+import type { TestServer } from "../support/server";
+import { newAgentKey, signRequest, startDirectory, type AgentKey, type DirectoryServer } from "../support/web-bot-agent";
+
+let server: TestServer;
+const agents: { key: AgentKey; directory: DirectoryServer }[] = [];
+
+beforeAll(async () => {
+  server = await startAuthServer({ AGENT_DIRECTORY_ALLOW_PRIVATE: "1", RATE_LIMIT_ASK_PER_MINUTE: "2", RATE_LIMIT_MCP_PER_MINUTE: "2" });
+  for (let i = 0; i < 2; i++) {
+    const key = await newAgentKey();
+    agents.push({ key, directory: await startDirectory([key]) });
+  }
+});
+afterAll(async () => {
+  await server?.stop();
+  await Promise.all(agents.map((agent) => agent.directory.close()));
+});
+
+const MCP_ACCEPT = "application/json, text/event-stream";
+const LOOKUP = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "lookup_member", arguments: { name_or_slug: "ada-lovelace" } } };
+
+async function ask(ip: string, agent?: { key: AgentKey; directory: DirectoryServer }): Promise<number> {
+  const url = `${server.baseUrl}/ask?query=token%20polling`;
+  const signature = agent ? await signRequest(agent.key, agent.directory.origin, "GET", url) : {};
+  return (await fetch(url, { headers: { "x-forwarded-for": ip, ...signature } })).status;
+}
+
+async function mcp(ip: string, agent?: { key: AgentKey; directory: DirectoryServer }, tamper = false): Promise<number> {
+  const url = `${server.baseUrl}/mcp`;
+  const signature = agent ? await signRequest(agent.key, agent.directory.origin, "POST", url) : {};
+  if (tamper && "signature" in signature) signature.signature = signature.signature.replace(/:[A-Za-z0-9+/]{8}/, ":AAAAAAAA");
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: MCP_ACCEPT, "x-forwarded-for": ip, ...signature },
+    body: JSON.stringify(LOOKUP),
+  });
+  await response.text();
+  return response.status;
+}
+
+describe("budgets per verified agent", () => {
+  it("/ask: two signed agents on one address get separate allowances, and an unsigned client there keeps its own", async () => {
+    const ip = freshIp();
+    for (const agent of [agents[0], agents[1], undefined]) {
+      expect([await ask(ip, agent), await ask(ip, agent)]).toEqual([200, 200]);
+      expect(await ask(ip, agent)).toBe(429);
+    }
+  });
+
+  it("MCP: the same, and a bad signature is answered as unsigned, counted under the address", async () => {
+    const ip = freshIp();
+    expect([await mcp(ip, agents[0]), await mcp(ip, agents[0])]).toEqual([200, 200]);
+    expect(await mcp(ip, agents[0])).toBe(429);
+    expect([await mcp(ip, agents[1]), await mcp(ip, agents[1])]).toEqual([200, 200]);
+    // Never a refusal for the signature itself: a tampered one reads as unsigned and spends the address's budget.
+    expect(await mcp(ip, agents[1], true)).toBe(200);
+    expect(await mcp(ip)).toBe(200);
+    expect(await mcp(ip)).toBe(429);
+  });
+});
