@@ -2,7 +2,8 @@
 // "unsigned", or carries a signature that is present but not accepted (with the reason). One directory cache and
 // one nonce memory per process.
 import { systemClock, type Clock } from "@/lib/clock";
-import { getConfig, setting } from "@/lib/config";
+import { getConfig } from "@/lib/config";
+import { processSingleton } from "@/lib/registry";
 import type { ApiRequest } from "@/lib/http/api";
 import { DirectoryCache } from "./directory";
 import { NonceMemory } from "./nonces";
@@ -12,11 +13,12 @@ export type { AgentIdentity, SignatureFailure } from "./verify";
 export { isSigned } from "./verify";
 import { isSigned } from "./verify";
 
-const directories = new DirectoryCache(systemClock);
-const nonces = new NonceMemory();
+// One per process, not per copy of this module (DEVELOPING.md "One registry of process state"): a nonce the front's
+// copy accepted must not be accepted again by Next's, and a directory is fetched once for both.
+const { directories, nonces } = processSingleton("agent-identity", () => ({ directories: new DirectoryCache(systemClock), nonces: new NonceMemory() }));
 
 function directoryAllowPrivate(): boolean {
-  return setting("AGENT_DIRECTORY_ALLOW_PRIVATE") === "1";
+  return getConfig().agentDirectoryAllowPrivate;
 }
 
 /** Who signed this request, verified against its agent's key directory (never throws, never a 500). */

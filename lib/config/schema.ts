@@ -308,6 +308,8 @@ export interface AppConfig {
   rateLimitAllowances: Readonly<Record<string, number | "invalid">>;
   /** OpenTelemetry's OTEL_* variables (./tracing.ts, lib/tracing): off unless an OTLP endpoint is set. */
   tracing: TracingConfig;
+  /** AGENT_DIRECTORY_ALLOW_PRIVATE=1: agents' key directories may be http:// and at private addresses (tests, local use). */
+  agentDirectoryAllowPrivate: boolean;
 }
 
 export interface WebhookSettings {
@@ -579,6 +581,7 @@ export function checkConfig(env: Readonly<Record<string, string | undefined>>): 
       operations: operationsFrom(env),
       rateLimitAllowances,
       tracing: tracingFrom(env),
+      agentDirectoryAllowPrivate: raw.AGENT_DIRECTORY_ALLOW_PRIVATE === "1",
     }),
   };
 }
