@@ -239,6 +239,8 @@ describe("the human decision", () => {
       scopes: [...SCOPES],
       expiresAt: reg.attempt.expiresAt,
       isOwner: true,
+      // Unsigned: no verified origin (issue 44).
+      agentOrigin: null,
     });
     expect(await viewAttemptForApproval(reg.attempt.attemptToken, await member("grace@example.com"), clock)).toMatchObject({ state: "open", isOwner: false });
     expect(await viewAttemptForApproval("cat_" + "C".repeat(43), await member(), clock)).toEqual({ state: "not_found" });

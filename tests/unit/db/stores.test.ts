@@ -94,6 +94,7 @@ describe("registrations store", () => {
       scope: "agent.account.read",
       claimExpiresAt: at("2026-03-02T10:00:00.000Z"),
       status: "pending",
+      agentOrigin: null,
     });
     expect(await registrations.findRegistration(id)).toEqual(row);
     expect(await registrations.moveRegistration(id, "active", "denied", NOW)).toBe(0);
@@ -147,6 +148,7 @@ describe("claim attempts store", () => {
       clientName: "Store Agent",
       scope: "agent.account.read",
       claimExpiresAt: at("2026-03-02T10:00:00.000Z"),
+      agentOrigin: null,
     });
 
     expect(await attempts.countWrongCode(secondId)).toBe(1);
