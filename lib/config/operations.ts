@@ -1,6 +1,7 @@
 // The operator settings of issue #17 (janitor, pool, logs, metrics): part of the one configuration
 // (`getConfig().operations`); a start refuses malformed ones (checkConfig, ./schema.ts).
 import { z } from "zod";
+import { malformedVariables, presentVariables } from "./variables";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -31,31 +32,14 @@ export interface OperationsConfig {
   databaseStatementTimeoutMs: number;
 }
 
-/** Empty strings count as unset (a blank line in .env). */
-function presentEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const key of Object.keys(operationsSchema.shape)) {
-    const value = env[key];
-    if (value !== undefined && value.trim() !== "") out[key] = value.trim();
-  }
-  return out;
-}
-
 /** One problem per malformed operator setting (for the start checks): the variable and what it must be. */
 export function operationsProblems(env: Readonly<Record<string, string | undefined>>): { variable: string; detail: string }[] {
-  const parsed = operationsSchema.safeParse(presentEnv(env));
-  if (parsed.success) return [];
-  const problems = new Map<string, string>();
-  for (const issue of parsed.error.issues) {
-    const variable = String(issue.path[0] ?? "environment");
-    if (!problems.has(variable)) problems.set(variable, issue.message);
-  }
-  return [...problems].map(([variable, message]) => ({ variable, detail: `is malformed: ${message}` }));
+  return malformedVariables(operationsSchema, env);
 }
 
 /** The operator settings; throws with the variable's name when one is malformed (checkConfig refuses those first). */
 export function operationsFrom(env: Readonly<Record<string, string | undefined>>): OperationsConfig {
-  const parsed = operationsSchema.safeParse(presentEnv(env));
+  const parsed = operationsSchema.safeParse(presentVariables(env, Object.keys(operationsSchema.shape)));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(`invalid ${String(issue?.path[0] ?? "setting")}: ${issue?.message ?? "malformed"}`);

@@ -1,6 +1,7 @@
 // OpenTelemetry's standard variables (issue 43 item 3, lib/tracing): an OTLP endpoint turns traces on. Part of the one
 // configuration (getConfig().tracing; the SDK is handed what it needs, it reads no variable of ours), checked with it.
 import { z } from "zod";
+import { malformedVariables, presentVariables } from "./variables";
 
 const httpUrl = z
   .string()
@@ -35,33 +36,14 @@ export type TracingConfig =
       exportDelayMs: number;
     };
 
-const VARIABLES = Object.keys(tracingSchema.shape);
-
-/** Empty strings count as unset (a blank line in .env). */
-function presentEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const key of VARIABLES) {
-    const value = env[key];
-    if (value !== undefined && value.trim() !== "") out[key] = value.trim();
-  }
-  return out;
-}
-
 /** One problem per malformed tracing variable (for the start checks). */
 export function tracingProblems(env: Readonly<Record<string, string | undefined>>): { variable: string; detail: string }[] {
-  const parsed = tracingSchema.safeParse(presentEnv(env));
-  if (parsed.success) return [];
-  const problems = new Map<string, string>();
-  for (const issue of parsed.error.issues) {
-    const variable = String(issue.path[0] ?? "environment");
-    if (!problems.has(variable)) problems.set(variable, issue.message);
-  }
-  return [...problems].map(([variable, message]) => ({ variable, detail: `is malformed: ${message}` }));
+  return malformedVariables(tracingSchema, env);
 }
 
 /** The tracing settings; off when neither endpoint is set, or when one is malformed (a start refuses that first). */
 export function tracingFrom(env: Readonly<Record<string, string | undefined>>): TracingConfig {
-  const parsed = tracingSchema.safeParse(presentEnv(env));
+  const parsed = tracingSchema.safeParse(presentVariables(env, Object.keys(tracingSchema.shape)));
   if (!parsed.success) return { enabled: false };
   const raw = parsed.data;
   const base = raw.OTEL_EXPORTER_OTLP_ENDPOINT;
