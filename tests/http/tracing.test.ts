@@ -369,6 +369,32 @@ const TRACING_ENV = (endpoint: string): Record<string, string> => ({
   OTEL_BSP_SCHEDULE_DELAY: "200",
 });
 
+/**
+ * Runs the four flows against `base`, waits for their spans, checks them (checkTrace), and checks that the request's
+ * log line carries its trace id: from the front's span under npm start, and from the answer's traceresponse where the
+ * line is written after the span (Next answering under npm start, the route files' wrapper under a bare next start).
+ */
+async function checkFlowsExported(receiver: OtlpReceiver, base: string, output: () => string): Promise<void> {
+  const flows = await runFlows(base);
+  await receiver.until(
+    (spans) =>
+      serverSpan(spans, flows.approval, "POST /agent/authorize/decision") !== undefined &&
+      serverSpan(spans, flows.exchange, "POST /oauth2/token") !== undefined &&
+      spans.some((span) => span.traceId === flows.mcp.traceId && span.name === "tools/call lookup_member") &&
+      spans.some((span) => span.traceId === flows.a2a.traceId && span.name === "a2a skill lookup_member"),
+    "spans of the four flows",
+  );
+  // A last batch may still be on its way: every statement of the flows ends before its request span does.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  checkTrace(receiver, flows);
+  const lines = output()
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as { type?: string; route?: string; trace_id?: string });
+  expect(lines.some((line) => line.type === "request" && line.route === "/oauth2/token" && line.trace_id === flows.exchange.traceId)).toBe(true);
+  expect(lines.some((line) => line.type === "request" && line.route === "/agent/authorize/decision" && line.trace_id === flows.approval.traceId)).toBe(true);
+}
+
 describe("OpenTelemetry traces under npm start (server.ts, the node:http front on)", () => {
   const receiver = new OtlpReceiver();
   let server: TestServer;
@@ -382,27 +408,7 @@ describe("OpenTelemetry traces under npm start (server.ts, the node:http front o
   });
 
   it("exports an approval, a JWT-bearer exchange, an MCP 2026 tool call and an A2A skill in their callers' traces, with no secret", { timeout: 120_000 }, async () => {
-    const flows = await runFlows(server.baseUrl);
-    await receiver.until(
-      (spans) =>
-        serverSpan(spans, flows.approval, "POST /agent/authorize/decision") !== undefined &&
-        serverSpan(spans, flows.exchange, "POST /oauth2/token") !== undefined &&
-        spans.some((span) => span.traceId === flows.mcp.traceId && span.name === "tools/call lookup_member") &&
-        spans.some((span) => span.traceId === flows.a2a.traceId && span.name === "a2a skill lookup_member"),
-      "spans of the four flows",
-    );
-    // A last batch may still be on its way: every statement of the flows ends before its request span does.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    checkTrace(receiver, flows);
-    // The request's log line carries its trace id.
-    const lines = server
-      .output()
-      .split("\n")
-      .filter((line) => line.startsWith("{"))
-      .map((line) => JSON.parse(line) as { type?: string; route?: string; trace_id?: string });
-    expect(lines.some((line) => line.type === "request" && line.route === "/oauth2/token" && line.trace_id === flows.exchange.traceId)).toBe(true);
-    // Next answers the approval: its line finds the trace id on the answer (traceresponse).
-    expect(lines.some((line) => line.type === "request" && line.route === "/agent/authorize/decision" && line.trace_id === flows.approval.traceId)).toBe(true);
+    await checkFlowsExported(receiver, server.baseUrl, server.output);
   });
 });
 
@@ -421,25 +427,7 @@ describe("OpenTelemetry traces under a bare `next start` (instrumentation.ts reg
 
   it("exports an approval, a JWT-bearer exchange, an MCP 2026 tool call and an A2A skill in their callers' traces, with no secret", { timeout: 120_000 }, async () => {
     // BASE_URL names localhost (the approval form checks its Origin against it).
-    const flows = await runFlows(bare.url.replace("127.0.0.1", "localhost"));
-    await receiver.until(
-      (spans) =>
-        serverSpan(spans, flows.approval, "POST /agent/authorize/decision") !== undefined &&
-        serverSpan(spans, flows.exchange, "POST /oauth2/token") !== undefined &&
-        spans.some((span) => span.traceId === flows.mcp.traceId && span.name === "tools/call lookup_member") &&
-        spans.some((span) => span.traceId === flows.a2a.traceId && span.name === "a2a skill lookup_member"),
-      "spans of the four flows",
-    );
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    checkTrace(receiver, flows);
-    // Without server.ts the route files' wrapper writes the line, after the span: the trace id comes from the answer.
-    const lines = bare
-      .output()
-      .split("\n")
-      .filter((line) => line.startsWith("{"))
-      .map((line) => JSON.parse(line) as { type?: string; route?: string; trace_id?: string });
-    expect(lines.some((line) => line.type === "request" && line.route === "/oauth2/token" && line.trace_id === flows.exchange.traceId)).toBe(true);
-    expect(lines.some((line) => line.type === "request" && line.route === "/agent/authorize/decision" && line.trace_id === flows.approval.traceId)).toBe(true);
+    await checkFlowsExported(receiver, bare.url.replace("127.0.0.1", "localhost"), bare.output);
   });
 });
 
