@@ -88,30 +88,32 @@ export async function proxy(request: NextRequest): Promise<Response> {
     }
     if (!isPagePath(pathname)) return NextResponse.next();
   }
-  const response = pageProxy(request);
+  const { response, twin } = pageProxy(request);
   // Under `npm start` the listener has observed the request; a markdown twin is observed by its route handler.
-  if (startedByServerEntry() || response.headers.has("x-middleware-rewrite")) return response;
+  if (startedByServerEntry() || twin) return response;
   // The status the page will have is not known here (Next offers no hook after a page's render): a path no entry
   // names is Next's 404 page; a page's own notFound() or redirect() is seen only under `npm start` (README "Logs").
   const template = routeTemplate(pathname);
   return observedByProxy(request, template, template === UNMATCHED_ROUTE ? 404 : 200, started, response);
 }
 
-function pageProxy(request: NextRequest): NextResponse {
+/** The page request passed on (its policy headers set), and whether it was rewritten to its markdown twin. */
+function pageProxy(request: NextRequest): { response: NextResponse; twin: boolean } {
   const { pathname } = request.nextUrl;
   const readMethod = request.method === "GET" || request.method === "HEAD";
   const twinOf = pagePathOfTwin(pathname);
-  if (twinOf !== null && isMarkdownPagePath(twinOf)) return readMethod ? rewriteToMarkdown(request, twinOf) : nextWithPagePolicy(request);
+  if (twinOf !== null && isMarkdownPagePath(twinOf))
+    return readMethod ? { response: rewriteToMarkdown(request, twinOf), twin: true } : { response: nextWithPagePolicy(request), twin: false };
   // Not a page with a twin: /agent/authorize/done, a 404 page, a form's POST handler.
-  if (!isMarkdownPagePath(pathname)) return nextWithPagePolicy(request);
-  if (readMethod && prefersMarkdown(request.headers.get("accept"), "text/html")) return rewriteToMarkdown(request, pathname);
+  if (!isMarkdownPagePath(pathname)) return { response: nextWithPagePolicy(request), twin: false };
+  if (readMethod && prefersMarkdown(request.headers.get("accept"), "text/html")) return { response: rewriteToMarkdown(request, pathname), twin: true };
   const response = nextWithPagePolicy(request);
   response.headers.set("Vary", "Accept");
   const links = [`<${absoluteUrl(markdownTwinPath(pathname))}>; rel="alternate"; type="text/markdown"`];
   // RFC 9727: the home page points agents to the API catalog.
   if (pathname === "/") links.push(apiCatalogLinkHeader());
   response.headers.set("Link", links.join(", "));
-  return response;
+  return { response, twin: false };
 }
 
 export const config = {
