@@ -5,6 +5,7 @@ import { systemClock, type Clock } from "@/lib/clock";
 import { getConfig } from "@/lib/config";
 import { processSingleton } from "@/lib/registry";
 import type { ApiRequest } from "@/lib/http/api";
+import { VERIFIED_AGENT_KEY_PREFIX } from "@/lib/http/client-ip";
 import { DirectoryCache } from "./directory";
 import { NonceMemory } from "./nonces";
 import { verifyAgentRequest, type AgentIdentity } from "./verify";
@@ -39,7 +40,7 @@ export async function agentIdentityOf(request: ApiRequest, clock: Clock = system
 
 /** The caller key of a verified agent: its origin, in a namespace no address key can take (lib/http/client-ip.ts). */
 export function agentCallerKey(origin: string): string {
-  return `agent:${origin}`;
+  return `${VERIFIED_AGENT_KEY_PREFIX}${origin}`;
 }
 
 /**

@@ -32,6 +32,12 @@ export const REQUEST_MIN_BYTES_PER_SECOND_DEFAULT = 1024;
 /** Listening sockets on the one port under npm start (lib/server/listen.ts); 1 where the platform cannot share a port. */
 export const LISTEN_SOCKETS_DEFAULT = 4;
 
+/**
+ * A verified agent (Web Bot Auth, issue 44) is counted under its origin, which answers for it and can be refused by
+ * name: twice an address's allowance by default, where an address may hide many clients that answer for nothing.
+ */
+export const VERIFIED_AGENT_ALLOWANCE_FACTOR_DEFAULT = 2;
+
 const wholeNumber = (min: number, max: number) =>
   z
     .string()
@@ -205,6 +211,8 @@ export const rawEnvSchema = z.object({
   ASSERTION_CACHE: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
   TURNS: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
   LISTEN_SOCKETS: wholeNumber(1, 64).optional(),
+  /** A verified agent's allowance on the public reads, as a multiple of an address's (issue 44). */
+  VERIFIED_AGENT_ALLOWANCE_FACTOR: wholeNumber(1, 100).optional(),
   NODE_ENV: z.string().optional(),
   /** Set to 1 by Vercel: BASE_URL, DATABASE_URL and TRUSTED_PROXY are then checked for that platform. */
   VERCEL: z.string().optional(),
@@ -310,6 +318,8 @@ export interface AppConfig {
   tracing: TracingConfig;
   /** AGENT_DIRECTORY_ALLOW_PRIVATE=1: agents' key directories may be http:// and at private addresses (tests, local use). */
   agentDirectoryAllowPrivate: boolean;
+  /** VERIFIED_AGENT_ALLOWANCE_FACTOR: a verified agent's caller budgets are this many times an address's (default 2). */
+  verifiedAgentAllowanceFactor: number;
 }
 
 export interface WebhookSettings {
@@ -582,6 +592,7 @@ export function checkConfig(env: Readonly<Record<string, string | undefined>>): 
       rateLimitAllowances,
       tracing: tracingFrom(env),
       agentDirectoryAllowPrivate: raw.AGENT_DIRECTORY_ALLOW_PRIVATE === "1",
+      verifiedAgentAllowanceFactor: raw.VERIFIED_AGENT_ALLOWANCE_FACTOR ?? VERIFIED_AGENT_ALLOWANCE_FACTOR_DEFAULT,
     }),
   };
 }

@@ -30,6 +30,12 @@ export const CALLER_HEADER = "x-agent-gate-caller";
  */
 export const NO_ADDRESS_KEY = "no-address";
 
+/**
+ * The caller keys of verified agents (lib/agent-identity: `agent:<origin>`), a namespace no address key can take. Their
+ * budgets allow VERIFIED_AGENT_ALLOWANCE_FACTOR times an address's (lib/rate-limit/budgets.ts).
+ */
+export const VERIFIED_AGENT_KEY_PREFIX = "agent:";
+
 /** The address text without brackets, port-free as the stamp and the headers carry it. */
 function stripBrackets(text: string): string {
   return text.trim().replace(/^\[|\]$/g, "");

@@ -5,7 +5,7 @@
 // every instance.
 import { getConfig } from "@/lib/config";
 import { parseAllowance } from "@/lib/config/allowance";
-import { NO_ADDRESS_KEY } from "@/lib/http/client-ip";
+import { NO_ADDRESS_KEY, VERIFIED_AGENT_KEY_PREFIX } from "@/lib/http/client-ip";
 
 /**
  * What a budget's bucket is keyed by. caller: lib/http/client-ip.ts callerKey (IPv4 address, IPv6 /64); device: the
@@ -170,7 +170,10 @@ export function noAddressLimit(limit: number): number {
 
 /** The limit that applies to `subject`: the no-address bucket is strict. */
 export function limitFor(rule: RateLimitRule, subject: string): number {
-  return subject === NO_ADDRESS_KEY ? noAddressLimit(rule.limit) : rule.limit;
+  if (subject === NO_ADDRESS_KEY) return noAddressLimit(rule.limit);
+  // Only a caller-keyed budget is ever charged under a verified agent's key (lib/agent-identity publicCallerKey).
+  if (subject.startsWith(VERIFIED_AGENT_KEY_PREFIX)) return rule.limit * getConfig().verifiedAgentAllowanceFactor;
+  return rule.limit;
 }
 
 /** One problem per variable of the table that is set to something other than a whole number from 1 (for the start checks). */

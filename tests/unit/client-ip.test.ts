@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseProxyList } from "@/lib/config/schema";
-import { CALLER_HEADER, callerKey, clientIp, deriveCallerKey, NO_ADDRESS_KEY, PEER_HEADER } from "@/lib/http/client-ip";
+import { CALLER_HEADER, callerKey, clientIp, deriveCallerKey, NO_ADDRESS_KEY, PEER_HEADER, VERIFIED_AGENT_KEY_PREFIX } from "@/lib/http/client-ip";
 import { markServerEntry } from "@/lib/http/server-entry";
 import { limitFor, noAddressLimit } from "@/lib/rate-limit/budgets";
 
@@ -125,6 +125,12 @@ describe("callerKey: one key per caller for every per-address limit", () => {
     expect(noAddressLimit(5)).toBe(1);
     expect(limitFor({ name: "x", limit: 600, windowSeconds: 60 }, NO_ADDRESS_KEY)).toBe(60);
     expect(limitFor({ name: "x", limit: 600, windowSeconds: 60 }, "203.0.113.9")).toBe(600);
+  });
+
+  it("a verified agent's key (agent:<origin>) gets VERIFIED_AGENT_ALLOWANCE_FACTOR times the allowance (default 2)", () => {
+    expect(limitFor({ name: "x", limit: 600, windowSeconds: 60 }, `${VERIFIED_AGENT_KEY_PREFIX}https://agent.example`)).toBe(1200);
+    // No address key can take the namespace: an address key never starts with it.
+    expect(callerKey(h({ [PEER_HEADER]: "agent:https://agent.example" }), { kind: "none" })).toBe(NO_ADDRESS_KEY);
   });
 
   it("clientIp is the caller key (the name older callers use)", () => {

@@ -98,6 +98,17 @@ describe("configFrom", () => {
     }
   });
 
+  it("gives a verified agent VERIFIED_AGENT_ALLOWANCE_FACTOR times an address's allowance, two unless set, from 1 to 100", () => {
+    expect(configFrom({}).verifiedAgentAllowanceFactor).toBe(2);
+    expect(configFrom({ VERIFIED_AGENT_ALLOWANCE_FACTOR: "1" }).verifiedAgentAllowanceFactor).toBe(1);
+    expect(configFrom({ VERIFIED_AGENT_ALLOWANCE_FACTOR: "100" }).verifiedAgentAllowanceFactor).toBe(100);
+    for (const value of ["0", "101", "-1", "1.5", "double"]) {
+      const checked = checkConfig({ VERIFIED_AGENT_ALLOWANCE_FACTOR: value });
+      expect(checked.ok, value).toBe(false);
+      if (!checked.ok) expect(checked.problems).toEqual([{ variable: "VERIFIED_AGENT_ALLOWANCE_FACTOR", detail: "must be a whole number from 1 to 100" }]);
+    }
+  });
+
   it.each(["ASSERTION_CACHE", "TURNS"])("refuses %s other than on or off with the switches' message", (variable) => {
     for (const value of ["yes", "ON", "1", "of"]) {
       const checked = checkConfig({ [variable]: value });
