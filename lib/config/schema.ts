@@ -143,7 +143,7 @@ export const settingsEnvSchema = z.object({
 
 export type Settings = z.output<typeof settingsEnvSchema>;
 
-/** PORT: where npm start listens (server.ts: a TCP port, default 3000; 0: any free port); BASE_URL's local default follows it. */
+/** PORT: where npm start listens (server.ts: a TCP port, default 3000; 0: a free port the system picks); BASE_URL's local default follows it. */
 const PORT_PATTERN = /^\d{1,5}$/;
 export const PORT_DEFAULT = 3000;
 
@@ -302,7 +302,7 @@ export interface AppConfig {
   janitor: boolean;
   /** WEBHOOK_DELIVERY: server.ts runs the webhook delivery loop. */
   webhookDelivery: boolean;
-  /** PORT: where npm start listens (0: any free port). */
+  /** PORT: where npm start listens (0: a free port the system picks). */
   port: number;
   /** HOSTNAME: the interface npm start listens on; undefined: every interface. */
   hostname: string | undefined;

@@ -283,7 +283,7 @@ export function openApiDocument(): Record<string, unknown> {
     paths,
     components: {
       schemas: components,
-      // Issue 44: any request may carry a Web Bot Auth signature (RFC 9421); see the docs page "Sign your agent's requests".
+      // Issue 44: every request may carry a Web Bot Auth signature (RFC 9421); see the docs page "Sign your agent's requests".
       headers: {
         Signature: { description: "RFC 9421 signature (Web Bot Auth profile: Ed25519, tag web-bot-auth).", schema: { type: "string" } },
         "Signature-Input": {

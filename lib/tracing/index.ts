@@ -109,21 +109,29 @@ export async function traceHttpRequest<T extends { status: number }>(request: { 
   // Named and given its route and class of work by ./sdk.ts as it starts (REQUEST_PATH).
   const span = tracer().startSpan(request.method, { kind: SpanKind.SERVER, attributes: { "http.request.method": request.method } }, parent);
   const scope = trace.setSpan(parent, span).setValue(REQUEST_SPAN, span.spanContext()).deleteValue(REQUEST_PATH);
-  try {
-    const reply = await context.with(scope, run);
+  return runInSpan(span, scope, async () => {
+    const reply = await run();
     span.setAttribute("http.response.status_code", reply.status);
-    if (reply.status >= 500) {
-      span.setAttribute("error.type", String(reply.status));
-      span.setStatus({ code: SpanStatusCode.ERROR });
-    }
+    if (reply.status >= 500) markFailed(span, String(reply.status));
     return reply;
+  });
+}
+
+/** Runs `run` in `scope`, the span ending when it settles (a throw marks the span failed with the error's class). */
+async function runInSpan<T>(span: Span, scope: Context, run: () => Promise<T>): Promise<T> {
+  try {
+    return await context.with(scope, run);
   } catch (error) {
-    span.setAttribute("error.type", errorType(error));
-    span.setStatus({ code: SpanStatusCode.ERROR });
+    markFailed(span, errorType(error));
     throw error;
   } finally {
     span.end();
   }
+}
+
+function markFailed(span: Span, type: string): void {
+  span.setAttribute("error.type", type);
+  span.setStatus({ code: SpanStatusCode.ERROR });
 }
 
 /** The path of a request target (origin form, or an absolute URL as a web Request gives it), without its query. */
@@ -189,15 +197,7 @@ export async function traceChild<T>(name: string, attributes: Attributes, run: (
   const requestSpan = active.getValue(REQUEST_SPAN) as SpanContext | undefined;
   const links: Link[] | undefined = requestSpan && requestSpan.traceId !== parent.traceId ? [{ context: requestSpan }] : undefined;
   const span: Span = tracer().startSpan(name, { kind: SpanKind.INTERNAL, attributes, links }, active);
-  try {
-    return await context.with(trace.setSpan(active, span), run);
-  } catch (error) {
-    span.setAttribute("error.type", errorType(error));
-    span.setStatus({ code: SpanStatusCode.ERROR });
-    throw error;
-  } finally {
-    span.end();
-  }
+  return runInSpan(span, trace.setSpan(active, span), run);
 }
 
 /** An MCP tool call (OpenTelemetry's MCP conventions) as a child span; callers check tracingOn() first. */

@@ -205,7 +205,7 @@ describe("a signed registration binds its claim polls and exchanges to its agent
 
 describe("hostile signature headers on registration and on a public read", () => {
   it("random Signature-Input, Signature and Signature-Agent never yield a 500: a registration is 200 or 401, /ask is 200", async () => {
-    // Header values as fetch can send them (ByteString): any Latin-1 text but CR, LF and NUL, trimmed by HTTP.
+    // Header values as fetch can send them (ByteString), that is Latin-1 text but CR, LF and NUL, trimmed by HTTP.
     const headerText = fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c === 0x7f ? 0x20 : c)), maxLength: 200 });
     const input = fc.oneof(
       headerText,
