@@ -242,7 +242,7 @@ function startHeapFlags(env: NodeJS.ProcessEnv): string[] {
  * How the server is started: `sh scripts/start.sh`, exactly what `npm start` runs (it execs node, so the child's pid
  * is the server's), with --server-node-options in NODE_OPTIONS. Node refuses --cpu-prof (and V8 tracing flags) in
  * NODE_OPTIONS, so with --cpu-prof, or such a flag in --server-node-options, the bench runs node itself instead, with
- * what scripts/start.sh would add (NODE_ENV, MALLOC_ARENA_MAX, --enable-source-maps, its heap flags) plus those flags.
+ * what scripts/start.sh would add (NODE_ENV, MALLOC_ARENA_MAX, its heap flags) plus those flags.
  */
 function serverCommand(env: NodeJS.ProcessEnv, profileFlags: string[]): { command: string; args: string[]; env: NodeJS.ProcessEnv; label: string } {
   const refused = refusedInNodeOptions(options.serverNodeOptions);
@@ -251,7 +251,7 @@ function serverCommand(env: NodeJS.ProcessEnv, profileFlags: string[]): { comman
   }
   const allowed = options.serverNodeOptions.filter((flag) => !refused.includes(flag));
   const direct = serverEnv(env, allowed);
-  const flags = [...profileFlags, "--enable-source-maps", ...startHeapFlags(direct), ...refused];
+  const flags = [...profileFlags, ...startHeapFlags(direct), ...refused];
   return {
     command: process.execPath,
     args: [...flags, SERVER_ENTRY],

@@ -9,5 +9,8 @@ export NODE_ENV=production
 # glibc gives each thread that mallocs an arena of its own (up to 8 per core): two keep the resident set small.
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
 HEAP_FLAGS="$(node dist/heap-flags.mjs)"
+# No --enable-source-maps, as `next start` has none: Node would parse and keep the map (and the source it embeds) of
+# every chunk it loads, about 100 MB more resident (DEVELOPING.md, "Memory"). An operator who wants logged stacks to
+# name source lines sets NODE_OPTIONS=--enable-source-maps.
 # shellcheck disable=SC2086 # the flags are separate words
-exec node --enable-source-maps $HEAP_FLAGS dist/server.mjs
+exec node $HEAP_FLAGS dist/server.mjs

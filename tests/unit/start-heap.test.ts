@@ -52,6 +52,7 @@ interface Probe {
   nodeEnv: string;
   nodeOptions: string;
   execArgv: string[];
+  sourceMapsEnabled: boolean;
 }
 
 const startScript = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts.start!;
@@ -74,7 +75,7 @@ function launcherCopy(): string {
   });
   fs.writeFileSync(
     path.join(dir, "dist", "server.mjs"),
-    'import v8 from "node:v8";\nprocess.stdout.write(JSON.stringify({ heapLimitMiB: v8.getHeapStatistics().heap_size_limit / 1048576, mallocArenaMax: process.env.MALLOC_ARENA_MAX ?? null, nodeEnv: process.env.NODE_ENV, nodeOptions: process.env.NODE_OPTIONS ?? "", execArgv: process.execArgv }));\n',
+    'import v8 from "node:v8";\nprocess.stdout.write(JSON.stringify({ heapLimitMiB: v8.getHeapStatistics().heap_size_limit / 1048576, mallocArenaMax: process.env.MALLOC_ARENA_MAX ?? null, nodeEnv: process.env.NODE_ENV, nodeOptions: process.env.NODE_OPTIONS ?? "", execArgv: process.execArgv, sourceMapsEnabled: process.sourceMapsEnabled }));\n',
   );
   return dir;
 }
@@ -93,7 +94,7 @@ function runStart(env: Record<string, string>): Probe {
 describe("npm start", () => {
   it("runs scripts/start.sh, which runs the built server", () => {
     expect(startScript).toBe("sh scripts/start.sh");
-    expect(fs.readFileSync(path.join(ROOT, "scripts", "start.sh"), "utf8")).toMatch(/exec node --enable-source-maps \$HEAP_FLAGS dist\/server\.mjs/);
+    expect(fs.readFileSync(path.join(ROOT, "scripts", "start.sh"), "utf8")).toMatch(/exec node \$HEAP_FLAGS dist\/server\.mjs/);
   });
 
   it("gives V8 the sized heap (old space plus the young generation), not a fixed cap, in production mode", () => {
@@ -105,7 +106,12 @@ describe("npm start", () => {
     expect(probe.heapLimitMiB).toBeGreaterThanOrEqual(oldSpace);
     // V8 adds the young generation to the limit: at most three semi-spaces (two plus the new large-object space).
     expect(probe.heapLimitMiB).toBeLessThanOrEqual(oldSpace + 3 * SEMI_SPACE_MIB + 1);
-    expect(probe.execArgv).toContain("--enable-source-maps");
+    // As `next start`: no source maps unless the operator asks (each loaded chunk's map would stay resident).
+    expect(probe.sourceMapsEnabled).toBe(false);
+  });
+
+  it("gives stacks source lines when the operator's NODE_OPTIONS asks for them", () => {
+    expect(runStart({ NODE_OPTIONS: "--enable-source-maps" }).sourceMapsEnabled).toBe(true);
   });
 
   it("lets the operator's NODE_OPTIONS set the heap and keeps the operator's other options", () => {
