@@ -31,7 +31,7 @@ import { BodyGate } from "@/lib/server/body-gate";
 import { staticFiles } from "@/lib/server/static-files";
 import { headerReader } from "@/lib/server/front/node";
 import { deriveCallerKey } from "@/lib/http/client-ip";
-import { flushTraces } from "@/lib/tracing";
+import { flushTraces, traceNodeRequest, tracingOn } from "@/lib/tracing";
 
 /** How long a shutdown waits for requests in flight before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -109,7 +109,12 @@ async function main(): Promise<void> {
       writeBodyRefusal(req, res, refusalSurface(req, route.refusal, route.workClass), refusal, route.bodyLimit, deadlineSeconds);
     },
   }).start();
-  const listener = requestListener(app.getRequestHandler(), {
+  // Traces on: each request handed to Next runs in its request span, pages included (lib/tracing traceNodeRequest).
+  const nextHandler = app.getRequestHandler();
+  const handToNext: typeof nextHandler = tracingOn()
+    ? (req, res, parsedUrl) => traceNodeRequest({ request: req, response: res }, () => nextHandler(req, res, parsedUrl))
+    : nextHandler;
+  const listener = requestListener(handToNext, {
     admission,
     // Every request this listener receives gets its one line and sample here, the listener's own refusals included; the
     // route files' wrapper and proxy.ts see that server.ts started the process and make none (lib/http/observe.ts).

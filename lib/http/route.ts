@@ -3,7 +3,7 @@
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { errorLog } from "@/lib/operations/log";
 import { recordHandlerFailure } from "@/lib/operations/metrics";
-import { activeTraceResponse, TRACE_RESPONSE_HEADER, traceHttpRequest, tracingOn } from "@/lib/tracing";
+import { activeTraceResponse, inRequestSpan, TRACE_RESPONSE_HEADER, traceHttpRequest, tracingOn } from "@/lib/tracing";
 import { fromWebRequest, toWebResponse, type ApiReply, type ApiRequest } from "./api";
 import { errorReply, methodNotAllowedReply, temporarilyUnavailableReply } from "./errors";
 
@@ -48,10 +48,12 @@ export function apiRoute<P = Record<string, never>>(handler: ApiHandler<P>): (re
       return toWebResponse(errorToReply(error));
     }
   };
-  // Traces on: the request's span (lib/tracing) around the whole answer; off, one boolean and nothing else.
+  // Traces on: the request's span (lib/tracing) around the whole answer, unless server.ts already runs the request in
+  // its span (traceNodeRequest); off, one boolean and nothing else.
   return (request, context) => {
     const apiRequest = fromWebRequest(request);
-    return tracingOn() ? traceHttpRequest(apiRequest, async () => withTraceResponse(await answer(apiRequest, context))) : answer(apiRequest, context);
+    if (!tracingOn() || inRequestSpan()) return answer(apiRequest, context);
+    return traceHttpRequest(apiRequest, async () => withTraceResponse(await answer(apiRequest, context)));
   };
 }
 

@@ -98,23 +98,67 @@ interface TraceHeaders {
   get(name: string): string | null;
 }
 
+/** A request's SERVER span and the context its work runs in (the span, and REQUEST_SPAN naming it). */
+function startRequestSpan(method: string, target: string, headers: TraceHeaders): { span: Span; scope: Context } {
+  const remote = parseTraceparent(headers.get("traceparent"), headers.get("tracestate"));
+  const parent = (remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : ROOT_CONTEXT).setValue(REQUEST_PATH, pathOfTarget(target));
+  // Named and given its route and class of work by ./sdk.ts as it starts (REQUEST_PATH).
+  const span = tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { "http.request.method": method } }, parent);
+  return { span, scope: trace.setSpan(parent, span).setValue(REQUEST_SPAN, span.spanContext()).deleteValue(REQUEST_PATH) };
+}
+
+function endRequestSpan(span: Span, status: number): void {
+  span.setAttribute("http.response.status_code", status);
+  if (status >= 500) markFailed(span, String(status));
+}
+
 /**
  * Runs one request's handler inside its SERVER span (lib/http/route.ts apiRoute under Next, the node:http front under
  * npm start). The parent is the caller's `traceparent` or nothing: whatever span a framework has made active is not
  * our caller. Callers check tracingOn() first, so the off path makes neither this call nor its closure.
  */
 export async function traceHttpRequest<T extends { status: number }>(request: { method: string; target: string; headers: TraceHeaders }, run: () => Promise<T>): Promise<T> {
-  const remote = parseTraceparent(request.headers.get("traceparent"), request.headers.get("tracestate"));
-  const parent = (remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : ROOT_CONTEXT).setValue(REQUEST_PATH, pathOfTarget(request.target));
-  // Named and given its route and class of work by ./sdk.ts as it starts (REQUEST_PATH).
-  const span = tracer().startSpan(request.method, { kind: SpanKind.SERVER, attributes: { "http.request.method": request.method } }, parent);
-  const scope = trace.setSpan(parent, span).setValue(REQUEST_SPAN, span.spanContext()).deleteValue(REQUEST_PATH);
+  const { span, scope } = startRequestSpan(request.method, request.target, request.headers);
   return runInSpan(span, scope, async () => {
     const reply = await run();
-    span.setAttribute("http.response.status_code", reply.status);
-    if (reply.status >= 500) markFailed(span, String(reply.status));
+    endRequestSpan(span, reply.status);
     return reply;
   });
+}
+
+/** What traceNodeRequest needs of node:http's request and response. */
+interface NodeExchange {
+  request: { method?: string; url?: string; headers: Readonly<Record<string, string | string[] | undefined>> };
+  response: { statusCode: number; readonly writableFinished: boolean; setHeader(name: string, value: string): unknown; once(event: "close", listener: () => void): unknown };
+}
+
+/**
+ * Runs `run` (Next's request handler, which answers through `response` itself) inside the request's SERVER span, ended
+ * when the response closes with its status: server.ts hands every request the front does not answer to Next this
+ * way, so pages get their span too, and an API route's own wrapper sees a request span in scope and makes none
+ * (inRequestSpan). The answer carries `traceresponse`, which the request's log line reads its trace id from.
+ */
+export function traceNodeRequest<T>({ request, response }: NodeExchange, run: () => T): T {
+  const method = request.method ?? "GET";
+  const { span, scope } = startRequestSpan(method, request.url ?? "/", {
+    get: (name) => {
+      const value = request.headers[name];
+      return typeof value === "string" ? value : null;
+    },
+  });
+  response.setHeader(TRACE_RESPONSE_HEADER, traceResponseOf(span.spanContext()));
+  response.once("close", () => {
+    if (response.writableFinished) endRequestSpan(span, response.statusCode);
+    // The connection closed before the answer was sent (the client left, or the handler failed).
+    else markFailed(span, "aborted");
+    span.end();
+  });
+  return context.with(scope, run);
+}
+
+/** Whether the request in scope already runs in its SERVER span (made by traceNodeRequest before Next ran). */
+export function inRequestSpan(): boolean {
+  return context.active().getValue(REQUEST_SPAN) !== undefined;
 }
 
 /** Runs `run` in `scope`, the span ending when it settles (a throw marks the span failed with the error's class). */
@@ -165,6 +209,10 @@ export function activeTraceResponse(): string | undefined {
   if (!tracingOn()) return undefined;
   const spanContext = trace.getSpanContext(context.active());
   if (!spanContext || !isSpanContextValid(spanContext)) return undefined;
+  return traceResponseOf(spanContext);
+}
+
+function traceResponseOf(spanContext: SpanContext): string {
   return `00-${spanContext.traceId}-${spanContext.spanId}-${spanContext.traceFlags & TraceFlags.SAMPLED ? "01" : "00"}`;
 }
 

@@ -317,6 +317,38 @@ function checkRequest(spans: OtlpSpan[], trace: CallerTrace, name: string, route
   }
 }
 
+/** Two pages requested with a caller's traceparent: one found, one not (its 404 comes from the page's notFound()). */
+interface PageTraces {
+  found: CallerTrace;
+  missing: CallerTrace;
+  foundAnswer: Response;
+}
+
+async function requestPages(base: string): Promise<PageTraces> {
+  const found = callerTrace();
+  const missing = callerTrace();
+  const foundAnswer = await fetch(`${base}/docs/signing-agents?query-must-not-leak=1`, { headers: { traceparent: found.traceparent } });
+  expect(foundAnswer.status).toBe(200);
+  await foundAnswer.arrayBuffer();
+  const missingAnswer = await fetch(`${base}/members/no-such-member-of-this-community`, { headers: { traceparent: missing.traceparent } });
+  expect(missingAnswer.status).toBe(404);
+  await missingAnswer.arrayBuffer();
+  return { found, missing, foundAnswer };
+}
+
+/** A page's request span: in the caller's trace, the only server span there, with the page's final status. */
+function checkPage(spans: OtlpSpan[], trace: CallerTrace, route: string, status: number): OtlpSpan {
+  const server = serverSpan(spans, trace, `GET ${route}`);
+  expect(server, `GET ${route} in the caller's trace`).toBeDefined();
+  expect(server!.parentSpanId).toBe(trace.spanId);
+  expect(attribute(server!, "http.route")).toBe(route);
+  expect(attribute(server!, "http.request.method")).toBe("GET");
+  expect(attribute(server!, "http.response.status_code")).toBe(status);
+  expect(attribute(server!, "agent_gate.work_class")).toBe("general");
+  expect(spans.filter((span) => span.traceId === trace.traceId && span.kind === SPAN_KIND_SERVER)).toHaveLength(1);
+  return server!;
+}
+
 function checkTrace(receiver: OtlpReceiver, flows: FlowResult): void {
   const spans = receiver.spans();
   // Only our spans leave (Next's own are not exported), with the service's name.
@@ -374,25 +406,41 @@ const TRACING_ENV = (endpoint: string): Record<string, string> => ({
  * log line carries its trace id: from the front's span under npm start, and from the answer's traceresponse where the
  * line is written after the span (Next answering under npm start, the route files' wrapper under a bare next start).
  */
-async function checkFlowsExported(receiver: OtlpReceiver, base: string, output: () => string): Promise<void> {
+async function checkFlowsExported(receiver: OtlpReceiver, base: string, output: () => string, withPages = false): Promise<void> {
   const flows = await runFlows(base);
+  // Pages: under npm start, server.ts runs every request it hands to Next in its span (a bare next start has no
+  // hook around a page's whole answer: the checks below run under npm start only).
+  const pages = withPages ? await requestPages(base) : undefined;
   await receiver.until(
     (spans) =>
       serverSpan(spans, flows.approval, "POST /agent/authorize/decision") !== undefined &&
       serverSpan(spans, flows.exchange, "POST /oauth2/token") !== undefined &&
       spans.some((span) => span.traceId === flows.mcp.traceId && span.name === "tools/call lookup_member") &&
-      spans.some((span) => span.traceId === flows.a2a.traceId && span.name === "a2a skill lookup_member"),
+      spans.some((span) => span.traceId === flows.a2a.traceId && span.name === "a2a skill lookup_member") &&
+      (pages === undefined || (serverSpan(spans, pages.found, "GET /docs/[slug]") !== undefined && serverSpan(spans, pages.missing, "GET /members/[slug]") !== undefined)),
     "spans of the four flows",
   );
   // A last batch may still be on its way: every statement of the flows ends before its request span does.
   await new Promise((resolve) => setTimeout(resolve, 1000));
   checkTrace(receiver, flows);
+  if (pages) {
+    const spans = receiver.spans();
+    const found = checkPage(spans, pages.found, "/docs/[slug]", 200);
+    checkPage(spans, pages.missing, "/members/[slug]", 404);
+    expect(pages.foundAnswer.headers.get("traceresponse")).toBe(`00-${pages.found.traceId}-${found.spanId}-01`);
+    // The member page's lookup ran inside its span.
+    const index = byId(spans);
+    const lookups = spans.filter((span) => span.traceId === pages.missing.traceId && attribute(span, "db.system.name") !== undefined);
+    expect(lookups.length, "the member page's store statements").toBeGreaterThan(0);
+    for (const lookup of lookups) expect(ancestors(lookup, index)).toContain(serverSpan(spans, pages.missing, "GET /members/[slug]")!.spanId);
+  }
   const lines = output()
     .split("\n")
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line) as { type?: string; route?: string; trace_id?: string });
   expect(lines.some((line) => line.type === "request" && line.route === "/oauth2/token" && line.trace_id === flows.exchange.traceId)).toBe(true);
   expect(lines.some((line) => line.type === "request" && line.route === "/agent/authorize/decision" && line.trace_id === flows.approval.traceId)).toBe(true);
+  if (pages) expect(lines.some((line) => line.type === "request" && line.route === "/docs/[slug]" && line.trace_id === pages.found.traceId)).toBe(true);
 }
 
 describe("OpenTelemetry traces under npm start (server.ts, the node:http front on)", () => {
@@ -407,8 +455,8 @@ describe("OpenTelemetry traces under npm start (server.ts, the node:http front o
     await receiver.stop();
   });
 
-  it("exports an approval, a JWT-bearer exchange, an MCP 2026 tool call and an A2A skill in their callers' traces, with no secret", { timeout: 120_000 }, async () => {
-    await checkFlowsExported(receiver, server.baseUrl, server.output);
+  it("exports an approval, a JWT-bearer exchange, an MCP 2026 tool call, an A2A skill and two pages in their callers' traces, with no secret", { timeout: 120_000 }, async () => {
+    await checkFlowsExported(receiver, server.baseUrl, server.output, true);
   });
 });
 
