@@ -14,7 +14,7 @@ import { isInnerList, parseDictionary } from "structured-headers";
 import { isSignatureError, verifySignature, webcrypto, type Verifier } from "http-message-sig";
 import { HTTP_MESSAGE_SIGNATURES_DIRECTORY, Tag } from "web-bot-auth";
 import type { Clock } from "@/lib/clock";
-import { isForbiddenAddress } from "@/lib/webhooks/address";
+import { isForbiddenAddress } from "@/lib/outbound";
 import type { DirectoryLookup } from "./verify";
 import { CLOCK_SKEW_SECONDS } from "./verify";
 

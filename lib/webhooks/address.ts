@@ -1,17 +1,20 @@
-// Where webhooks may go. Production: https only, and never to a private, loopback, link-local, unique-local,
-// carrier-grade NAT, multicast or otherwise reserved address (an IPv4-mapped IPv6 address is judged as the
-// IPv4 address it maps). WEBHOOK_ALLOW_PRIVATE=1 (tests, local use) allows http and any address. Checked when
-// an endpoint is added and again at every delivery: the scheme before anything is sent (an http:// endpoint
-// added under the flag gets nothing in plaintext once the flag is 0, `plaintextRefusal`), the addresses on the
-// very DNS answer the connection then uses (./send.ts passes `checkedLookup` to the socket), so a DNS answer
-// that changes cannot slip through.
-import dns from "node:dns";
+// Where webhooks may go. Production: https only, and never to a private or reserved address (lib/outbound's policy,
+// with WEBHOOK_ALLOW_PRIVATE=1 as its flag: tests and local use, which also allows http). Checked when an endpoint is
+// added and again at every delivery: the scheme before anything is sent (an http:// endpoint added under the flag
+// gets nothing in plaintext once the flag is 0, `plaintextRefusal`), the addresses on the very DNS answer the
+// connection then uses (lib/outbound checks them at connect time).
 import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
 import { getConfig } from "@/lib/config";
+import { allowedAddresses, hostOf, isForbiddenAddress, OutboundAddressError, type AddressPolicy } from "@/lib/outbound";
 
 export function privateAddressesAllowed(): boolean {
   return getConfig().webhooks.allowPrivate;
+}
+
+/** lib/outbound's address policy for webhook deliveries, as the configuration has it now. */
+export function webhookAddressPolicy(): AddressPolicy {
+  return { allowPrivate: privateAddressesAllowed(), flag: "WEBHOOK_ALLOW_PRIVATE" };
 }
 
 export class WebhookAddressError extends Error {
@@ -19,13 +22,6 @@ export class WebhookAddressError extends Error {
     super(message);
     this.name = "WebhookAddressError";
   }
-}
-
-/** True for an address a webhook must not reach: anything but ordinary global unicast. */
-export function isForbiddenAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return true;
-  // process() turns ::ffff:a.b.c.d into a.b.c.d, so a mapped private address is judged as private.
-  return ipaddr.process(address).range() !== "unicast";
 }
 
 /** The URL, parsed and checked for its scheme (https, or http only with the flag); throws WebhookAddressError. */
@@ -67,43 +63,14 @@ export async function needsAllowPrivateNote(url: URL): Promise<string | undefine
   return `Note: ${why}: the running server delivers here only while it too has WEBHOOK_ALLOW_PRIVATE=1 (otherwise each attempt fails and webhook:list shows why).`;
 }
 
-function hostOf(url: URL): string {
-  // URL keeps IPv6 literals in brackets.
-  return url.hostname.replace(/^\[(.*)\]$/, "$1");
-}
-
-/** Resolves the host; every address must be allowed (an attacker's DNS may mix a public and a private one). */
-export async function checkedAddresses(host: string): Promise<{ address: string; family: number }[]> {
-  const answers = ipaddr.isValid(host) ? [{ address: host, family: ipaddr.parse(host).kind() === "ipv6" ? 6 : 4 }] : await lookup(host, { all: true, verbatim: true });
-  if (answers.length === 0) throw new WebhookAddressError(`${host} does not resolve`);
-  if (!privateAddressesAllowed()) {
-    const forbidden = answers.find((answer) => isForbiddenAddress(answer.address));
-    if (forbidden) throw new WebhookAddressError(`${host} resolves to a private or reserved address (${forbidden.address}); set WEBHOOK_ALLOW_PRIVATE=1 to allow it`);
-  }
-  return answers;
-}
-
 /** Checks a URL fully (scheme and resolved addresses), as at add time. */
 export async function checkWebhookUrl(text: string): Promise<URL> {
   const url = parseWebhookUrl(text);
   try {
-    await checkedAddresses(hostOf(url));
+    await allowedAddresses(hostOf(url), webhookAddressPolicy());
   } catch (error) {
-    if (error instanceof WebhookAddressError) throw error;
+    if (error instanceof OutboundAddressError) throw new WebhookAddressError(error.message);
     throw new WebhookAddressError(`${hostOf(url)} does not resolve`);
   }
   return url;
-}
-
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
-
-/** A `lookup` for node:http(s) that connects only to an address that passed the check. */
-export function checkedLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
-  checkedAddresses(hostname.replace(/^\[(.*)\]$/, "$1")).then(
-    (answers) => {
-      if (options.all) callback(null, answers);
-      else callback(null, answers[0].address, answers[0].family);
-    },
-    (error: unknown) => callback(error instanceof Error ? (error as NodeJS.ErrnoException) : new Error(String(error)), "", 4),
-  );
 }

@@ -2,7 +2,7 @@
 // delivery pass and loop (./delivery.ts), the operator's commands (./admin.ts) and the event catalogue
 // (./schemas.ts). The tables are written only by ./stores/*.
 export { addEndpoint, listEndpointsWithStats, parseEventFilter, removeEndpoint, rotateEndpointSecret, ROTATION_OVERLAP_SECONDS, WebhookInputError } from "./admin";
-export { checkWebhookUrl, isForbiddenAddress, WebhookAddressError } from "./address";
+export { checkWebhookUrl, WebhookAddressError } from "./address";
 export { runDeliveryPass, startWebhookDelivery, stopWebhookDelivery, sweepLapsedClaims, fanOutEvents, webhookIdFor, type PassSummary } from "./delivery";
 export {
   enqueueEvent,

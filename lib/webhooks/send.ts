@@ -1,17 +1,15 @@
-// One HTTP attempt: a signed POST (Standard Webhooks headers) with a 10 s deadline, redirects not followed
-// (a 3xx is a failure), the connection made only to an address that passed ./address.ts's check, and at most
-// 256 characters of the answer kept.
+// One HTTP attempt: a signed POST (Standard Webhooks headers) through lib/outbound (its address policy, a deadline
+// of WEBHOOK_TIMEOUT_SECONDS, redirects not followed: a 3xx is a failure), at most 256 characters of the answer kept.
 // Connections are reused: one keep-alive agent per endpoint origin (and address policy), at most
 // MAX_SOCKETS_PER_ORIGIN sockets, idle ones closed after IDLE_SOCKET_MS (sooner if the receiver's Keep-Alive
-// hint says so). Every new connection still resolves through `checkedLookup`. A receiver may close an idle
-// socket just as we reuse it: that attempt is sent again once on a fresh connection (the documented Node way,
-// request.reusedSocket + ECONNRESET; a receiver dedupes by webhook-id), within the same deadline.
+// hint says so). Every new connection still resolves through lib/outbound's checked lookup, and a reused socket the
+// receiver closed under us is tried once more on a fresh one (a receiver dedupes by webhook-id).
 import http from "node:http";
 import https from "node:https";
-import net from "node:net";
 import { Webhook } from "standardwebhooks";
 import { getConfig } from "@/lib/config";
-import { checkedAddresses, checkedLookup, plaintextRefusal, privateAddressesAllowed, WebhookAddressError } from "./address";
+import { sendOutbound } from "@/lib/outbound";
+import { plaintextRefusal, privateAddressesAllowed, webhookAddressPolicy } from "./address";
 
 export const EXCERPT_CHARS = 256;
 /** Sockets per origin: a send batch's deliveries to one endpoint all go at once. */
@@ -67,16 +65,6 @@ export async function sendWebhook(input: { url: string; webhookId: string; paylo
   // The scheme first: a signed payload never leaves in plaintext unless the flag is on now (not just when added).
   const refusal = plaintextRefusal(url);
   if (refusal !== undefined) return { status: null, ok: false, excerpt: refusal };
-  // Node connects to an IP literal without calling `lookup`: check such an address here.
-  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  if (net.isIP(host)) {
-    try {
-      await checkedAddresses(host);
-    } catch (error) {
-      return { status: null, ok: false, excerpt: error instanceof WebhookAddressError ? error.message : "address refused" };
-    }
-  }
-  const client = url.protocol === "https:" ? https : http;
   const headers = {
     "content-type": "application/json",
     "user-agent": "agent-gate-webhooks/1",
@@ -84,49 +72,18 @@ export async function sendWebhook(input: { url: string; webhookId: string; paylo
     "webhook-timestamp": String(Math.floor(input.timestamp.getTime() / 1000)),
     "webhook-signature": signatureHeader(input.secrets, input.webhookId, input.timestamp, input.payload),
   };
-  return new Promise<SendOutcome>((resolve) => {
-    let settled = false;
-    let request: http.ClientRequest | undefined;
-    const finish = (outcome: SendOutcome) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve({ ...outcome, excerpt: outcome.excerpt.slice(0, EXCERPT_CHARS) });
-    };
-    // `fresh`: a connection of its own (the retry after a reused socket was closed under us).
-    const attempt = (fresh: boolean) => {
-      const sent = client.request(url, { method: "POST", headers, lookup: checkedLookup, agent: fresh ? false : agentFor(url) }, (response) => {
-        const status = response.statusCode ?? 0;
-        let text = "";
-        response.setEncoding("utf8");
-        response.on("data", (chunk: string) => {
-          text += chunk;
-          // Enough for the excerpt: stop reading (the rest is never stored; the socket is not reused).
-          if (text.length >= EXCERPT_CHARS) {
-            finish({ status, ok: status >= 200 && status < 300, excerpt: text });
-            response.destroy();
-          }
-        });
-        response.on("end", () => finish({ status, ok: status >= 200 && status < 300, excerpt: text }));
-        response.on("error", () => finish({ status, ok: status >= 200 && status < 300, excerpt: text }));
-      });
-      request = sent;
-      sent.on("error", (error: NodeJS.ErrnoException) => {
-        if (!settled && !fresh && sent.reusedSocket && error.code === "ECONNRESET") attempt(true);
-        else finish({ status: null, ok: false, excerpt: describeError(error) });
-      });
-      sent.end(input.payload);
-    };
-    const timer = setTimeout(() => {
-      request?.destroy();
-      finish({ status: null, ok: false, excerpt: `no answer within ${timeoutMs() / 1000} s` });
-    }, timeoutMs());
-    attempt(false);
+  const sent = await sendOutbound({
+    url,
+    method: "POST",
+    headers,
+    payload: input.payload,
+    policy: webhookAddressPolicy(),
+    timeoutMs: timeoutMs(),
+    // Enough bytes for the excerpt's characters, whatever their encoding; the rest is never read.
+    maxBytes: EXCERPT_CHARS * 4,
+    body: "excerpt",
+    agent: agentFor(url),
   });
-}
-
-/** A short reason without internals of our own (the receiver's host is the operator's, not a secret). */
-function describeError(error: NodeJS.ErrnoException): string {
-  if (error.name === "WebhookAddressError") return error.message;
-  return error.code ? `connection failed (${error.code})` : "connection failed";
+  if (!sent.ok) return { status: null, ok: false, excerpt: sent.detail.slice(0, EXCERPT_CHARS) };
+  return { status: sent.status, ok: sent.status >= 200 && sent.status < 300, excerpt: sent.body.slice(0, EXCERPT_CHARS) };
 }

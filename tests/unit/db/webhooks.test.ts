@@ -18,7 +18,7 @@ import { claimMs, pruneOld, RETENTION_SECONDS } from "@/lib/webhooks/delivery";
 import { cronAuthorized } from "@/lib/webhooks/cron";
 import { decryptSecret, newWebhookSecret } from "@/lib/webhooks/secrets";
 import { sendWebhook } from "@/lib/webhooks/send";
-import { isForbiddenAddress } from "@/lib/webhooks/address";
+import { isForbiddenAddress } from "@/lib/outbound";
 import { assertValidPayload, startReceiver, type Receiver } from "@/tests/support/webhook-receiver";
 import { configureFile, useTestConfig } from "../../support/config";
 import { getConfig } from "@/lib/config";
