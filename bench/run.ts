@@ -426,10 +426,10 @@ interface OperatorContext {
 }
 
 /**
- * Issue 44: a Web Bot Auth agent (web-bot-auth's signer, a signed key directory on 127.0.0.1) whose MCP lookups are
- * signed when the run starts, 10 minutes valid, each with its own nonce. Autocannon sends each variant many times:
- * the repeats are verified (the one Ed25519 verification, the cached directory) and then refused as replays, which
- * public reads answer as unsigned, so every request pays what a signed one costs.
+ * Issue 44: a Web Bot Auth agent (a signed key directory on 127.0.0.1) whose MCP lookups are signed when the run
+ * starts, 10 minutes valid, without a nonce (the draft allows it): autocannon sends each variant many times, and a
+ * nonce would make every repeat a replay (refused, answered as unsigned, not what a signed request costs). So every
+ * request is verified and counted under the agent: one Ed25519 verification against the cached directory.
  */
 async function startSigningAgent(): Promise<{ sign: (base: string, names: string[]) => Promise<RequestVariant[]>; close: () => Promise<void> }> {
   const { newAgentKey, signRequest, startDirectory } = await import("../tests/support/web-bot-agent");
@@ -441,7 +441,7 @@ async function startSigningAgent(): Promise<{ sign: (base: string, names: string
       Promise.all(
         names.map(async (name, i) => {
           const created = new Date();
-          const signature = await signRequest(key, directory.origin, "POST", `${base}/mcp`, { created, expires: new Date(created.getTime() + 600_000) });
+          const signature = await signRequest(key, directory.origin, "POST", `${base}/mcp`, { created, expires: new Date(created.getTime() + 600_000), nonce: null });
           return {
             method: "POST" as const,
             path: "/mcp",
