@@ -32,6 +32,7 @@ import { staticFiles } from "@/lib/server/static-files";
 import { headerReader } from "@/lib/server/front/node";
 import { deriveCallerKey } from "@/lib/http/client-ip";
 import { flushTraces, traceNodeRequest, tracingOn } from "@/lib/tracing";
+import { listenerIdentity } from "@/lib/agent-identity";
 
 /** How long a shutdown waits for requests in flight before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -124,6 +125,14 @@ async function main(): Promise<void> {
     turns: queue,
     route: routePolicy,
     callerOf: (req) => deriveCallerKey(headerReader(req)),
+    // Issue 44: a signed public read or token request is verified once, here, when its agent's directory is cached (the
+    // handlers read the stamp: registration, the claim poll and exchange binding, the budgets). Only a public read is
+    // admitted under its verified origin's share; a token request keeps its address's.
+    identify: (req, route) => {
+      if (route.workClass !== "public" && route.workClass !== "token") return undefined;
+      const found = listenerIdentity(req.method ?? "GET", req.url ?? "/", headerReader(req));
+      return route.workClass === "public" ? found : found?.then((agent) => ({ stamp: agent.stamp, agentKey: null }));
+    },
     bodyGate,
     missingStaticFile: buildFiles.answerMissing,
   });

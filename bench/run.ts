@@ -425,23 +425,33 @@ interface OperatorContext {
   cronSecret: string;
 }
 
+/** Signing agents of the signed MCP scenario: each its own origin, so its own admission share (one agent holds a quarter of the public lane). */
+const SIGNING_AGENTS = 16;
+
 /**
- * Issue 44: a Web Bot Auth agent (web-bot-auth's signer, a signed key directory on 127.0.0.1) whose MCP lookups are
- * signed when the run starts, 10 minutes valid, each with its own nonce. Autocannon sends each variant many times:
- * the repeats are verified (the one Ed25519 verification, the cached directory) and then refused as replays, which
- * public reads answer as unsigned, so every request pays what a signed one costs.
+ * Issue 44: Web Bot Auth agents (each a signed key directory on 127.0.0.1) whose MCP lookups are signed when the run
+ * starts, 10 minutes valid, without a nonce (the draft allows it): autocannon sends each variant many times, and a
+ * nonce would make every repeat a replay (refused, answered as unsigned, not what a signed request costs). So every
+ * request is verified and counted under its agent: one Ed25519 verification against the cached directory. The
+ * variants take the agents in turn: 64 connections of one agent would meet its admission share (a 429), as 64 of one
+ * address would; the unsigned scenario's connections are as many addresses.
  */
 async function startSigningAgent(): Promise<{ sign: (base: string, names: string[]) => Promise<RequestVariant[]>; close: () => Promise<void> }> {
   const { newAgentKey, signRequest, startDirectory } = await import("../tests/support/web-bot-agent");
-  const key = await newAgentKey();
-  const directory = await startDirectory([key]);
+  const agents = await Promise.all(
+    Array.from({ length: SIGNING_AGENTS }, async () => {
+      const key = await newAgentKey();
+      return { key, directory: await startDirectory([key]) };
+    }),
+  );
   return {
-    close: () => directory.close(),
+    close: async () => void (await Promise.all(agents.map((agent) => agent.directory.close()))),
     sign: (base, names) =>
       Promise.all(
         names.map(async (name, i) => {
+          const { key, directory } = agents[i % agents.length]!;
           const created = new Date();
-          const signature = await signRequest(key, directory.origin, "POST", `${base}/mcp`, { created, expires: new Date(created.getTime() + 600_000) });
+          const signature = await signRequest(key, directory.origin, "POST", `${base}/mcp`, { created, expires: new Date(created.getTime() + 600_000), nonce: null });
           return {
             method: "POST" as const,
             path: "/mcp",

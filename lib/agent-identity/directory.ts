@@ -11,12 +11,13 @@ import dns from "node:dns";
 import { lookup } from "node:dns/promises";
 import { calculateJwkThumbprint, type JWK } from "jose";
 import { isInnerList, parseDictionary } from "structured-headers";
-import { isSignatureError, verifySignature, webcrypto, type Verifier } from "http-message-sig";
+import { createPublicKey } from "node:crypto";
+import { isSignatureError, verifySignature, type Verifier } from "http-message-sig";
 import { HTTP_MESSAGE_SIGNATURES_DIRECTORY, Tag } from "web-bot-auth";
 import type { Clock } from "@/lib/clock";
 import { isForbiddenAddress } from "@/lib/outbound";
 import type { DirectoryLookup } from "./verify";
-import { CLOCK_SKEW_SECONDS } from "./verify";
+import { CLOCK_SKEW_SECONDS, ed25519Verifier } from "./verify";
 
 export const DIRECTORY_PATH = HTTP_MESSAGE_SIGNATURES_DIRECTORY;
 export const DIRECTORY_TIMEOUT_MS = 2000;
@@ -138,8 +139,8 @@ export function cacheSeconds(cacheControl: string | null): number {
   return Math.min(MAX_CACHE_SECONDS, Math.max(MIN_CACHE_SECONDS, seconds));
 }
 
-/** The Ed25519 JWKs of a directory body, with their RFC 7638 thumbprints; other key types are left out. */
-async function ed25519Keys(body: string): Promise<Map<string, CryptoKey> | string> {
+/** The Ed25519 JWKs of a directory body as verifiers, by their RFC 7638 thumbprints; other key types are left out. */
+async function ed25519Keys(body: string): Promise<Map<string, Verifier> | string> {
   let document: unknown;
   try {
     document = JSON.parse(body);
@@ -148,15 +149,16 @@ async function ed25519Keys(body: string): Promise<Map<string, CryptoKey> | strin
   }
   const keys = typeof document === "object" && document !== null && "keys" in document ? (document as { keys: unknown }).keys : undefined;
   if (!Array.isArray(keys)) return "the directory has no keys array";
-  const out = new Map<string, CryptoKey>();
+  const out = new Map<string, Verifier>();
   for (const jwk of keys.slice(0, MAX_KEYS) as unknown[]) {
     if (typeof jwk !== "object" || jwk === null) continue;
     const { kty, crv, x } = jwk as Record<string, unknown>;
     if (kty !== "OKP" || crv !== "Ed25519" || typeof x !== "string") continue;
     try {
       const publicJwk: JWK = { kty, crv, x };
-      const key = await crypto.subtle.importKey("jwk", publicJwk, { name: "Ed25519" }, false, ["verify"]);
-      out.set(await calculateJwkThumbprint(publicJwk, "sha256"), key);
+      const key = createPublicKey({ key: { kty, crv, x }, format: "jwk" });
+      if (key.asymmetricKeyType !== "ed25519") continue;
+      out.set(await calculateJwkThumbprint(publicJwk, "sha256"), ed25519Verifier(key));
     } catch {
       // A key that does not import is not a key of this directory.
     }
@@ -189,7 +191,7 @@ export async function verifiedDirectoryKeys(url: URL, response: FetchedDirectory
     ],
     request: { kind: "request" as const, method: "GET", targetUri: url.href, fields: [] },
   };
-  const signed = new Map<string, CryptoKey>();
+  const signed = new Map<string, Verifier>();
   for (const label of labels.slice(0, MAX_KEYS)) {
     try {
       const verified = await verifySignature(message, {
@@ -204,11 +206,11 @@ export async function verifiedDirectoryKeys(url: URL, response: FetchedDirectory
         resolveVerifier: (candidate): Verifier => {
           const key = typeof candidate.parameters.keyid === "string" ? keys.get(candidate.parameters.keyid) : undefined;
           if (key === undefined) throw new Error("not a key of this directory");
-          return webcrypto.verifier(key);
+          return key;
         },
       });
       const keyid = verified.parameters.keyid as string;
-      signed.set(keyid, keys.get(keyid) as CryptoKey);
+      signed.set(keyid, keys.get(keyid) as Verifier);
     } catch (error) {
       if (!isSignatureError(error)) throw error;
     }
@@ -233,16 +235,30 @@ export class DirectoryCache {
     private readonly fetcher: DirectoryFetcher = fetchDirectoryOverNetwork,
   ) {}
 
-  async lookup(origin: string, allowPrivate: boolean): Promise<DirectoryLookup> {
+  /** The origin's directory, from the cache or fetched (once at a time per origin). */
+  lookup(origin: string, allowPrivate: boolean): DirectoryLookup | Promise<DirectoryLookup> {
     const key = `${allowPrivate ? "any" : "public"} ${origin}`;
-    const cached = this.entries.get(key);
-    if (cached && cached.until > this.clock.now().getTime()) return cached.lookup;
+    const cached = this.cachedEntry(key);
+    if (cached !== undefined) return cached;
     const pending = this.inFlight.get(key);
     if (pending) return pending;
     if (this.inFlight.size >= MAX_FETCHES_IN_FLIGHT) return { ok: false, detail: "too many key directories are being fetched at once; retry shortly" };
     const fetching = this.fetchAndKeep(key, origin, allowPrivate).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, fetching);
     return fetching;
+  }
+
+  /**
+   * The origin's directory if it is cached (a failure kept for NEGATIVE_CACHE_SECONDS too), undefined otherwise:
+   * never a fetch (server.ts's listener verifies only against what is here).
+   */
+  cached(origin: string, allowPrivate: boolean): DirectoryLookup | undefined {
+    return this.cachedEntry(`${allowPrivate ? "any" : "public"} ${origin}`);
+  }
+
+  private cachedEntry(key: string): DirectoryLookup | undefined {
+    const entry = this.entries.get(key);
+    return entry !== undefined && entry.until > this.clock.now().getTime() ? entry.lookup : undefined;
   }
 
   /** Forgets every directory (tests). */

@@ -43,6 +43,10 @@ export function parseSignatureAgent(header: string | null, label: string, allowH
 }
 
 function dictionaryMember(header: string, label: string): BareItem | undefined {
+  // A dictionary starts with a key (a lowercase letter or "*"): the quoted string form is not tried as one, since each
+  // failed parse builds an Error with its stack, which cost more than the rest of reading the headers (bench/README.md).
+  const first = header.charCodeAt(header.length - header.trimStart().length);
+  if (first !== 0x2a && !(first >= 0x61 && first <= 0x7a)) return undefined;
   try {
     const member = parseDictionary(header).get(label);
     return member === undefined || isInnerList(member) ? undefined : member[0];

@@ -1,14 +1,17 @@
 // Verified agents (issue 44): the one entry the surfaces call. A request is "verified as origin X with key K",
 // "unsigned", or carries a signature that is present but not accepted (with the reason). One directory cache and
-// one nonce memory per process.
+// one nonce memory per process. Under `npm start`, server.ts's listener verifies a signed request whose directory is
+// cached before admission (its share is then the agent's) and stamps the result (AGENT_HEADER): the handler reads
+// that stamp instead of verifying again, since a nonce is accepted once.
 import { systemClock, type Clock } from "@/lib/clock";
 import { getConfig } from "@/lib/config";
 import { processSingleton } from "@/lib/registry";
-import type { ApiRequest } from "@/lib/http/api";
-import { VERIFIED_AGENT_KEY_PREFIX } from "@/lib/http/client-ip";
+import type { ApiRequest, HeaderReader } from "@/lib/http/api";
+import { AGENT_HEADER, VERIFIED_AGENT_KEY_PREFIX } from "@/lib/http/client-ip";
+import { startedByServerEntry } from "@/lib/http/server-entry";
 import { DirectoryCache } from "./directory";
 import { NonceMemory } from "./nonces";
-import { verifyAgentRequest, type AgentIdentity } from "./verify";
+import { readSignatureClaim, verifyAgentRequest, verifySignatureClaim, type AgentIdentity, type SignatureFailure, type VerificationDeps } from "./verify";
 
 export type { AgentIdentity, SignatureFailure } from "./verify";
 export { isSigned } from "./verify";
@@ -22,19 +25,25 @@ function directoryAllowPrivate(): boolean {
   return getConfig().agentDirectoryAllowPrivate;
 }
 
+/** @authority is this service's public host: the agent signed the URL it addressed, which is BASE_URL's. */
+function addressedUrl(target: string): string {
+  return `${getConfig().baseUrl}${target.startsWith("/") ? target : `/${target}`}`;
+}
+
+function dependencies(clock: Clock, allowPrivate: boolean): VerificationDeps {
+  return {
+    clock,
+    allowHttp: allowPrivate,
+    directory: (origin) => directories.lookup(origin, allowPrivate),
+    rememberNonce: (key, until) => nonces.remember(key, until, Math.floor(clock.now().getTime() / 1000)),
+  };
+}
+
 /** Who signed this request, verified against its agent's key directory (never throws, never a 500). */
 export async function agentIdentityOf(request: ApiRequest, clock: Clock = systemClock): Promise<AgentIdentity> {
-  const allowPrivate = directoryAllowPrivate();
-  // @authority is this service's public host: the agent signed the URL it addressed, which is BASE_URL's.
-  const url = `${getConfig().baseUrl}${request.target.startsWith("/") ? request.target : `/${request.target}`}`;
-  return verifyAgentRequest(
-    { method: request.method, url, headers: request.headers },
-    {
-      clock,
-      allowHttp: allowPrivate,
-      directory: (origin) => directories.lookup(origin, allowPrivate),
-      rememberNonce: (key, until) => nonces.remember(key, until, Math.floor(clock.now().getTime() / 1000)),
-    },
+  return (
+    stampedIdentity(request.headers) ??
+    verifyAgentRequest({ method: request.method, url: addressedUrl(request.target), headers: request.headers }, dependencies(clock, directoryAllowPrivate()))
   );
 }
 
@@ -50,5 +59,70 @@ export function agentCallerKey(origin: string): string {
 export function publicCallerKey(request: ApiRequest, addressKey: string, clock: Clock = systemClock): string | Promise<string> {
   // Unsigned: answered synchronously, so an unsigned request takes exactly the path (and the turns) it took before.
   if (!isSigned(request.headers)) return addressKey;
-  return agentIdentityOf(request, clock).then((identity) => (identity.kind === "verified" ? agentCallerKey(identity.origin) : addressKey));
+  const keyOf = (identity: AgentIdentity): string => (identity.kind === "verified" ? agentCallerKey(identity.origin) : addressKey);
+  const stamped = stampedIdentity(request.headers);
+  return stamped !== null ? keyOf(stamped) : agentIdentityOf(request, clock).then(keyOf);
+}
+
+/** What server.ts's listener stamps for a signed request, and the caller key its admission share is then counted under. */
+export interface ListenerIdentity {
+  /** AGENT_HEADER's value (agentStamp). */
+  stamp: string;
+  /** agentCallerKey of a verified origin; null: the address's key. */
+  agentKey: string | null;
+}
+
+/**
+ * The listener's one verification of a request (server.ts), with no network: undefined when it is unsigned or its
+ * agent's directory is not cached (the handler then verifies, fetching it, as without the listener). A signature
+ * malformed before any key is needed is refused here too. Never rejects.
+ */
+export function listenerIdentity(method: string, target: string, headers: HeaderReader, clock: Clock = systemClock): Promise<ListenerIdentity> | undefined {
+  if (!isSigned(headers)) return undefined;
+  const allowPrivate = directoryAllowPrivate();
+  const read = readSignatureClaim(headers, allowPrivate);
+  if (!read.ok) return Promise.resolve(listenerResult(read.identity));
+  const cached = directories.cached(read.claim.origin, allowPrivate);
+  if (cached === undefined) return undefined;
+  const deps = { ...dependencies(clock, allowPrivate), directory: () => cached };
+  return verifySignatureClaim({ method, url: addressedUrl(target), headers }, read.claim, deps).then(listenerResult);
+}
+
+function listenerResult(identity: AgentIdentity): ListenerIdentity {
+  return { stamp: agentStamp(identity), agentKey: identity.kind === "verified" ? agentCallerKey(identity.origin) : null };
+}
+
+const FAILURES: ReadonlySet<string> = new Set<SignatureFailure>(["invalid_signature", "expired_signature", "replayed_signature", "unknown_key", "directory_unavailable"]);
+
+/** AGENT_HEADER's value for a verification's result: `verified <thumbprint> <origin>` or `invalid <reason> <detail, URI-encoded>`. */
+export function agentStamp(identity: AgentIdentity): string {
+  if (identity.kind === "verified") return `verified ${identity.thumbprint} ${identity.origin}`;
+  if (identity.kind === "invalid") return `invalid ${identity.reason} ${encodeURIComponent(identity.detail)}`;
+  return "unsigned";
+}
+
+/**
+ * The listener's result for this request, believed only when server.ts started the process (it replaces any
+ * client-sent copy; under a bare `next start` the header is the client's own); null: none, verify here.
+ */
+export function stampedIdentity(headers: HeaderReader): AgentIdentity | null {
+  if (!startedByServerEntry()) return null;
+  const stamp = headers.get(AGENT_HEADER);
+  return stamp ? parseAgentStamp(stamp) : null;
+}
+
+/** agentStamp read back; null for anything it does not write. */
+export function parseAgentStamp(stamp: string): AgentIdentity | null {
+  const [kind, first, rest, extra] = stamp.split(" ");
+  if (kind === "unsigned" && first === undefined) return { kind: "unsigned" };
+  if (first === undefined || rest === undefined || extra !== undefined) return null;
+  if (kind === "verified") return { kind, thumbprint: first, origin: rest };
+  if (kind === "invalid" && FAILURES.has(first)) {
+    try {
+      return { kind, reason: first as SignatureFailure, detail: decodeURIComponent(rest) };
+    } catch {
+      return null;
+    }
+  }
+  return null;
 }

@@ -3,7 +3,8 @@
 // picks the web-bot-auth signature, reads Signature-Agent in both forms in use, sets the policy (covered components,
 // created/expires window, tag, keyid = JWK thumbprint, nonce never twice) and maps every failure to one reason.
 // Everything here is pure but for the clock, the key directory and the nonce memory, which the caller passes in.
-import { isSignatureError, SignatureErrorCode, verifySignature, webcrypto, type SignatureParameters, type Verifier } from "http-message-sig";
+import { verify as verifyEd25519, type KeyObject } from "node:crypto";
+import { isSignatureError, SignatureErrorCode, verifySignature, type ComponentDescriptor, type SignatureParameters, type Verifier } from "http-message-sig";
 import { HTTP_MESSAGE_SIGNATURE_TAG, SIGNATURE_AGENT_HEADER } from "web-bot-auth";
 import type { Clock } from "@/lib/clock";
 import type { HeaderReader } from "@/lib/http/api";
@@ -29,13 +30,21 @@ export type SignatureFailure =
 
 export type AgentIdentity = { kind: "unsigned" } | { kind: "verified"; origin: string; thumbprint: string } | { kind: "invalid"; reason: SignatureFailure; detail: string };
 
-/** A directory's Ed25519 keys by thumbprint, or why it has none to give. */
-export type DirectoryLookup = { ok: true; keys: ReadonlyMap<string, CryptoKey> } | { ok: false; detail: string };
+/** A directory's Ed25519 keys (as verifiers, made once per key: ed25519Verifier) by thumbprint, or why it has none to give. */
+export type DirectoryLookup = { ok: true; keys: ReadonlyMap<string, Verifier> } | { ok: false; detail: string };
+
+/**
+ * An Ed25519 verifier for http-message-sig (its own extension point) on node:crypto's synchronous one-shot verify:
+ * WebCrypto's async verify cost several times as much per request (bench/README.md, "signed MCP lookup_member").
+ */
+export function ed25519Verifier(key: KeyObject): Verifier {
+  return { algorithm: "ed25519", verify: (data, signature) => verifyEd25519(null, data, key, signature) };
+}
 
 export interface VerificationDeps {
   clock: Clock;
-  /** The verified keys of an origin's directory (./directory.ts; cached there). */
-  directory(origin: string): Promise<DirectoryLookup>;
+  /** The verified keys of an origin's directory (./directory.ts; cached there: then answered without a promise). */
+  directory(origin: string): DirectoryLookup | Promise<DirectoryLookup>;
   /** True the first time a nonce is seen before `until` (epoch seconds), false after (./nonces.ts). */
   rememberNonce(key: string, until: number): boolean;
   /** http:// origins too (AGENT_DIRECTORY_ALLOW_PRIVATE=1). */
@@ -75,11 +84,44 @@ export function isSigned(headers: HeaderReader): boolean {
   return headers.get("signature") !== null || headers.get("signature-input") !== null;
 }
 
+/** The web-bot-auth signature of a request and the agent origin it names, read before any key is looked up. */
+export interface SignatureClaim {
+  label: string;
+  origin: string;
+  /** The Signature-Agent component the signature must cover (its form decides it: ./headers.ts). */
+  component: string | ComponentDescriptor;
+}
+
+/**
+ * Which signature to verify and which origin's directory holds its key (no key needed yet: server.ts's listener uses
+ * the origin to see whether that directory is cached); or why the request's signature is not accepted. The request
+ * must be signed (isSigned).
+ */
+export function readSignatureClaim(headers: HeaderReader, allowHttp: boolean): { ok: true; claim: SignatureClaim } | { ok: false; identity: AgentIdentity } {
+  const signatureInput = headers.get("signature-input");
+  if (signatureInput === null || headers.get("signature") === null) return refused("invalid_signature", "Signature and Signature-Input must be sent together");
+  const label = webBotAuthLabel(signatureInput);
+  if (label === null) return refused("invalid_signature", `no signature with tag="${HTTP_MESSAGE_SIGNATURE_TAG}" in Signature-Input`);
+  const agent = parseSignatureAgent(headers.get(SIGNATURE_AGENT_HEADER), label, allowHttp);
+  if (!agent.ok) return refused("invalid_signature", agent.detail);
+  return { ok: true, claim: { label, origin: agent.origin, component: agent.component } };
+}
+
+function refused(reason: SignatureFailure, detail: string): { ok: false; identity: AgentIdentity } {
+  return { ok: false, identity: { kind: "invalid", reason, detail } };
+}
+
 /** Verifies the request's Web Bot Auth signature; never throws. */
 export async function verifyAgentRequest(request: SignedRequest, deps: VerificationDeps): Promise<AgentIdentity> {
   if (!isSigned(request.headers)) return { kind: "unsigned" };
+  const read = readSignatureClaim(request.headers, deps.allowHttp);
+  return read.ok ? verifySignatureClaim(request, read.claim, deps) : read.identity;
+}
+
+/** Verifies the signature `claim` names (readSignatureClaim); never throws. */
+export async function verifySignatureClaim(request: SignedRequest, claim: SignatureClaim, deps: VerificationDeps): Promise<AgentIdentity> {
   try {
-    return await verifyOrThrow(request, deps);
+    return await verifyOrThrow(request, claim, deps);
   } catch (error) {
     if (error instanceof Refusal) return { kind: "invalid", reason: error.reason, detail: error.message };
     // The library's own refusals, and anything a hostile header makes it throw, are a bad signature: never a 500.
@@ -96,13 +138,8 @@ function describeLibraryError(error: unknown): string {
   return "the Signature or Signature-Input header is malformed";
 }
 
-async function verifyOrThrow(request: SignedRequest, deps: VerificationDeps): Promise<AgentIdentity> {
-  const signatureInput = request.headers.get("signature-input");
-  if (signatureInput === null || request.headers.get("signature") === null) throw new Refusal("invalid_signature", "Signature and Signature-Input must be sent together");
-  const label = webBotAuthLabel(signatureInput);
-  if (label === null) throw new Refusal("invalid_signature", `no signature with tag="${HTTP_MESSAGE_SIGNATURE_TAG}" in Signature-Input`);
-  const agent = parseSignatureAgent(request.headers.get(SIGNATURE_AGENT_HEADER), label, deps.allowHttp);
-  if (!agent.ok) throw new Refusal("invalid_signature", agent.detail);
+async function verifyOrThrow(request: SignedRequest, agent: SignatureClaim, deps: VerificationDeps): Promise<AgentIdentity> {
+  const { label } = agent;
   const now = Math.floor(deps.clock.now().getTime() / 1000);
   let matchedKey: string | null = null;
   const verified = await verifySignature(
@@ -127,7 +164,7 @@ async function verifyOrThrow(request: SignedRequest, deps: VerificationDeps): Pr
         const key = directory.keys.get(keyid);
         if (key === undefined) throw new Refusal("unknown_key", `keyid is not the JWK thumbprint of a key in the directory of ${agent.origin}`);
         matchedKey = keyid;
-        return webcrypto.verifier(key);
+        return key;
       },
     },
   ).catch((error: unknown) => {

@@ -25,6 +25,14 @@ export const PEER_HEADER = "x-agent-gate-peer";
 export const CALLER_HEADER = "x-agent-gate-caller";
 
 /**
+ * Header with the Web Bot Auth result server.ts's listener found for a signed request (lib/agent-identity
+ * listenerIdentity, against a cached directory), replacing any client-sent copy: the handler reads it instead of
+ * verifying again (a nonce is accepted once). Absent: the listener did not verify it (the handler does). Believed only
+ * when server.ts started the process, as CALLER_HEADER.
+ */
+export const AGENT_HEADER = "x-agent-gate-agent";
+
+/**
  * The one bucket of every request whose address is unknown (no peer stamp, no platform header). Limits give
  * it a tenth of their allowance (lib/rate-limit/budgets.ts): a request without an address gets no free pass.
  */

@@ -134,6 +134,7 @@ export const OPERATIONS: OperationSpec[] = [
       "200": { description: "The modelled response.", schema: simulateResponseSchema },
       "400": error("Not strict JSON {scenario} with a known scenario."),
       "405": error("Only POST is supported."),
+      "429": error("Rate limited: the caller's simulator budget is spent; retry after Retry-After seconds. Nothing ran.", { "Retry-After": "Seconds to wait." }),
     },
   },
   // Operator endpoints (issue #17): for load balancers, orchestrators and Prometheus, not for agents; no agent catalog lists them.

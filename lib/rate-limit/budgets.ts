@@ -40,6 +40,16 @@ export const BUDGETS = {
   },
   a2a: { name: "a2a", key: "caller", limit: 600, windowSeconds: 60, env: "RATE_LIMIT_A2A_PER_MINUTE", store: "memory", counts: "JSON-RPC message POSTed to /a2a" },
   ask: { name: "ask", key: "caller", limit: 600, windowSeconds: 60, env: "RATE_LIMIT_ASK_PER_MINUTE", store: "memory", counts: "GET or HEAD of /ask" },
+  // In memory: the simulator answers even while the database is down (lib/sandbox/simulate.ts).
+  simulate: {
+    name: "simulate",
+    key: "caller",
+    limit: 600,
+    windowSeconds: 60,
+    env: "RATE_LIMIT_SIMULATE_PER_MINUTE",
+    store: "memory",
+    counts: "POST /api/v1/sandbox/simulate",
+  },
   mapSearch: {
     name: "map-search",
     key: "caller",

@@ -1,10 +1,14 @@
 // POST /api/v1/sandbox/simulate (SPEC.md, CONTRACT.md §9): production response schemas filled with fixed
 // synthetic values. It imports no database, key or token module on purpose: nothing is read, signed or
-// written, and it answers even while the database is down.
+// written, and it answers even while the database is down (its budget is counted in memory, per caller: a verified
+// agent under its origin, issue 44).
 import { absoluteUrl, getConfig } from "@/lib/config";
+import { publicCallerKey } from "@/lib/agent-identity";
 import { readJsonObject } from "@/lib/http/body";
+import { callerKey } from "@/lib/http/client-ip";
+import { chargeBudgets } from "@/lib/rate-limit/memory";
 import { textReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
-import { errorBody, errorReply, payloadTooLargeReply } from "@/lib/http/errors";
+import { errorBody, errorReply, payloadTooLargeReply, rateLimitedReply } from "@/lib/http/errors";
 import { batchResponseSchema, simulateRequestSchema, type SimulateResponse, type SimulatorScenario } from "@/lib/schemas/public-read";
 import { describeIssue } from "@/lib/schemas/issues";
 import { claimGrantTokenResponseSchema, errorBodySchema, registrationResponseSchema, SCOPES } from "@/lib/schemas/service-auth";
@@ -135,6 +139,10 @@ export function simulate(scenario: SimulatorScenario): string {
 const HEADERS = { "access-control-allow-origin": "*", "cache-control": "no-store" } as const;
 
 export async function handleSimulateRequest(request: ApiRequest): Promise<ApiReply> {
+  // Each request spends one unit of its caller's budget before its body is read; nothing runs after a refusal.
+  const keyed = publicCallerKey(request, callerKey(request.headers));
+  const refused = chargeBudgets([{ budget: "simulate", key: typeof keyed === "string" ? keyed : await keyed, cost: 1 }]);
+  if (refused) return rateLimitedReply(refused.retryAfterSeconds, HEADERS);
   const body = await readJsonObject(request, SIMULATE_MAX_BYTES);
   if (!body.ok) {
     if (body.reason === "too_large") return payloadTooLargeReply(SIMULATE_MAX_BYTES);

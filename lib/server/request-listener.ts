@@ -5,15 +5,18 @@
 //    once and stamped too (CALLER_HEADER), for the shares here and the budgets and log line after.
 // 2. Look up its route (lib/routes, handed in).
 // 3. Wait for its whole body (./body-gate.ts): until then it holds no slot of any class.
-// 4. Admit it (lib/admission): its class of work runs it now, queues it, or refuses it at once (503; 429 past the
+// 4. A signed request whose agent's key directory is cached is verified once (issue 44; lib/agent-identity, handed
+//    in): the result is stamped (AGENT_HEADER, any client-sent copy is always removed) for the handler, and a verified
+//    agent's request takes the agent's admission share instead of its address's.
+// 5. Admit it (lib/admission): its class of work runs it now, queues it, or refuses it at once (503; 429 past the
 //    caller's share).
-// 5. Answer an unknown file under /_next/static/ with a bare 404, and let the node:http front (lib/server/front) answer
+// 6. Answer an unknown file under /_next/static/ with a bare 404, and let the node:http front (lib/server/front) answer
 //    the paths it serves.
-// 6. Hand every other request to Next one per event-loop turn (lib/server/turns), so a saturated server
+// 7. Hand every other request to Next one per event-loop turn (lib/server/turns), so a saturated server
 //    keeps admitting new connections; a request whose client has left meanwhile is skipped.
 import type http from "node:http";
 import type { AdmissionTicket, WorkClass } from "@/lib/admission";
-import { CALLER_HEADER, PEER_HEADER } from "@/lib/http/client-ip";
+import { AGENT_HEADER, CALLER_HEADER, PEER_HEADER } from "@/lib/http/client-ip";
 import { markServerEntry } from "@/lib/http/server-entry";
 import type { TurnQueue } from "@/lib/server/turns";
 
@@ -56,6 +59,12 @@ export interface RequestListenerOptions {
    * for the handlers' budgets and the log line. None: no caller key (the stamp is empty).
    */
   callerOf?: (req: http.IncomingMessage) => string;
+  /**
+   * The verified agent of a signed request, without network (lib/agent-identity listenerIdentity): its stamp
+   * (AGENT_HEADER) for the handler, and the caller key admission counts it under (null: the address's). Undefined:
+   * nothing to stamp (unsigned, or its directory is not cached: the handler verifies). None: nothing is verified here.
+   */
+  identify?: (req: http.IncomingMessage, route: ListenerRoute) => Promise<{ stamp: string; agentKey: string | null }> | undefined;
   /** Holds each request until its whole body has arrived, or refuses it (./body-gate.ts); none: at once. */
   bodyGate?: { receive(req: http.IncomingMessage, res: http.ServerResponse, limit: number, caller: string, ready: () => void): void };
   /** Answers a request for a file under /_next/static/ that the build does not have (a bare 404); false: not one. */
@@ -102,7 +111,7 @@ function handOver(next: NextHandler, req: http.IncomingMessage, res: http.Server
 
 /** The listener for http.createServer: peer stamp → admission → front → turns → `next`. */
 export function requestListener(next: NextHandler, options: RequestListenerOptions = {}): http.RequestListener {
-  const { observe, front, turns, responseHeaders, admission, route: routeOf, callerOf, bodyGate, missingStaticFile } = options;
+  const { observe, front, turns, responseHeaders, admission, route: routeOf, callerOf, identify, bodyGate, missingStaticFile } = options;
   // This listener stamps every request's peer header: from now on that header is this process's own (client-ip.ts).
   markServerEntry();
   const dispatch = (req: http.IncomingMessage, res: http.ServerResponse, route: ListenerRoute, hadTurn: boolean): void => {
@@ -121,13 +130,27 @@ export function requestListener(next: NextHandler, options: RequestListenerOptio
     // Derived once, before anything reads it; a client-sent copy is replaced (empty: callerKey derives it itself).
     const caller = callerOf?.(req) ?? "";
     req.headers[CALLER_HEADER] = caller;
+    // Only this listener writes the agent stamp (a delete only when present: it would slow every request's headers).
+    if (req.headers[AGENT_HEADER] !== undefined) delete req.headers[AGENT_HEADER];
     const requestId = observe?.(req, res);
     if (requestId) (req as IdentifiedRequest)[REQUEST_ID] = requestId;
     const path = pathOf(req.url);
     const route = routeOf?.(path) ?? GENERAL_ROUTE;
-    const admit = (): void => {
+    const admitAs = (admissionCaller: string): void => {
       if (!admission) return dispatch(req, res, route, false);
-      admission.admit(req, res, { workClass: route.workClass, caller }, (hadTurn) => dispatch(req, res, route, hadTurn));
+      admission.admit(req, res, { workClass: route.workClass, caller: admissionCaller }, (hadTurn) => dispatch(req, res, route, hadTurn));
+    };
+    const admit = (): void => {
+      // Unsigned requests (and those the handler verifies) go on synchronously, exactly as before.
+      const identified = identify?.(req, route);
+      if (identified === undefined) return admitAs(caller);
+      identified.then(
+        (agent) => {
+          req.headers[AGENT_HEADER] = agent.stamp;
+          admitAs(agent.agentKey ?? caller);
+        },
+        () => admitAs(caller),
+      );
     };
     if (!bodyGate) return admit();
     bodyGate.receive(req, res, route.bodyLimit, caller, admit);

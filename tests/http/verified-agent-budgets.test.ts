@@ -12,7 +12,7 @@ let server: TestServer;
 const agents: { key: AgentKey; directory: DirectoryServer }[] = [];
 
 beforeAll(async () => {
-  server = await startAuthServer({ AGENT_DIRECTORY_ALLOW_PRIVATE: "1", RATE_LIMIT_ASK_PER_MINUTE: "2", RATE_LIMIT_MCP_PER_MINUTE: "2" });
+  server = await startAuthServer({ AGENT_DIRECTORY_ALLOW_PRIVATE: "1", RATE_LIMIT_ASK_PER_MINUTE: "2", RATE_LIMIT_MCP_PER_MINUTE: "2", RATE_LIMIT_SIMULATE_PER_MINUTE: "2" });
   for (let i = 0; i < 2; i++) {
     const key = await newAgentKey();
     agents.push({ key, directory: await startDirectory([key]) });
@@ -52,6 +52,17 @@ async function mcp(ip: string, agent?: { key: AgentKey; directory: DirectoryServ
   return response.status;
 }
 
+/** POST /api/v1/sandbox/simulate as `ip`, signed by `agent` if given. */
+async function simulate(ip: string, agent?: { key: AgentKey; directory: DirectoryServer }): Promise<Response> {
+  const url = `${server.baseUrl}/api/v1/sandbox/simulate`;
+  const signature = agent ? await signRequest(agent.key, agent.directory.origin, "POST", url) : {};
+  return fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-forwarded-for": ip, ...signature },
+    body: JSON.stringify({ scenario: "agent_auth_challenge" }),
+  });
+}
+
 describe("budgets per verified agent", () => {
   it("/ask: two signed agents on one address get separate allowances, and an unsigned client there keeps its own", async () => {
     const ip = freshIp();
@@ -72,5 +83,25 @@ describe("budgets per verified agent", () => {
     expect(await mcp(ip, agents[1], true)).toBe(200);
     expect(await mcp(ip)).toBe(200);
     expect(await mcp(ip)).toBe(429);
+  });
+
+  it("the simulator: an address runs out (429 rate_limited, Retry-After, nothing simulated), a verified agent on it keeps its own", async () => {
+    const ip = freshIp();
+    for (let i = 0; i < 2; i++) {
+      const answer = await simulate(ip);
+      expect(answer.status).toBe(200);
+      expect(((await answer.json()) as { scenario: string }).scenario).toBe("agent_auth_challenge");
+    }
+    const refused = await simulate(ip);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(refused.headers.get("access-control-allow-origin")).toBe("*");
+    const body = (await refused.json()) as Record<string, unknown>;
+    expect(body).toEqual({ error: "rate_limited", error_description: expect.any(String) });
+    // Twice the address's allowance for the verified agent (VERIFIED_AGENT_ALLOWANCE_FACTOR), from the same address.
+    const signed: number[] = [];
+    for (let i = 0; i < 5; i++) signed.push((await simulate(ip, agents[0])).status);
+    expect(signed).toEqual([200, 200, 200, 200, 429]);
+    expect((await simulate(ip)).status).toBe(429);
   });
 });

@@ -80,7 +80,9 @@ export interface SignOptions {
   form?: "string" | "dictionary";
   created?: Date;
   expires?: Date;
-  nonce?: string;
+  /** The nonce; default a fresh one. null: none (the draft allows it; web-bot-auth's signer always adds one, so such a
+   * signature is made with http-message-sig 0.3.0, the RFC 9421 library, with web-bot-auth's other parameters). */
+  nonce?: string | null;
 }
 
 /**
@@ -92,19 +94,20 @@ export async function signRequest(key: AgentKey, agentOrigin: string, method: st
   const agentHeader = options.signatureAgent ?? (form === "dictionary" ? `sig1="${agentOrigin}"` : `"${agentOrigin}"`);
   const created = options.created ?? new Date();
   const expires = options.expires ?? new Date(created.getTime() + 300_000);
-  if (form === "dictionary") {
+  if (form === "dictionary" || options.nonce === null) {
     // web-bot-auth 0.1.3's signer (on http-message-sig 0.2.0) ignores `;key=` and covers the whole field, so the
     // WG draft's form is signed with http-message-sig 0.3.0, the RFC 9421 library, with web-bot-auth's parameters.
+    const nonce = options.nonce === null ? {} : { nonce: options.nonce ?? generateNonce() };
     const signed = await createSignature(
       { kind: "request", method, targetUri: url, fields: [{ name: "signature-agent", value: agentHeader }] },
       {
         label: "sig1",
-        components: ["@authority", { name: "signature-agent", parameters: { key: "sig1" } }],
+        components: ["@authority", form === "dictionary" ? { name: "signature-agent", parameters: { key: "sig1" } } : "signature-agent"],
         parameters: {
           created: Math.floor(created.getTime() / 1000),
           expires: Math.floor(expires.getTime() / 1000),
           keyid: key.signer.keyid,
-          nonce: options.nonce ?? generateNonce(),
+          ...nonce,
           tag: HTTP_MESSAGE_SIGNATURE_TAG,
         },
         signer: webcrypto.signer(key.privateKey),

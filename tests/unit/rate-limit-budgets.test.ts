@@ -42,6 +42,7 @@ describe("the budget table", () => {
     expect(ruleWith("batch")).toEqual({ name: "batch:ip", limit: 10, windowSeconds: 60 });
     expect(ruleWith("identity")).toEqual({ name: "identity:ip", limit: 20, windowSeconds: 600 });
     expect(ruleWith("tokenExchange").limit).toBe(30);
+    expect(ruleWith("simulate")).toEqual({ name: "simulate", limit: 600, windowSeconds: 60 });
   });
 
   it("takes an allowance from the configuration; an invalid one keeps the default and is reported", () => {

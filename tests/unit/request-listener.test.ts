@@ -5,7 +5,7 @@ import http from "node:http";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { CALLER_HEADER, PEER_HEADER } from "@/lib/http/client-ip";
+import { AGENT_HEADER, CALLER_HEADER, PEER_HEADER } from "@/lib/http/client-ip";
 import { requestListener, type NextHandler, type RequestListenerOptions } from "@/lib/server/request-listener";
 import { TurnQueue } from "@/lib/server/turns";
 import { routePolicy } from "@/lib/routes";
@@ -88,6 +88,39 @@ describe("the request hook", () => {
     expect((await get(derived, "/", { [CALLER_HEADER]: "203.0.113.9" })).body).toBe("198.51.100.4");
     const none = await serve(echo, {});
     expect((await get(none, "/", { [CALLER_HEADER]: "203.0.113.9" })).body).toBe("");
+  });
+
+  it("removes a client-sent agent stamp, writes identify's own, and admits a verified agent under its key (issue 44)", async () => {
+    const tickets: string[] = [];
+    const echo: NextHandler = (req, res) => res.end(String(req.headers[AGENT_HEADER]));
+    const port = await serve(echo, {
+      callerOf: () => "198.51.100.4",
+      admission: {
+        admit: (_req, _res, ticket, handle) => {
+          tickets.push(ticket.caller);
+          handle(true);
+        },
+      },
+      // Stands in for lib/agent-identity listenerIdentity: undefined for a request it leaves to the handler.
+      identify: (req) => {
+        const signature = req.headers["x-test-signature"];
+        if (signature === "verified") return Promise.resolve({ stamp: "verified t https://agent.example", agentKey: "agent:https://agent.example" });
+        if (signature === "invalid") return Promise.resolve({ stamp: "invalid invalid_signature bad", agentKey: null });
+        if (signature === "fails") return Promise.reject(new Error("never"));
+        return undefined;
+      },
+    });
+    const forged = { [AGENT_HEADER]: "verified t https://forged.example" };
+    expect((await get(port, "/mcp", forged)).body).toBe("undefined");
+    expect((await get(port, "/mcp", { ...forged, "x-test-signature": "verified" })).body).toBe("verified t https://agent.example");
+    expect((await get(port, "/mcp", { ...forged, "x-test-signature": "invalid" })).body).toBe("invalid invalid_signature bad");
+    expect((await get(port, "/mcp", { ...forged, "x-test-signature": "fails" })).body).toBe("undefined");
+    expect(tickets).toEqual(["198.51.100.4", "agent:https://agent.example", "198.51.100.4", "198.51.100.4"]);
+  });
+
+  it("without identify, a client-sent agent stamp is still removed", async () => {
+    const port = await serve((req, res) => res.end(String(req.headers[AGENT_HEADER])), {});
+    expect((await get(port, "/", { [AGENT_HEADER]: "verified t https://forged.example" })).body).toBe("undefined");
   });
 
   it("lets the interceptor answer its requests; the listener gets the rest", async () => {
