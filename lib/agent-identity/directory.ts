@@ -1,21 +1,17 @@
 // An agent's key directory (STANDARDS.md §15): GET {origin}/.well-known/http-message-signatures-directory, a JWKS
 // whose response is signed by its own keys (tag http-message-signatures-directory, "@authority";req). Fetched
-// safely, as webhooks are sent: https only (http and private addresses only with AGENT_DIRECTORY_ALLOW_PRIVATE=1),
-// every address of the DNS answer the socket uses checked at connect time, at most 2 s and 64 KiB, no redirects.
+// safely, through lib/outbound as webhooks are sent: https only (http and private addresses only with
+// AGENT_DIRECTORY_ALLOW_PRIVATE=1), every address of the DNS answer the socket uses checked at connect time, at most
+// 2 s and 64 KiB, no redirects.
 // Cached by Cache-Control between 1 minute and 1 day, failures for a short while, one fetch per origin at a
 // time: with a cached directory a request costs no network at all.
-import http from "node:http";
-import https from "node:https";
-import net from "node:net";
-import dns from "node:dns";
-import { lookup } from "node:dns/promises";
 import { calculateJwkThumbprint, type JWK } from "jose";
 import { isInnerList, parseDictionary } from "structured-headers";
 import { createPublicKey } from "node:crypto";
 import { isSignatureError, verifySignature, type Verifier } from "http-message-sig";
 import { HTTP_MESSAGE_SIGNATURES_DIRECTORY, Tag } from "web-bot-auth";
 import type { Clock } from "@/lib/clock";
-import { isForbiddenAddress } from "@/lib/outbound";
+import { sendOutbound } from "@/lib/outbound";
 import type { DirectoryLookup } from "./verify";
 import { CLOCK_SKEW_SECONDS, ed25519Verifier } from "./verify";
 
@@ -49,87 +45,28 @@ export type FetchOutcome = { ok: true; response: FetchedDirectory } | { ok: fals
 
 export type DirectoryFetcher = (url: URL, allowPrivate: boolean) => Promise<FetchOutcome>;
 
-class AddressRefused extends Error {}
-
-/** Resolves the host; every address must be public unless private ones are allowed (a DNS answer may mix both). */
-async function allowedAddresses(host: string, allowPrivate: boolean): Promise<{ address: string; family: number }[]> {
-  const answers = net.isIP(host) ? [{ address: host, family: net.isIP(host) }] : await lookup(host, { all: true, verbatim: true });
-  if (answers.length === 0) throw new AddressRefused(`${host} does not resolve`);
-  if (!allowPrivate && answers.some((answer) => isForbiddenAddress(answer.address))) throw new AddressRefused(`${host} is a private or reserved address`);
-  return answers;
-}
-
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
-
-function checkedLookup(allowPrivate: boolean) {
-  return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
-    allowedAddresses(hostname.replace(/^\[(.*)\]$/, "$1"), allowPrivate).then(
-      (answers) => (options.all ? callback(null, answers) : callback(null, answers[0].address, answers[0].family)),
-      (error: unknown) => callback(error instanceof Error ? (error as NodeJS.ErrnoException) : new Error(String(error)), "", 4),
-    );
-  };
-}
-
-/** One GET of a directory over the network, bounded in time and size, redirects not followed. */
+/** One GET of a directory over the network (lib/outbound: its address policy, 2 s, 64 KiB, redirects not followed). */
 export const fetchDirectoryOverNetwork: DirectoryFetcher = async (url, allowPrivate) => {
-  if (url.protocol !== "https:" && !(allowPrivate && url.protocol === "http:")) return { ok: false, detail: "only https directories are fetched" };
-  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  // Node connects to an IP literal without calling `lookup`: check such an address here.
-  if (net.isIP(host)) {
-    try {
-      await allowedAddresses(host, allowPrivate);
-    } catch (error) {
-      return { ok: false, detail: error instanceof AddressRefused ? error.message : "address refused" };
-    }
-  }
-  const client = url.protocol === "https:" ? https : http;
-  return new Promise<FetchOutcome>((resolve) => {
-    let settled = false;
-    const finish = (outcome: FetchOutcome) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      request.destroy();
-      resolve(outcome);
-    };
-    const request = client.get(
-      url,
-      { headers: { accept: "application/http-message-signatures-directory+json", "user-agent": "agent-gate-directory/1" }, lookup: checkedLookup(allowPrivate), agent: false },
-      (response) => {
-        const status = response.statusCode ?? 0;
-        if (status >= 300 && status < 400) return finish({ ok: false, detail: `the directory answered a redirect (${status}), which is not followed` });
-        if (status !== 200) return finish({ ok: false, detail: `the directory answered ${status}` });
-        const declared = Number(response.headers["content-length"]);
-        if (Number.isFinite(declared) && declared > DIRECTORY_MAX_BYTES) return finish({ ok: false, detail: `the directory is larger than ${DIRECTORY_MAX_BYTES} bytes` });
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on("data", (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > DIRECTORY_MAX_BYTES) return finish({ ok: false, detail: `the directory is larger than ${DIRECTORY_MAX_BYTES} bytes` });
-          chunks.push(chunk);
-        });
-        response.on("end", () => {
-          const one = (name: string) => {
-            const value = response.headers[name];
-            return Array.isArray(value) ? value.join(", ") : (value ?? null);
-          };
-          finish({
-            ok: true,
-            response: {
-              status,
-              headers: { signature: one("signature"), signatureInput: one("signature-input"), cacheControl: one("cache-control") },
-              body: Buffer.concat(chunks).toString("utf8"),
-            },
-          });
-        });
-        response.on("error", () => finish({ ok: false, detail: "the directory's answer broke off" }));
-      },
-    );
-    request.on("error", (error: NodeJS.ErrnoException) => {
-      finish({ ok: false, detail: error instanceof AddressRefused ? error.message : error.code ? `connection failed (${error.code})` : "connection failed" });
-    });
-    const timer = setTimeout(() => finish({ ok: false, detail: `no answer within ${DIRECTORY_TIMEOUT_MS / 1000} s` }), DIRECTORY_TIMEOUT_MS);
+  const sent = await sendOutbound({
+    url,
+    method: "GET",
+    headers: { accept: "application/http-message-signatures-directory+json", "user-agent": "agent-gate-directory/1" },
+    policy: { allowPrivate, flag: "AGENT_DIRECTORY_ALLOW_PRIVATE" },
+    timeoutMs: DIRECTORY_TIMEOUT_MS,
+    maxBytes: DIRECTORY_MAX_BYTES,
+    body: "whole",
   });
+  if (!sent.ok) return { ok: false, detail: sent.detail };
+  if (sent.status >= 300 && sent.status < 400) return { ok: false, detail: `the directory answered a redirect (${sent.status}), which is not followed` };
+  if (sent.status !== 200) return { ok: false, detail: `the directory answered ${sent.status}` };
+  const one = (name: string): string | null => {
+    const value = sent.headers[name];
+    return Array.isArray(value) ? value.join(", ") : (value ?? null);
+  };
+  return {
+    ok: true,
+    response: { status: sent.status, headers: { signature: one("signature"), signatureInput: one("signature-input"), cacheControl: one("cache-control") }, body: sent.body },
+  };
 };
 
 /** Seconds to keep a directory: its max-age, held between 1 minute and 1 day (no-store and none: the minute). */
