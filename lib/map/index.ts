@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
 import { jsonReply, queryOf, type ApiReply, type ApiRequest, type HeaderReader } from "@/lib/http/api";
+import { publicCallerKey } from "@/lib/agent-identity";
 import { callerKey } from "@/lib/http/client-ip";
 import { errorReply, rateLimitedReply } from "@/lib/http/errors";
 import { listMappedMembersPage } from "@/lib/members/store";
@@ -64,8 +65,10 @@ export async function mapSearchReply(request: ApiRequest): Promise<ApiReply> {
   if (!isSameOriginPageRequest(request.headers)) {
     return errorReply("not_supported", "This path serves only the map page of this site; it is not an API.");
   }
-  // Every page spends one unit of the caller's map budget (in memory: a Map lookup), before the database is asked.
-  const refused = chargeBudgets([{ budget: "mapSearch", key: callerKey(request.headers), cost: 1 }]);
+  // Every page spends one unit of the caller's map budget (in memory: a Map lookup), before the database is asked; a
+  // verified agent's under its origin, the key admission counts it under too (issue 44).
+  const keyed = publicCallerKey(request, callerKey(request.headers));
+  const refused = chargeBudgets([{ budget: "mapSearch", key: typeof keyed === "string" ? keyed : await keyed, cost: 1 }]);
   if (refused) return rateLimitedReply(refused.retryAfterSeconds);
   const parsed = cursorOf(request.target);
   if (!parsed.ok) return errorReply("invalid_request", "cursor must be the next_cursor of a previous page.");

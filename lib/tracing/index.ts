@@ -113,9 +113,9 @@ function endRequestSpan(span: Span, status: number): void {
 }
 
 /**
- * Runs one request's handler inside its SERVER span (lib/http/route.ts apiRoute under Next, the node:http front under
- * npm start). The parent is the caller's `traceparent` or nothing: whatever span a framework has made active is not
- * our caller. Callers check tracingOn() first, so the off path makes neither this call nor its closure.
+ * Runs one request's handler inside its SERVER span (the node:http front under npm start; lib/http/route.ts apiRoute
+ * where no request span is in scope: a bare `next start`, Vercel). The parent is the caller's `traceparent` or nothing:
+ * whatever span a framework has made active is not our caller. Callers check tracingOn() first, so the off path makes neither this call nor its closure.
  */
 export async function traceHttpRequest<T extends { status: number }>(request: { method: string; target: string; headers: TraceHeaders }, run: () => Promise<T>): Promise<T> {
   const { span, scope } = startRequestSpan(request.method, request.target, request.headers);

@@ -12,7 +12,13 @@ let server: TestServer;
 const agents: { key: AgentKey; directory: DirectoryServer }[] = [];
 
 beforeAll(async () => {
-  server = await startAuthServer({ AGENT_DIRECTORY_ALLOW_PRIVATE: "1", RATE_LIMIT_ASK_PER_MINUTE: "2", RATE_LIMIT_MCP_PER_MINUTE: "2", RATE_LIMIT_SIMULATE_PER_MINUTE: "2" });
+  server = await startAuthServer({
+    AGENT_DIRECTORY_ALLOW_PRIVATE: "1",
+    RATE_LIMIT_ASK_PER_MINUTE: "2",
+    RATE_LIMIT_MCP_PER_MINUTE: "2",
+    RATE_LIMIT_SIMULATE_PER_MINUTE: "2",
+    RATE_LIMIT_MAP_SEARCH_PER_MINUTE: "2",
+  });
   for (let i = 0; i < 2; i++) {
     const key = await newAgentKey();
     agents.push({ key, directory: await startDirectory([key]) });
@@ -63,7 +69,22 @@ async function simulate(ip: string, agent?: { key: AgentKey; directory: Director
   });
 }
 
+/** GET /api/map/search as the map page asks for it (same origin), as `ip`, signed by `agent` if given. */
+async function mapSearch(ip: string, agent?: { key: AgentKey; directory: DirectoryServer }): Promise<number> {
+  const url = `${server.baseUrl}/api/map/search`;
+  const signature = agent ? await signRequest(agent.key, agent.directory.origin, "GET", url) : {};
+  const response = await fetch(url, { headers: { "sec-fetch-site": "same-origin", "x-forwarded-for": ip, ...signature } });
+  await response.text();
+  return response.status;
+}
+
 describe("budgets per verified agent", () => {
+  it("the map search: counted under a verified agent's origin, the key its admission share uses, not the address", async () => {
+    const ip = freshIp();
+    expect(await times(3, () => mapSearch(ip))).toEqual([200, 200, 429]);
+    expect(await times(5, () => mapSearch(ip, agents[1]))).toEqual([200, 200, 200, 200, 429]);
+  });
+
   it("/ask: two signed agents on one address get separate allowances, and an unsigned client there keeps its own", async () => {
     const ip = freshIp();
     for (const agent of [agents[0], agents[1], undefined]) {
