@@ -93,7 +93,7 @@ async function ed25519Keys(body: string): Promise<Map<string, Verifier> | string
     if (kty !== "OKP" || crv !== "Ed25519" || typeof x !== "string") continue;
     try {
       const publicJwk: JWK = { kty, crv, x };
-      const key = createPublicKey({ key: { kty, crv, x }, format: "jwk" });
+      const key = createPublicKey({ key: publicJwk, format: "jwk" });
       if (key.asymmetricKeyType !== "ed25519") continue;
       out.set(await calculateJwkThumbprint(publicJwk, "sha256"), ed25519Verifier(key));
     } catch {
