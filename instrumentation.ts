@@ -5,16 +5,23 @@
 // (socket-address stamp, node:http front, turns, checkpoint worker) is server.ts.
 // Traces (lib/tracing) start here in every start mode, and only when an OTLP endpoint is configured: otherwise
 // nothing of the OpenTelemetry SDK is loaded.
+// Without server.ts, each request's log line, X-Request-Id, metric sample and span are made as node:http receives it
+// (lib/server/request-channel.ts), as server.ts's listener makes them under npm start.
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME === "nodejs") {
     const { refuseUnsafeStart, startedByServerEntry } = await import("@/lib/startup");
-    if (!startedByServerEntry()) await refuseUnsafeStart({ serverEntry: false });
+    const serverEntry = startedByServerEntry();
+    if (!serverEntry) await refuseUnsafeStart({ serverEntry: false });
     const { getConfig } = await import("@/lib/config");
     const tracing = getConfig().tracing;
     if (tracing.enabled) {
       // The route table names each request span (lib/tracing/sdk.ts), whichever copy of lib/ made it.
       const [{ startTracing }, { routeOfPath }] = await Promise.all([import("@/lib/tracing/sdk"), import("@/lib/routes/trace-route")]);
       await startTracing(tracing, routeOfPath);
+    }
+    if (!serverEntry) {
+      const [{ observeRequestChannel }, { pathOf, routeTemplate }] = await Promise.all([import("@/lib/server/request-channel"), import("@/lib/routes")]);
+      observeRequestChannel({ templateOf: (url) => routeTemplate(pathOf(url)), traced: tracing.enabled });
     }
   }
 }

@@ -11,16 +11,17 @@
 // and on Vercel a body over its route's limit (lib/routes) is refused with 413 as under `npm start`: at its
 // Content-Length before it is read, or as soon as a chunked body passes the limit (Next buffers at most
 // proxyClientMaxBodySize of a body for the route, next.config.ts).
-// Without server.ts's listener in front (a bare `next start`, Vercel), the requests this proxy refuses and the pages it
-// passes on get their JSON log line, X-Request-Id and metric sample here (no route wrapper runs for them: API routes
-// and the markdown twins get theirs from lib/routes/handlers.ts; lib/http/observe.ts). Under `npm start` the listener
-// has made them.
+// Each request's JSON log line, X-Request-Id and metric sample are made where it enters node:http: by server.ts's
+// listener under `npm start`, by lib/server/request-channel.ts under a bare `next start`, with the status finally sent.
+// Only on a host where neither runs do the requests this proxy refuses and the pages it passes on get theirs here (no
+// route wrapper runs for them: API routes and the markdown twins get theirs from lib/routes/handlers.ts;
+// lib/http/observe.ts).
 import { NextResponse, type NextRequest } from "next/server";
 import { bodyTooLargeReply } from "@/lib/http/errors";
 import { toWebResponse } from "@/lib/http/api";
 import { routePolicy, routeTemplate, UNMATCHED_ROUTE } from "@/lib/routes";
 import { observedByProxy } from "@/lib/http/observe";
-import { startedByServerEntry } from "@/lib/http/server-entry";
+import { observedAtListener } from "@/lib/http/server-entry";
 import { absoluteUrl, getConfig } from "@/lib/config";
 import { pageContentSecurityPolicy, transportSecurityHeaders } from "@/lib/http/security-headers";
 import { apiCatalogLinkHeader } from "@/lib/discovery/api-catalog";
@@ -89,10 +90,10 @@ export async function proxy(request: NextRequest): Promise<Response> {
     if (!isPagePath(pathname)) return NextResponse.next();
   }
   const { response, twin } = pageProxy(request);
-  // Under `npm start` the listener has observed the request; a markdown twin is observed by its route handler.
-  if (startedByServerEntry() || twin) return response;
+  // Observed where it entered node:http; a markdown twin is observed by its route handler.
+  if (observedAtListener() || twin) return response;
   // The status the page will have is not known here (Next offers no hook after a page's render): a path no entry
-  // names is Next's 404 page; a page's own notFound() or redirect() is seen only under `npm start` (README "Logs").
+  // names is Next's 404 page; a page's own notFound() or redirect() is seen only where node:http observes (README "Logs").
   const template = routeTemplate(pathname);
   return observedByProxy(request, template, template === UNMATCHED_ROUTE ? 404 : 200, started, response);
 }

@@ -1,10 +1,11 @@
-// The per-request observation where no server.ts listener is in front (a bare `next start`, Vercel): the route files'
-// wrapper (lib/routes/handlers.ts) and proxy.ts make the same JSON line, X-Request-Id and metric sample as server.ts's
-// listener does under `npm start` (lib/server/observe.ts). Under `npm start` both return at once: the listener has
-// observed the request already (it also sees its final status, and the refusals it writes itself), so each request
-// gets exactly one line and one sample in every start mode. The route template is passed in (lib/routes).
+// The per-request observation where no node:http listener observes (a host that hands Next its requests other than
+// through a node:http server): the route files' wrapper (lib/routes/handlers.ts) and proxy.ts make the same JSON line,
+// X-Request-Id and metric sample as lib/server/observe.ts does where a request enters node:http (server.ts's listener
+// under `npm start`, lib/server/request-channel.ts under a bare `next start`). There both return at once: the request
+// was observed already (with its final status, and the refusals written before any handler), so each request gets
+// exactly one line and one sample in every start mode. The route template is passed in (lib/routes).
 import { clientIp } from "@/lib/http/client-ip";
-import { startedByServerEntry } from "@/lib/http/server-entry";
+import { observedAtListener } from "@/lib/http/server-entry";
 import { noteRequestActivity } from "@/lib/operations/load";
 import { requestIdFrom, requestLog } from "@/lib/operations/log";
 import { recordRequest } from "@/lib/operations/metrics";
@@ -40,12 +41,12 @@ function finish(request: Request, template: string, status: number, started: num
 }
 
 /**
- * Answers a request through `answer` and, without a server.ts listener in front, observes it: its X-Request-Id (the
+ * Answers a request through `answer` and, where no node:http listener observed it, observes it: its X-Request-Id (the
  * client's when well-formed, else a new one) on the response, one log line and one metric sample with the status
- * answered. Under `npm start` it is `answer()` and nothing else.
+ * answered. Where one did (observedAtListener): `answer()` and nothing else.
  */
 export async function observedAnswer(request: Request, templateOf: (request: Request) => string, answer: () => Promise<Response> | Response): Promise<Response> {
-  if (startedByServerEntry()) return answer();
+  if (observedAtListener()) return answer();
   const started = performance.now();
   noteRequestActivity(started);
   const requestId = requestIdFrom(request.headers.get(REQUEST_ID_HEADER));
@@ -58,11 +59,11 @@ export async function observedAnswer(request: Request, templateOf: (request: Req
 /**
  * proxy.ts's observation of a request it answers itself or passes on to a page (no wrapper runs for a page): the
  * request id on `response` (Next copies a passed-on response's headers onto the page's answer) and the line with
- * `status`, the status the proxy knows, timed from `started` (performance.now() when the proxy began). Under
- * `npm start`: `response` as it is.
+ * `status`, the status the proxy knows, timed from `started` (performance.now() when the proxy began). Where a
+ * node:http listener observed the request: `response` as it is.
  */
 export function observedByProxy(request: Request, template: string, status: number, started: number, response: Response): Response {
-  if (startedByServerEntry()) return response;
+  if (observedAtListener()) return response;
   noteRequestActivity(started);
   const requestId = requestIdFrom(request.headers.get(REQUEST_ID_HEADER));
   finish(request, template, status, started, requestId);

@@ -9,7 +9,7 @@ import { MARKDOWN_TWIN_HEADER } from "@/lib/docs/twins";
 import { targetOf } from "@/lib/http/api";
 import { corsPreflight } from "@/lib/http/cors";
 import { observedAnswer } from "@/lib/http/observe";
-import { startedByServerEntry } from "@/lib/http/server-entry";
+import { observedAtListener } from "@/lib/http/server-entry";
 import * as plain from "@/lib/http/route";
 import type { ApiHandler, HttpMethod, RouteContext } from "@/lib/http/route";
 import { pathOf, routeTemplate } from "./index";
@@ -31,7 +31,7 @@ type Handler<P> = (request: Request, context: RouteContext<P>) => Promise<Respon
 
 /** Observes every request `handler` answers (under `npm start`: calls it, nothing more; the listener observes). */
 function observed<P>(handler: Handler<P>): (request: Request, context: RouteContext<P>) => Promise<Response> | Response {
-  return (request, context) => (startedByServerEntry() ? handler(request, context) : observedAnswer(request, templateOfRequest, () => handler(request, context)));
+  return (request, context) => (observedAtListener() ? handler(request, context) : observedAnswer(request, templateOfRequest, () => handler(request, context)));
 }
 
 /** An ApiHandler as a route handler (lib/http/route.ts apiRoute), observed. */

@@ -1,7 +1,8 @@
-// The per-request observation of server.ts's listener: one log line and one metric sample per request it receives,
-// whoever answers it (the node:http front, Next, or the listener's own refusals), and the request id sent back as
-// X-Request-Id. Under `npm start` this is the only observation: the route files' wrapper and proxy.ts make the same
-// line only where no listener is in front (a bare `next start`, Vercel: lib/http/observe.ts).
+// The per-request observation where a request enters node:http (server.ts's listener under `npm start`,
+// ./request-channel.ts under a bare `next start`): one log line and one metric sample per request, whoever answers it
+// (the node:http front, Next, or the listener's own refusals), and the request id sent back as X-Request-Id. Then this
+// is the only observation: the route files' wrapper and proxy.ts make the same line only where neither runs
+// (lib/http/observe.ts).
 //   observeRequest(req, res, routeTemplate(pathOf(req.url)));   // before the front or Next handles it
 // The route template comes from the route table (lib/routes, passed in: this layer does not import it).
 import type { IncomingMessage, ServerResponse } from "node:http";

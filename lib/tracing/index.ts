@@ -114,7 +114,7 @@ function endRequestSpan(span: Span, status: number): void {
 
 /**
  * Runs one request's handler inside its SERVER span (the node:http front under npm start; lib/http/route.ts apiRoute
- * where no request span is in scope: a bare `next start`, Vercel). The parent is the caller's `traceparent` or nothing:
+ * where no request span is in scope: a host that hands Next its requests other than through node:http). The parent is the caller's `traceparent` or nothing:
  * whatever span a framework has made active is not our caller. Callers check tracingOn() first, so the off path makes neither this call nor its closure.
  */
 export async function traceHttpRequest<T extends { status: number }>(request: { method: string; target: string; headers: TraceHeaders }, run: () => Promise<T>): Promise<T> {
@@ -133,12 +133,29 @@ interface NodeExchange {
 }
 
 /**
- * Runs `run` (Next's request handler, which answers through `response` itself) inside the request's SERVER span, ended
- * when the response closes with its status: server.ts hands every request the front does not answer to Next this
- * way, so pages get their span too, and an API route's own wrapper sees a request span in scope and makes none
- * (inRequestSpan). The answer carries `traceresponse`, which the request's log line reads its trace id from.
+ * Runs `run` (Next's request handler, which answers through `response` itself) inside the request's SERVER span
+ * (openNodeRequestSpan): server.ts hands every request the front does not answer to Next this way, so pages get their
+ * span too, and an API route's own wrapper sees a request span in scope and makes none (inRequestSpan).
  */
-export function traceNodeRequest<T>({ request, response }: NodeExchange, run: () => T): T {
+export function traceNodeRequest<T>(exchange: NodeExchange, run: () => T): T {
+  return context.with(openNodeRequestSpan(exchange), run);
+}
+
+/**
+ * Makes the request's SERVER span the active context of whatever node:http runs next for it: lib/server/request-channel.ts
+ * calls it from node:diagnostics_channel's `http.server.request.start`, which node:http publishes just before it
+ * emits the request to a server's listener (a bare `next start`). The API's `context.attach` is the documented bridge
+ * where no `context.with` can wrap the call; the next request's publish attaches its own span in turn.
+ */
+export function attachNodeRequestSpan(exchange: NodeExchange): void {
+  context.attach(openNodeRequestSpan(exchange));
+}
+
+/**
+ * Starts the request's SERVER span, ended when the response closes with its status, and returns the context its work
+ * runs in. The answer carries `traceresponse`, which the request's log line reads its trace id from.
+ */
+function openNodeRequestSpan({ request, response }: NodeExchange): Context {
   const method = request.method ?? "GET";
   const { span, scope } = startRequestSpan(method, request.url ?? "/", {
     get: (name) => {
@@ -153,10 +170,10 @@ export function traceNodeRequest<T>({ request, response }: NodeExchange, run: ()
     else markFailed(span, "aborted");
     span.end();
   });
-  return context.with(scope, run);
+  return scope;
 }
 
-/** Whether the request in scope already runs in its SERVER span (made by traceNodeRequest before Next ran). */
+/** Whether the request in scope already runs in its SERVER span (made by traceNodeRequest or attachNodeRequestSpan before Next ran). */
 export function inRequestSpan(): boolean {
   return context.active().getValue(REQUEST_SPAN) !== undefined;
 }

@@ -1,6 +1,6 @@
 // Issue 43 item 2: the same operations in every start mode. The same requests (an own-account read with a bad token,
 // GET /ask, an MCP call, a body refused before any handler runs, an unknown API path, the login page, a page's markdown
-// twin, a path no route names) against `npm start` (the node:http front on), `npm start` with NODE_FRONT=off, and a
+// twin, a path no route names, a page that answers notFound() and one that redirects) against `npm start` (the node:http front on), `npm start` with NODE_FRONT=off, and a
 // bare `next start` (as on a plain Node host or Vercel). In each mode every request gives exactly one JSON log line
 // with the same fields and the same route template (from the route table), answers with its X-Request-Id, and moves
 // its /metrics counter (parsed by a real Prometheus text parser) by exactly one.
@@ -53,6 +53,16 @@ const PROBES: Probe[] = [
   { name: "login page", path: "/login", init: { headers: { Accept: "text/html" } }, method: "GET", route: "/login", status: 200 },
   { name: "markdown twin of a page", path: "/docs.md", method: "GET", route: "/docs", status: 200 },
   { name: "no route", path: "/no-such-page-at-all", init: { headers: { Accept: "text/html" } }, method: "GET", route: "(unmatched)", status: 404 },
+  // A page's status is known only once it has rendered: each line carries the status sent, not the proxy's guess.
+  {
+    name: "a page's notFound()",
+    path: "/members/no-such-member-of-this-community",
+    init: { headers: { Accept: "text/html" } },
+    method: "GET",
+    route: "/members/[slug]",
+    status: 404,
+  },
+  { name: "a page's redirect()", path: "/account", init: { headers: { Accept: "text/html" } }, method: "GET", route: "/account", status: 307 },
 ];
 
 interface Mode {

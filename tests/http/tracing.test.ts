@@ -2,7 +2,8 @@
 // reads the OTLP JSON encoding the exporter sends under OTEL_EXPORTER_OTLP_PROTOCOL=http/json), under `npm start`
 // and under a bare `next start`. Four flows, each with a caller's W3C trace context: a member's approval on
 // /agent/authorize/decision, a JWT-bearer exchange at /oauth2/token and an A2A SendMessage (the `traceparent` header),
-// and an MCP 2026-07-28 tools/call (`params._meta.traceparent`). Checked: each request is one SERVER span named by its
+// and an MCP 2026-07-28 tools/call (`params._meta.traceparent`); and two pages, one found and one whose notFound() sends
+// 404. Checked: each request is one SERVER span named by its
 // route template with its status and class of work, the caller's trace id and span id are its parent, store
 // statements and the A2A skill are its descendants, the tool call continues the caller's MCP trace, and no secret of
 // the flows (token, code, assertion, password, e-mail, cookie) appears in any attribute.
@@ -402,45 +403,44 @@ const TRACING_ENV = (endpoint: string): Record<string, string> => ({
 });
 
 /**
- * Runs the four flows against `base`, waits for their spans, checks them (checkTrace), and checks that the request's
- * log line carries its trace id: from the front's span under npm start, and from the answer's traceresponse where the
- * line is written after the span (Next answering under npm start, the route files' wrapper under a bare next start).
+ * Runs the four flows and the two pages against `base`, waits for their spans, checks them (checkTrace, checkPage),
+ * and checks that the request's log line carries its trace id (written where the request entered node:http, from its
+ * span: server.ts's listener under npm start, lib/server/request-channel.ts under a bare next start).
  */
-async function checkFlowsExported(receiver: OtlpReceiver, base: string, output: () => string, withPages = false): Promise<void> {
+async function checkFlowsExported(receiver: OtlpReceiver, base: string, output: () => string): Promise<void> {
   const flows = await runFlows(base);
-  // Pages: under npm start, server.ts runs every request it hands to Next in its span (a bare next start has no
-  // hook around a page's whole answer: the checks below run under npm start only).
-  const pages = withPages ? await requestPages(base) : undefined;
+  // Pages: each request runs in its span from where it enters node:http (server.ts's listener under npm start,
+  // lib/server/request-channel.ts under a bare next start), with the status finally sent.
+  const pages = await requestPages(base);
   await receiver.until(
     (spans) =>
       serverSpan(spans, flows.approval, "POST /agent/authorize/decision") !== undefined &&
       serverSpan(spans, flows.exchange, "POST /oauth2/token") !== undefined &&
       spans.some((span) => span.traceId === flows.mcp.traceId && span.name === "tools/call lookup_member") &&
       spans.some((span) => span.traceId === flows.a2a.traceId && span.name === "a2a skill lookup_member") &&
-      (pages === undefined || (serverSpan(spans, pages.found, "GET /docs/[slug]") !== undefined && serverSpan(spans, pages.missing, "GET /members/[slug]") !== undefined)),
-    "spans of the four flows",
+      serverSpan(spans, pages.found, "GET /docs/[slug]") !== undefined &&
+      serverSpan(spans, pages.missing, "GET /members/[slug]") !== undefined,
+    "spans of the four flows and the two pages",
   );
   // A last batch may still be on its way: every statement of the flows ends before its request span does.
   await new Promise((resolve) => setTimeout(resolve, 1000));
   checkTrace(receiver, flows);
-  if (pages) {
-    const spans = receiver.spans();
-    const found = checkPage(spans, pages.found, "/docs/[slug]", 200);
-    checkPage(spans, pages.missing, "/members/[slug]", 404);
-    expect(pages.foundAnswer.headers.get("traceresponse")).toBe(`00-${pages.found.traceId}-${found.spanId}-01`);
-    // The member page's lookup ran inside its span.
-    const index = byId(spans);
-    const lookups = spans.filter((span) => span.traceId === pages.missing.traceId && attribute(span, "db.system.name") !== undefined);
-    expect(lookups.length, "the member page's store statements").toBeGreaterThan(0);
-    for (const lookup of lookups) expect(ancestors(lookup, index)).toContain(serverSpan(spans, pages.missing, "GET /members/[slug]")!.spanId);
-  }
+  const spans = receiver.spans();
+  const found = checkPage(spans, pages.found, "/docs/[slug]", 200);
+  checkPage(spans, pages.missing, "/members/[slug]", 404);
+  expect(pages.foundAnswer.headers.get("traceresponse")).toBe(`00-${pages.found.traceId}-${found.spanId}-01`);
+  // The member page's lookup ran inside its span.
+  const index = byId(spans);
+  const lookups = spans.filter((span) => span.traceId === pages.missing.traceId && attribute(span, "db.system.name") !== undefined);
+  expect(lookups.length, "the member page's store statements").toBeGreaterThan(0);
+  for (const lookup of lookups) expect(ancestors(lookup, index)).toContain(serverSpan(spans, pages.missing, "GET /members/[slug]")!.spanId);
   const lines = output()
     .split("\n")
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line) as { type?: string; route?: string; trace_id?: string });
   expect(lines.some((line) => line.type === "request" && line.route === "/oauth2/token" && line.trace_id === flows.exchange.traceId)).toBe(true);
   expect(lines.some((line) => line.type === "request" && line.route === "/agent/authorize/decision" && line.trace_id === flows.approval.traceId)).toBe(true);
-  if (pages) expect(lines.some((line) => line.type === "request" && line.route === "/docs/[slug]" && line.trace_id === pages.found.traceId)).toBe(true);
+  expect(lines.some((line) => line.type === "request" && line.route === "/docs/[slug]" && line.trace_id === pages.found.traceId)).toBe(true);
 }
 
 describe("OpenTelemetry traces under npm start (server.ts, the node:http front on)", () => {
@@ -456,7 +456,7 @@ describe("OpenTelemetry traces under npm start (server.ts, the node:http front o
   });
 
   it("exports an approval, a JWT-bearer exchange, an MCP 2026 tool call, an A2A skill and two pages in their callers' traces, with no secret", { timeout: 120_000 }, async () => {
-    await checkFlowsExported(receiver, server.baseUrl, server.output, true);
+    await checkFlowsExported(receiver, server.baseUrl, server.output);
   });
 });
 
@@ -473,7 +473,7 @@ describe("OpenTelemetry traces under a bare `next start` (instrumentation.ts reg
     await receiver.stop();
   });
 
-  it("exports an approval, a JWT-bearer exchange, an MCP 2026 tool call and an A2A skill in their callers' traces, with no secret", { timeout: 120_000 }, async () => {
+  it("exports an approval, a JWT-bearer exchange, an MCP 2026 tool call, an A2A skill and two pages in their callers' traces, with no secret", { timeout: 120_000 }, async () => {
     // BASE_URL names localhost (the approval form checks its Origin against it).
     await checkFlowsExported(receiver, bare.url.replace("127.0.0.1", "localhost"), bare.output);
   });

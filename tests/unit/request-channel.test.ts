@@ -1,0 +1,84 @@
+// Where no server.ts listener is in front (a bare `next start`), lib/server/request-channel.ts observes each request as
+// node:http receives it, through the `http.server.request.start` diagnostics channel: one line with the status finally
+// sent (a handler that decides late, a client that left), X-Request-Id on the answer, and the route files' wrapper and
+// proxy.ts stand down (lib/http/observe.ts). Before any request was seen that way, they observe instead: the fallback
+// for a host that hands Next its requests other than through a node:http server.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, describe, expect, it } from "vitest";
+import { observedAnswer, observedByProxy } from "@/lib/http/observe";
+import { observedAtListener } from "@/lib/http/server-entry";
+import { createLogger, setLogger } from "@/lib/operations/log";
+import { observeRequestChannel } from "@/lib/server/request-channel";
+
+const lines: string[] = [];
+setLogger(createLogger({ write: (line: string) => void lines.push(line) }, "info"));
+afterAll(() => setLogger(undefined));
+
+function requestLines(): Record<string, unknown>[] {
+  return lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.type === "request");
+}
+
+describe("with no node:http observer (the fallback)", () => {
+  it("the route files' wrapper and proxy.ts write the line and set X-Request-Id", async () => {
+    expect(observedAtListener()).toBe(false);
+    const answered = await observedAnswer(
+      new Request("http://localhost/api/x", { headers: { "X-Request-Id": "fallback-1" } }),
+      () => "/api/x",
+      () => new Response("ok", { status: 201 }),
+    );
+    expect(answered.headers.get("x-request-id")).toBe("fallback-1");
+    const passed = observedByProxy(new Request("http://localhost/docs"), "/docs", 200, performance.now(), new Response(null));
+    expect(passed.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(requestLines()).toMatchObject([
+      { request_id: "fallback-1", route: "/api/x", status: 201 },
+      { route: "/docs", status: 200 },
+    ]);
+  });
+});
+
+describe("observed as node:http receives it (a bare next start)", () => {
+  it("writes one line per request with the status sent, sets X-Request-Id, and the wrapper and proxy.ts stand down", async () => {
+    lines.length = 0;
+    observeRequestChannel({ templateOf: (url) => (url?.startsWith("/members/") ? "/members/[slug]" : "(unmatched)"), traced: false });
+    const wrapperAnswers: Response[] = [];
+    const server = http.createServer((req, res) => {
+      if (req.url === "/never") return;
+      // The status is decided after an await, as a page's notFound() is.
+      void (async () => {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        wrapperAnswers.push(
+          await observedAnswer(
+            new Request(`http://localhost${req.url}`),
+            () => "/members/[slug]",
+            () => new Response(null, { status: 404 }),
+          ),
+        );
+        res.statusCode = 404;
+        res.end("not found");
+      })();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as AddressInfo).port;
+    const missing = await fetch(`http://127.0.0.1:${port}/members/nobody?x=1`, { headers: { "X-Request-Id": "channel-1" } });
+    await missing.text();
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("x-request-id")).toBe("channel-1");
+    expect(observedAtListener()).toBe(true);
+    // The wrapper answered as it is, with no header or line of its own.
+    expect(wrapperAnswers[0]!.headers.get("x-request-id")).toBeNull();
+    const gone = new AbortController();
+    const pending = fetch(`http://127.0.0.1:${port}/never`, { signal: gone.signal }).catch(() => null);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    gone.abort();
+    await pending;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    expect(requestLines()).toMatchObject([
+      { request_id: "channel-1", method: "GET", route: "/members/[slug]", status: 404 },
+      { route: "(unmatched)", status: 499 },
+    ]);
+    expect(requestLines()).toHaveLength(2);
+  });
+});
