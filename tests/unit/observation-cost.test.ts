@@ -3,7 +3,6 @@
 // observation, a client that left included; the address-key cache answers as the parser does.
 import { spawnSync } from "node:child_process";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import fc from "fast-check";
 import pino from "pino";
@@ -13,6 +12,7 @@ import { createLogger, requestLog, setLogger } from "@/lib/operations/log";
 import { observeRequest } from "@/lib/server/observe";
 import { markServerEntry } from "@/lib/http/server-entry";
 import { childEnv } from "../support/databases";
+import { closeLocally, leaveBeforeAnswer, listenLocally } from "../support/local-server";
 
 // These servers stand in for server.ts, whose request listener makes the peer address this process's own.
 markServerEntry();
@@ -79,19 +79,12 @@ describe("one close listener ends every observation", () => {
       observeRequest(req, res, req.url === "/never" ? "/never" : "/answered");
       if (req.url !== "/never") res.end("ok");
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const port = (server.address() as AddressInfo).port;
-    const answered = await fetch(`http://127.0.0.1:${port}/answered`, { headers: { "X-Request-Id": "kept-1" } });
+    const base = await listenLocally(server);
+    const answered = await fetch(`${base}/answered`, { headers: { "X-Request-Id": "kept-1" } });
     expect(answered.headers.get("x-request-id")).toBe("kept-1");
     await answered.text();
-    const gone = new AbortController();
-    const pending = fetch(`http://127.0.0.1:${port}/never`, { signal: gone.signal }).catch(() => null);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    gone.abort();
-    await pending;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await leaveBeforeAnswer(`${base}/never`);
+    await closeLocally(server);
     const requests = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.type === "request");
     expect(requests).toHaveLength(2);
     expect(requests[0]).toMatchObject({ request_id: "kept-1", route: "/answered", status: 200, client_ip: "127.0.0.1" });

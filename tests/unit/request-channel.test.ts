@@ -4,12 +4,12 @@
 // proxy.ts stand down (lib/http/observe.ts). Before any request was seen that way, they observe instead: the fallback
 // for a host that hands Next its requests other than through a node:http server.
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { observedAnswer, observedByProxy } from "@/lib/http/observe";
 import { observedAtListener } from "@/lib/http/server-entry";
 import { createLogger, setLogger } from "@/lib/operations/log";
 import { observeRequestChannel } from "@/lib/server/request-channel";
+import { closeLocally, leaveBeforeAnswer, listenLocally } from "../support/local-server";
 
 const lines: string[] = [];
 setLogger(createLogger({ write: (line: string) => void lines.push(line) }, "info"));
@@ -58,23 +58,16 @@ describe("observed as node:http receives it (a bare next start)", () => {
         res.end("not found");
       })();
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const port = (server.address() as AddressInfo).port;
-    const missing = await fetch(`http://127.0.0.1:${port}/members/nobody?x=1`, { headers: { "X-Request-Id": "channel-1" } });
+    const base = await listenLocally(server);
+    const missing = await fetch(`${base}/members/nobody?x=1`, { headers: { "X-Request-Id": "channel-1" } });
     await missing.text();
     expect(missing.status).toBe(404);
     expect(missing.headers.get("x-request-id")).toBe("channel-1");
     expect(observedAtListener()).toBe(true);
     // The wrapper answered as it is, with no header or line of its own.
     expect(wrapperAnswers[0]!.headers.get("x-request-id")).toBeNull();
-    const gone = new AbortController();
-    const pending = fetch(`http://127.0.0.1:${port}/never`, { signal: gone.signal }).catch(() => null);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    gone.abort();
-    await pending;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await leaveBeforeAnswer(`${base}/never`);
+    await closeLocally(server);
     expect(requestLines()).toMatchObject([
       { request_id: "channel-1", method: "GET", route: "/members/[slug]", status: 404 },
       { route: "(unmatched)", status: 499 },
