@@ -10,6 +10,7 @@
 import { subscribe } from "node:diagnostics_channel";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { markChannelObserved } from "@/lib/http/server-entry";
+import { logger } from "@/lib/operations/log";
 import { attachNodeRequestSpan } from "@/lib/tracing";
 import { observeRequest } from "./observe";
 
@@ -28,7 +29,12 @@ export function observeRequestChannel(options: { templateOf: (url: string | unde
   subscribe("http.server.request.start", (message) => {
     const { request, response } = message as RequestStart;
     markChannelObserved();
-    observeRequest(request, response, options.templateOf(request.url));
-    if (options.traced) attachNodeRequestSpan({ request, response });
+    // Node rethrows a subscriber's error as an uncaught exception: no fault in observing may end the process.
+    try {
+      observeRequest(request, response, options.templateOf(request.url));
+      if (options.traced) attachNodeRequestSpan({ request, response });
+    } catch (error) {
+      logger().error({ type: "observation_failed", error_type: error instanceof Error ? error.name : typeof error }, "a request could not be observed");
+    }
   });
 }

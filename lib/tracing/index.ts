@@ -114,8 +114,9 @@ function endRequestSpan(span: Span, status: number): void {
 
 /**
  * Runs one request's handler inside its SERVER span (the node:http front under npm start; lib/http/route.ts apiRoute
- * where no request span is in scope: a host that hands Next its requests other than through node:http). The parent is the caller's `traceparent` or nothing:
- * whatever span a framework has made active is not our caller. Callers check tracingOn() first, so the off path makes neither this call nor its closure.
+ * where no request span is in scope: a host that hands Next its requests other than through node:http). The parent
+ * is the caller's `traceparent` or nothing: whatever span a framework has made active is not our caller. Callers
+ * check tracingOn() first, so the off path makes neither this call nor its closure.
  */
 export async function traceHttpRequest<T extends { status: number }>(request: { method: string; target: string; headers: TraceHeaders }, run: () => Promise<T>): Promise<T> {
   const { span, scope } = startRequestSpan(request.method, request.target, request.headers);
@@ -142,10 +143,11 @@ export function traceNodeRequest<T>(exchange: NodeExchange, run: () => T): T {
 }
 
 /**
- * Makes the request's SERVER span the active context of whatever node:http runs next for it: lib/server/request-channel.ts
- * calls it from node:diagnostics_channel's `http.server.request.start`, which node:http publishes just before it
- * emits the request to a server's listener (a bare `next start`). The API's `context.attach` is the documented bridge
- * where no `context.with` can wrap the call; the next request's publish attaches its own span in turn.
+ * Makes the request's SERVER span the active context of whatever node:http runs next for it: called from
+ * node:diagnostics_channel's `http.server.request.start` (lib/server/request-channel.ts, a bare `next start`), which
+ * node:http publishes just before it emits the request to the server's listener. The API's `context.attach` is the
+ * documented bridge where no `context.with` can wrap the call. Its token is not disposed: the context lasts to the end
+ * of the socket callback that parsed the request (and what it starts), and the next request's publish attaches its own.
  */
 export function attachNodeRequestSpan(exchange: NodeExchange): void {
   context.attach(openNodeRequestSpan(exchange));
@@ -173,7 +175,7 @@ function openNodeRequestSpan({ request, response }: NodeExchange): Context {
   return scope;
 }
 
-/** Whether the request in scope already runs in its SERVER span (made by traceNodeRequest or attachNodeRequestSpan before Next ran). */
+/** Whether the request in scope already runs in its SERVER span (made before Next ran: traceNodeRequest, attachNodeRequestSpan). */
 export function inRequestSpan(): boolean {
   return context.active().getValue(REQUEST_SPAN) !== undefined;
 }

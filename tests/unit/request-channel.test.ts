@@ -38,9 +38,15 @@ describe("with no node:http observer (the fallback)", () => {
 });
 
 describe("observed as node:http receives it (a bare next start)", () => {
-  it("writes one line per request with the status sent, sets X-Request-Id, and the wrapper and proxy.ts stand down", async () => {
+  it("writes one line per request with the status sent, sets X-Request-Id, the wrapper and proxy.ts stand down, and a fault stays contained", async () => {
     lines.length = 0;
-    observeRequestChannel({ templateOf: (url) => (url?.startsWith("/members/") ? "/members/[slug]" : "(unmatched)"), traced: false });
+    observeRequestChannel({
+      templateOf: (url) => {
+        if (url === "/fault") throw new TypeError("a fault in observing");
+        return url?.startsWith("/members/") ? "/members/[slug]" : "(unmatched)";
+      },
+      traced: false,
+    });
     const wrapperAnswers: Response[] = [];
     const server = http.createServer((req, res) => {
       if (req.url === "/never") return;
@@ -67,11 +73,19 @@ describe("observed as node:http receives it (a bare next start)", () => {
     // The wrapper answered as it is, with no header or line of its own.
     expect(wrapperAnswers[0]!.headers.get("x-request-id")).toBeNull();
     await leaveBeforeAnswer(`${base}/never`);
+    // A fault while observing (Node rethrows a subscriber's error as an uncaught exception) costs that request its
+    // line, not its answer or the process.
+    const faulted = await fetch(`${base}/fault`);
+    await faulted.text();
+    expect(faulted.status).toBe(404);
     await closeLocally(server);
     expect(requestLines()).toMatchObject([
       { request_id: "channel-1", method: "GET", route: "/members/[slug]", status: 404 },
       { route: "(unmatched)", status: 499 },
     ]);
     expect(requestLines()).toHaveLength(2);
+    expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.type === "observation_failed")).toMatchObject([
+      { level: "error", error_type: "TypeError" },
+    ]);
   });
 });
