@@ -10,7 +10,7 @@
 import { subscribe } from "node:diagnostics_channel";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { markChannelObserved } from "@/lib/http/server-entry";
-import { logger } from "@/lib/operations/log";
+import { errorLog } from "@/lib/operations/log";
 import { attachNodeRequestSpan } from "@/lib/tracing";
 import { observeRequest } from "./observe";
 
@@ -29,12 +29,13 @@ export function observeRequestChannel(options: { templateOf: (url: string | unde
   subscribe("http.server.request.start", (message) => {
     const { request, response } = message as RequestStart;
     markChannelObserved();
-    // Node rethrows a subscriber's error as an uncaught exception: no fault in observing may end the process.
+    // Node rethrows a subscriber's error as an uncaught exception: no fault in observing may end the process (the
+    // request then has no line; the error has one).
     try {
       observeRequest(request, response, options.templateOf(request.url));
       if (options.traced) attachNodeRequestSpan({ request, response });
     } catch (error) {
-      logger().error({ type: "observation_failed", error_type: error instanceof Error ? error.name : typeof error }, "a request could not be observed");
+      errorLog(error, "request observation");
     }
   });
 }

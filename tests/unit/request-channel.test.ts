@@ -15,8 +15,9 @@ const lines: string[] = [];
 setLogger(createLogger({ write: (line: string) => void lines.push(line) }, "info"));
 afterAll(() => setLogger(undefined));
 
-function requestLines(): Record<string, unknown>[] {
-  return lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.type === "request");
+/** The lines written so far of one type ("request", "error"). */
+function linesOf(type: string): Record<string, unknown>[] {
+  return lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.type === type);
 }
 
 describe("with no node:http observer (the fallback)", () => {
@@ -30,7 +31,7 @@ describe("with no node:http observer (the fallback)", () => {
     expect(answered.headers.get("x-request-id")).toBe("fallback-1");
     const passed = observedByProxy(new Request("http://localhost/docs"), "/docs", 200, performance.now(), new Response(null));
     expect(passed.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
-    expect(requestLines()).toMatchObject([
+    expect(linesOf("request")).toMatchObject([
       { request_id: "fallback-1", route: "/api/x", status: 201 },
       { route: "/docs", status: 200 },
     ]);
@@ -79,13 +80,11 @@ describe("observed as node:http receives it (a bare next start)", () => {
     await faulted.text();
     expect(faulted.status).toBe(404);
     await closeLocally(server);
-    expect(requestLines()).toMatchObject([
+    expect(linesOf("request")).toMatchObject([
       { request_id: "channel-1", method: "GET", route: "/members/[slug]", status: 404 },
       { route: "(unmatched)", status: 499 },
     ]);
-    expect(requestLines()).toHaveLength(2);
-    expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.type === "observation_failed")).toMatchObject([
-      { level: "error", error_type: "TypeError" },
-    ]);
+    expect(linesOf("request")).toHaveLength(2);
+    expect(linesOf("error")).toMatchObject([{ level: "error", context: "request observation", error_name: "TypeError" }]);
   });
 });
