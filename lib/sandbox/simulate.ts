@@ -3,10 +3,10 @@
 // written, and it answers even while the database is down (its budget is counted in memory, per caller: a verified
 // agent under its origin, issue 44).
 import { absoluteUrl, getConfig } from "@/lib/config";
-import { publicCallerKey } from "@/lib/agent-identity";
+import { publicCaller } from "@/lib/agent-identity";
 import { readJsonObject } from "@/lib/http/body";
 import { callerKey } from "@/lib/http/client-ip";
-import { chargeBudgets } from "@/lib/rate-limit/memory";
+import { chargeCaller } from "@/lib/rate-limit/charge";
 import { textReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { errorBody, errorReply, payloadTooLargeReply, rateLimitedReply } from "@/lib/http/errors";
 import { batchResponseSchema, simulateRequestSchema, type SimulateResponse, type SimulatorScenario } from "@/lib/schemas/public-read";
@@ -140,8 +140,9 @@ const HEADERS = { "access-control-allow-origin": "*", "cache-control": "no-store
 
 export async function handleSimulateRequest(request: ApiRequest): Promise<ApiReply> {
   // Each request spends one unit of its caller's budget before its body is read; nothing runs after a refusal.
-  const keyed = publicCallerKey(request, callerKey(request.headers));
-  const refused = chargeBudgets([{ budget: "simulate", key: typeof keyed === "string" ? keyed : await keyed, cost: 1 }]);
+  const found = publicCaller(request, callerKey(request.headers));
+  const charged = chargeCaller(found instanceof Promise ? await found : found, (key) => [{ budget: "simulate", key, cost: 1 }]);
+  const { refused } = charged instanceof Promise ? await charged : charged;
   if (refused) return rateLimitedReply(refused.retryAfterSeconds, HEADERS);
   const body = await readJsonObject(request, SIMULATE_MAX_BYTES);
   if (!body.ok) {
