@@ -253,16 +253,15 @@ export class RedisStore implements SharedStateStore {
       }
     }
     const options = { keys, arguments: args };
-    if (this.sha !== undefined) {
-      try {
-        return (await this.client.evalSha(this.sha, options)) as number[];
-      } catch (error) {
-        // After a restart (or SCRIPT FLUSH) the server no longer has it: send it whole once more.
-        if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
-      }
-    }
     this.sha ??= await this.client.scriptLoad(CHARGE_SCRIPT);
-    return (await this.client.evalSha(this.sha, options)) as number[];
+    try {
+      return (await this.client.evalSha(this.sha, options)) as number[];
+    } catch (error) {
+      // After a restart (or SCRIPT FLUSH) the server no longer has it: load it once more.
+      if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
+      this.sha = await this.client.scriptLoad(CHARGE_SCRIPT);
+      return (await this.client.evalSha(this.sha, options)) as number[];
+    }
   }
 
   private noteFailure(error: unknown): void {

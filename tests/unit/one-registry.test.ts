@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it, vi } from "vitest";
+import { useTestConfigAfterReset } from "../support/config";
 
 const ROOT = path.resolve(__dirname, "../..");
 const REGISTRY = path.join("lib", "registry", "index.ts");
@@ -88,6 +89,7 @@ describe("one registry of process state", () => {
     vi.resetModules();
     const second = await import("@/lib/registry");
     const secondLimits = await import("@/lib/shared-state");
+    await useTestConfigAfterReset();
     expect(second).not.toBe(first);
     expect(secondLimits.sharedStateStore).not.toBe(firstLimits.sharedStateStore);
 
