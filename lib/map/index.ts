@@ -1,5 +1,5 @@
 // The human map page's data: members who chose a public profile and gave a location. Public information,
-// read like the other public surfaces: a per-caller budget (BUDGETS.mapSearch, in memory) and small pages
+// read like the other public surfaces: a per-caller budget (BUDGETS.mapSearch, lib/shared-state) and small pages
 // behind a cursor, so taking the whole map costs minutes, never one call. The same-origin check below only
 // keeps this plumbing out of agents' way (it is in no catalog); it protects nothing, since every client can send
 // Sec-Fetch-Site. Not an agent or bulk API (SPEC.md 7).

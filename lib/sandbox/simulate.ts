@@ -1,7 +1,7 @@
 // POST /api/v1/sandbox/simulate (SPEC.md, CONTRACT.md §9): production response schemas filled with fixed
-// synthetic values. It imports no database, key or token module on purpose: nothing is read, signed or
-// written, and it answers even while the database is down (its budget is counted in memory, per caller: a verified
-// agent under its origin, issue 44).
+// synthetic values. It reads, signs and writes nothing, and it answers even while the database is down: its budget is
+// counted in lib/shared-state (per caller, a verified agent under its origin, issue 44), whose stores decide without
+// waiting on the database (the postgres store syncs in the background; Redis falls back to this instance's memory).
 import { absoluteUrl, getConfig } from "@/lib/config";
 import { publicCaller } from "@/lib/agent-identity";
 import { readJsonObject } from "@/lib/http/body";
