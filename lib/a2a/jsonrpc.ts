@@ -157,8 +157,17 @@ function invocationOf(parsed: ParsedCall): Invocation | undefined {
  */
 function chargeA2aPost(caller: ChargedCaller, id: JsonRpcId, invocation: Invocation | undefined, clock: Clock): MaybePromise<{ limited: ApiReply | null; key: string }> {
   const extra = invocation?.ok ? toolBudgetOf(invocation.tool.name) : undefined;
-  const chargesFor = (key: string): BudgetCharge[] => (extra ? [{ budget: "a2a", key, cost: 1 }, { budget: extra, key, cost: 1 }] : [{ budget: "a2a", key, cost: 1 }]);
-  return mapMaybe(chargeCaller(caller, chargesFor, clock), ({ refused, key }) => ({ limited: refused ? rpcServerError(id, rateLimitedRpcError(refused.retryAfterSeconds)) : null, key }));
+  const chargesFor = (key: string): BudgetCharge[] =>
+    extra
+      ? [
+          { budget: "a2a", key, cost: 1 },
+          { budget: extra, key, cost: 1 },
+        ]
+      : [{ budget: "a2a", key, cost: 1 }];
+  return mapMaybe(chargeCaller(caller, chargesFor, clock), ({ refused, key }) => ({
+    limited: refused ? rpcServerError(id, rateLimitedRpcError(refused.retryAfterSeconds)) : null,
+    key,
+  }));
 }
 
 interface A2aTransports {

@@ -78,7 +78,10 @@ export function publicCaller(request: ApiRequest, addressKey: string, clock: Clo
   if (!isSigned(request.headers)) return { key: addressKey, addressKey };
   const stamped = stampedIdentity(request.headers);
   if (stamped !== null) return { key: stamped.kind === "verified" ? agentCallerKey(stamped.origin) : addressKey, addressKey };
-  const verifying = verifyAgentRequest({ method: request.method, url: addressedUrl(request.target), headers: request.headers }, dependencies(clock, directoryAllowPrivate(), "hand back"));
+  const verifying = verifyAgentRequest(
+    { method: request.method, url: addressedUrl(request.target), headers: request.headers },
+    dependencies(clock, directoryAllowPrivate(), "hand back"),
+  );
   return verifying.then((identity): PublicCaller => {
     if (identity.kind !== "verified") return { key: addressKey, addressKey };
     const key = agentCallerKey(identity.origin);

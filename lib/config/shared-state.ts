@@ -55,7 +55,8 @@ export function sharedStateProblems(env: Variables, databaseProvider: "sqlite" |
     return [
       {
         variable: "SHARED_STATE",
-        detail: "is postgres, but DATABASE_URL is SQLite: the postgres store keeps the fleet's counts in the PostgreSQL database; unset SHARED_STATE (one instance counts in memory)",
+        detail:
+          "is postgres, but DATABASE_URL is SQLite: the postgres store keeps the fleet's counts in the PostgreSQL database; unset SHARED_STATE (one instance counts in memory)",
       },
     ];
   // (On Vercel the memory default comes only with SQLite, which is refused by itself: only an explicit memory is named.)

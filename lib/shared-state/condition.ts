@@ -34,6 +34,9 @@ export class ConditionTracker {
     if (this.current === "ok") return;
     this.current = "ok";
     recordSharedStateDegraded(this.store, false);
-    logger().warn({ type: "shared_state", store: this.store, condition: "ok" }, `the shared store (${this.store}) answers again: budgets and once-keys hold for the whole fleet again`);
+    logger().warn(
+      { type: "shared_state", store: this.store, condition: "ok" },
+      `the shared store (${this.store}) answers again: budgets and once-keys hold for the whole fleet again`,
+    );
   }
 }

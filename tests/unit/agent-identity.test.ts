@@ -139,7 +139,8 @@ describe("verifyAgentRequest", () => {
       expect(directory.hits()).toBe(before + 2);
       // A flood of made-up keyids costs one fetch per origin per 30 s.
       directory.setKeys([key, rotated, third]);
-      for (let i = 0; i < 5; i++) expect(await verify(await signRequest(otherKey, directory.origin, "POST", TARGET, { created: clock.now() }))).toMatchObject({ reason: "unknown_key" });
+      for (let i = 0; i < 5; i++)
+        expect(await verify(await signRequest(otherKey, directory.origin, "POST", TARGET, { created: clock.now() }))).toMatchObject({ reason: "unknown_key" });
       expect(directory.hits()).toBe(before + 2);
       clock.advance(DIRECTORY_REFETCH_SECONDS);
       expect(await verify(await signRequest(third, directory.origin, "POST", TARGET, { created: clock.now() }))).toMatchObject({ kind: "verified" });

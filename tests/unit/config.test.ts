@@ -271,7 +271,9 @@ describe("the shared state (SHARED_STATE, REDIS_URL, SHARED_STATE_DEADLINE_MS)",
   });
 
   it("refuses a store that cannot work here, each with its fix", () => {
-    expect(problemText({ SHARED_STATE: "redis" })).toBe("SHARED_STATE is redis, but REDIS_URL is not set: set REDIS_URL to your Redis (redis:// or rediss://), or unset SHARED_STATE");
+    expect(problemText({ SHARED_STATE: "redis" })).toBe(
+      "SHARED_STATE is redis, but REDIS_URL is not set: set REDIS_URL to your Redis (redis:// or rediss://), or unset SHARED_STATE",
+    );
     expect(problemText({ SHARED_STATE: "postgres" })).toMatch(/^SHARED_STATE is postgres, but DATABASE_URL is SQLite/);
     expect(problemText({ SHARED_STATE: "shared" })).toBe("SHARED_STATE is malformed: must be memory, postgres or redis");
     expect(problemText({ ...postgres, REDIS_URL: "https://redis.example.com" })).toMatch(/^REDIS_URL is malformed: must be a redis:\/\/ or rediss:\/\/ \(TLS\) URL/);
