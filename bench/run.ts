@@ -17,7 +17,8 @@
 //   npx tsx bench/run.ts --no-build --postgres <url> --stores --only "GET /ask,MCP lookup_member"
 //                                               (issue 50: /ask and MCP lookups on three servers of one database, one
 //                                                per shared-state store: memory, postgres, redis (a redis-server the run
-//                                                starts), alternating round by round, side by side in the table)
+//                                                starts), alternating round by round, side by side in the table; only
+//                                                these run)
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -927,12 +928,12 @@ async function createPostgresDatabase(adminUrl: string, name: string): Promise<{
 
 // ---------------------------------------------------------------- --stores (issue 50)
 
-/** A redis-server of the run's, and the app's server twice more on its database: the postgres store and the redis store. */
-async function startStoreServers(appEnv: NodeJS.ProcessEnv): Promise<{ targets: Record<"postgres" | "redis", { origin: string; pid: number }>; redis: string }> {
+/** A redis-server of the run's, and the app's server three times more on its database: one per shared-state store. */
+async function startStoreServers(appEnv: NodeJS.ProcessEnv): Promise<{ targets: Record<StoreName, { origin: string; pid: number }>; redis: string }> {
   const { startRedis } = await import("../tests/support/redis");
   const redis = await startRedis();
   process.on("exit", () => void redis.stop());
-  const start = async (store: "postgres" | "redis"): Promise<{ origin: string; pid: number }> => {
+  const start = async (store: StoreName): Promise<{ origin: string; pid: number }> => {
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
     const env = { ...appEnv, SHARED_STATE: store, ...(store === "redis" ? { REDIS_URL: redis.url } : {}), PORT: String(port), HOSTNAME: "127.0.0.1" };
@@ -940,7 +941,7 @@ async function startStoreServers(appEnv: NodeJS.ProcessEnv): Promise<{ targets: 
     const child = await startProcess(`server (store ${store})`, command.command, command.args, command.env, () => answers(`${origin}/ask?query=ready`));
     return { origin, pid: child.pid! };
   };
-  return { targets: { postgres: await start("postgres"), redis: await start("redis") }, redis: `redis-server on port ${redis.port}` };
+  return { targets: { memory: await start("memory"), postgres: await start("postgres"), redis: await start("redis") }, redis: `redis-server on port ${redis.port}` };
 }
 
 // ---------------------------------------------------------------- main
@@ -1025,8 +1026,6 @@ async function main(): Promise<number> {
       CRON_SECRET: cronSecret,
       // The signed MCP scenario's key directory listens on 127.0.0.1 (issue 44).
       AGENT_DIRECTORY_ALLOW_PRIVATE: "1",
-      // --stores: the app is the memory store's server (its two siblings hold the fleet's state in PostgreSQL and Redis).
-      ...(options.stores ? { SHARED_STATE: "memory" } : {}),
     };
 
     log("seeding 10,000 members, 1,000 delegations with tokens and assertions, pending claims, 500 documents…");
@@ -1116,7 +1115,8 @@ async function main(): Promise<number> {
           return { child, description: `${second.label}: ${command.label}${second.root ? "" : `, with ${second.label}`}` };
         })()
       : null;
-    // --stores: the same server on the same database with the postgres store, and with a redis-server of the run's.
+    // --stores: three more servers on the same database, one per store (a redis-server of the run's for the third), alike
+    // in everything else (the app's other scenarios would leave its caches unlike theirs).
     const storeServers = options.stores ? await startStoreServers(appEnv) : null;
     const targets: Record<Target, { origin: string; pid: number } | undefined> = {
       app: { origin: `http://127.0.0.1:${port}`, pid: app.pid! },
@@ -1180,7 +1180,7 @@ async function main(): Promise<number> {
     };
     for (const scenario of all) {
       // --stores measures these on every store below, alternating.
-      if (storeServers && STORE_SCENARIOS.includes(scenario.name)) continue;
+      if (storeServers) continue;
       // A selected scenario brings its baseline along, so its ratio is always printed.
       if (!selected(scenario.name) && !all.some((other) => (other.baseline === scenario.name || other.baselineAfter === scenario.name) && selected(other.name))) continue;
       if (scenario.optIn && !runsJanitor) continue;
@@ -1225,7 +1225,7 @@ async function main(): Promise<number> {
       for (let round = 1; round <= options.rounds; round++) {
         for (const store of round % 2 === 1 ? STORES : [...STORES].reverse()) {
           log(`${name}, store ${store}, round ${round}…`);
-          const target = store === "memory" ? targets.app! : storeServers!.targets[store];
+          const target = storeServers!.targets[store];
           byStore.get(store)!.push(await measure(scenario, target));
         }
       }
@@ -1244,7 +1244,7 @@ async function main(): Promise<number> {
       storeLines.push(`stores: ${name}: ${parts.join("; ")}`);
     }
     let mixed: MixedOutcome | null = null;
-    if (selected(MIXED_NAME)) {
+    if (selected(MIXED_NAME) && !storeServers) {
       log(`${MIXED_NAME}, ${options.mixedSeconds} s…`);
       mixed = await runMixed(all, targets.app!, dir, options.mixedSeconds, options.smoke ? 1 : 10);
       rows.push(...mixed.rows);
@@ -1254,7 +1254,7 @@ async function main(): Promise<number> {
     let overload: OverloadOutcome | null = null;
     // Its name says "mixed" too: `--only mixed` means the mixed load alone.
     const overloadSelected =
-      !options.only || options.only.some((o) => OVERLOAD_NAME.toLowerCase().includes(o.toLowerCase()) && !MIXED_NAME.toLowerCase().includes(o.toLowerCase()));
+      !storeServers && (!options.only || options.only.some((o) => OVERLOAD_NAME.toLowerCase().includes(o.toLowerCase()) && !MIXED_NAME.toLowerCase().includes(o.toLowerCase())));
     /** With a second server, the overload on each, alternating (the app first in odd rounds). */
     const overloadLaps: { server: "app" | "second"; outcome: OverloadOutcome }[] = [];
     if (overloadSelected) {
@@ -1287,7 +1287,7 @@ async function main(): Promise<number> {
     console.log(`server: ${server.label}, heap flags ${heap || "none"}${nodeOptions}, TRUSTED_PROXY=1, ${postgres ? "PostgreSQL" : "SQLite"}, Node ${process.versions.node}`);
     if (secondApp) console.log(`second server: ${secondApp.description}`);
     if (storeServers)
-      console.log(`stores: the server above with SHARED_STATE=memory, and the same on the same database with SHARED_STATE=postgres and with REDIS_URL (${storeServers.redis})`);
+      console.log(`stores: three servers as the one above on its database, with SHARED_STATE=memory, SHARED_STATE=postgres and SHARED_STATE=redis (${storeServers.redis})`);
     console.log(
       `data: ${fixtures.counts.members} members, ${fixtures.counts.delegations} active delegations, ${fixtures.counts.pending} pending claims, ${fixtures.counts.documents} generated documents\n`,
     );

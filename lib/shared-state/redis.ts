@@ -148,6 +148,9 @@ export class RedisStore implements SharedStateStore {
   private probing = false;
   private journal: { charge?: CounterCharge; once?: OnceClaim; nowMs: number }[] = [];
   private stopped = false;
+  /** The first connection, opened when the store is made (on Vercel with the first request; under npm start at start). */
+  private readonly connected: Promise<void>;
+  private everReady = false;
 
   constructor(private readonly options: RedisStoreOptions) {
     this.now = options.now ?? Date.now;
@@ -169,6 +172,13 @@ export class RedisStore implements SharedStateStore {
       this.tracker.degrade(describe(error));
       this.startProbe();
     });
+    this.connected = this.client.connect().then(
+      () => void (this.everReady = true),
+      (error: unknown) => {
+        this.tracker.degrade(`cannot connect: ${describe(error)}`);
+        this.startProbe();
+      },
+    );
   }
 
   charge(charges: readonly CounterCharge[], nowMs: number): MaybePromise<ChargeOutcome> {
@@ -193,12 +203,10 @@ export class RedisStore implements SharedStateStore {
   }
 
   async start(): Promise<void> {
-    const connecting = this.client.connect().then(
-      () => undefined,
-      (error: unknown) => this.tracker.degrade(`cannot connect: ${describe(error)}`),
-    );
-    await within(connecting, START_WAIT_MS).catch(() => this.tracker.degrade(`no connection within ${START_WAIT_MS} ms`));
-    if (this.tracker.condition === "degraded") this.startProbe();
+    await within(this.connected, START_WAIT_MS).catch(() => {
+      this.tracker.degrade(`no connection within ${START_WAIT_MS} ms`);
+      this.startProbe();
+    });
   }
 
   async stop(): Promise<void> {
@@ -230,7 +238,9 @@ export class RedisStore implements SharedStateStore {
   private async decide(requests: Request[]): Promise<void> {
     let verdicts: number[];
     try {
-      verdicts = await within(this.runScript(1, requests), this.options.deadlineMs);
+      // The first requests of a process wait for its first connection, within the same deadline.
+      const run = this.everReady ? this.runScript(1, requests) : this.connected.then(() => this.runScript(1, requests));
+      verdicts = await within(run, this.options.deadlineMs);
       this.lateCalls = 0;
     } catch (error) {
       this.noteFailure(error);

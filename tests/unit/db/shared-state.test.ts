@@ -137,6 +137,18 @@ describe("the redis store", () => {
     }
   });
 
+  it("connects on first use where nothing started it (a serverless instance): the first request waits for the connection", async () => {
+    const store = storeFor();
+    try {
+      const k = key();
+      expect(await store.charge([charge("ask", k, 1, 5)], Date.now())).toBeNull();
+      expect(await redis.command("GET", `{agent-gate}:c:ask:${k}`)).toBe("$1\r\n1");
+      expect(store.condition()).toBe("ok");
+    } finally {
+      await store.stop();
+    }
+  });
+
   it("accepts a once-key once (SET NX PX); the combined call charges only when the key was new", async () => {
     const [a, b] = [storeFor(), storeFor()];
     await Promise.all([a.start(), b.start()]);
