@@ -118,7 +118,7 @@ describe("janitor", () => {
     // Rate-limit windows: three clients, one of them refused.
     for (const ip of ["10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.3", "10.0.0.3"]) await hitRateLimit(RULE, ip, clock);
     expect((await hitRateLimit(RULE, "10.0.0.3", clock)).allowed).toBe(false);
-    // Shared-state once-keys (a nonce's, kept 10 minutes): over by the final pass.
+    // Shared-state once-keys (a nonce's, kept 10 minutes): over by the midday pass.
     for (const nonce of ["n1", "n2"])
       expect(await acceptOnceInDatabase({ scope: "janitor-test", key: nonce, untilEpochSeconds: clock.now().getTime() / 1000 + 600 }, clock.now().getTime())).toBe(true);
     // An A2A task left working (terminal ones prune on write; this one waits for the janitor).
@@ -128,6 +128,8 @@ describe("janitor", () => {
     const midday = removed(await runJanitorPass({ clock, batchSize: 2 }));
     expect(midday).toMatchObject({ AccessToken: 0, ClaimAttempt: 0, Registration: 0, A2ATask: 0, AuditEvent: 0 });
     expect(midday.RateLimitBucket).toBe(3);
+    // The once-keys' ten minutes are over: gone at midday.
+    expect(midday.SharedState).toBe(2);
     for (const ip of ["10.0.0.1", "10.0.0.2"]) await hitRateLimit(RULE, ip, clock);
 
     // ---- day 1: R7 registers and is never decided (its claim ends 6 days before the final pass: kept).
@@ -173,7 +175,7 @@ describe("janitor", () => {
       ClaimAttempt: 3, // R3's closed and expired ones and R7's; R2's denied one left with its registration (cascade)
       Registration: 2,
       RateLimitBucket: 2,
-      SharedState: 2,
+      SharedState: 0,
       A2ATask: 1,
       AuditEvent: 2,
     });
@@ -233,7 +235,7 @@ async function deletesOfAPass(): Promise<string[]> {
 describe("janitor plans", () => {
   it("finds what it removes through indexes: no statement of a pass, nor a foreign-key cascade it sets off, reads a whole table", async () => {
     const deletes = await deletesOfAPass();
-    expect(deletes.length).toBe(6);
+    expect(deletes.length).toBe(7);
     // The janitor's DELETEs take a time and, last, a LIMIT.
     expect(await statementsReadingWholeTables(deletes, (index, count) => (index === count - 1 && sqlProvider() === "postgres" ? 25 : "2026-01-01T00:00:00Z"))).toEqual([]);
     if (sqlProvider() === "postgres") {
@@ -244,7 +246,7 @@ describe("janitor plans", () => {
         // janitor deletes from must have an index leading with its column, or every deleted row reads the whole child.
         const uncovered = await client.query<{ constraint: string }>(`
           SELECT c.conname AS "constraint" FROM pg_constraint c
-          WHERE c.contype = 'f' AND c.confrelid::regclass::text IN ('"AccessToken"', '"ClaimAttempt"', '"Registration"', '"RateLimitBucket"', '"A2ATask"', '"AuditEvent"', '"Delegation"')
+          WHERE c.contype = 'f' AND c.confrelid::regclass::text IN ('"AccessToken"', '"ClaimAttempt"', '"Registration"', '"RateLimitBucket"', '"SharedState"', '"A2ATask"', '"AuditEvent"', '"Delegation"')
             AND NOT EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.conrelid AND i.indkey[0] = c.conkey[1])`);
         expect(uncovered.rows).toEqual([]);
         // The id range (lib/ids) must hold in a linguistic collation too (hosted databases often default to one).
