@@ -14,7 +14,7 @@
 //   (with the key's thumbprint), until the proof's iat plus its accepted age).
 // - `acceptOnceAndCharge(claim, charges)`: both, in one round trip: the once-key first, then, only when it was new,
 //   the charges.
-// Keys are the callers' own strings; a long one is stored as its SHA-256 (a nonce or an origin may be long).
+// Keys are the callers' own strings; a long or unusual one is stored as a SHA-256 (storedKey).
 //
 // What stays per process is not here: admission shares, the probes budget, caches of public data.
 import { createHash } from "node:crypto";
@@ -33,19 +33,23 @@ export function mapMaybe<T, R>(value: MaybePromise<T>, then: (settled: T) => R):
   return value instanceof Promise ? value.then(then) : then(value);
 }
 
-/** Keys longer than this are stored as their SHA-256 (base64url): rows and Redis keys stay small whatever a caller sent. */
-const MAX_KEY_LENGTH = 128;
+/**
+ * Keys stored as they are: printable ASCII, at most 128 characters (addresses, origins). Any other key is stored as the
+ * SHA-256 of its JSON text, which spells every UTF-16 unit (a lone surrogate too) apart: rows and Redis keys stay small
+ * and distinct whatever a caller sent (UTF-8 would turn two different lone surrogates into one U+FFFD).
+ */
+const PLAIN_KEY = /^[\x20-\x7e]{0,128}$/;
 
 function storedKey(key: string): string {
-  return key.length <= MAX_KEY_LENGTH ? key : `sha256:${createHash("sha256").update(key).digest("base64url")}`;
+  return PLAIN_KEY.test(key) ? key : `sha256:${createHash("sha256").update(JSON.stringify(key)).digest("base64url")}`;
 }
 
 function storedCharges(charges: readonly CounterCharge[]): readonly CounterCharge[] {
-  return charges.some((charge) => charge.key.length > MAX_KEY_LENGTH) ? charges.map((charge) => ({ ...charge, key: storedKey(charge.key) })) : charges;
+  return charges.every((charge) => PLAIN_KEY.test(charge.key)) ? charges : charges.map((charge) => ({ ...charge, key: storedKey(charge.key) }));
 }
 
 function storedClaim(claim: OnceClaim): OnceClaim {
-  return claim.key.length > MAX_KEY_LENGTH ? { ...claim, key: storedKey(claim.key) } : claim;
+  return PLAIN_KEY.test(claim.key) ? claim : { ...claim, key: storedKey(claim.key) };
 }
 
 /** The store the configuration names (made once per process). */

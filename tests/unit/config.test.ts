@@ -203,6 +203,11 @@ describe("configFrom", () => {
       "VERCEL",
       "VERCEL_PROJECT_PRODUCTION_URL",
       "ALLOW_INSECURE_BASE_URL",
+      "SHARED_STATE",
+      "REDIS_URL",
+      "SHARED_STATE_DEADLINE_MS",
+      "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+      "OTEL_METRIC_EXPORT_INTERVAL",
     ];
     fc.assert(
       fc.property(fc.dictionary(fc.constantFrom(...variables), fc.oneof(fc.string(), fc.webUrl(), fc.json())), (env) => {

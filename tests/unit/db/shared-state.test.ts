@@ -1,6 +1,7 @@
 // The shared state's stores (issue 50, lib/shared-state), each as two "instances" (two store objects) on one shared
 // backend: the postgres store on this run's database (its SQL is written once for both providers), the redis store
 // on a real redis-server started here, killed and paused mid-test.
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { query } from "@/lib/db";
@@ -9,7 +10,7 @@ import { serviceMetrics } from "@/lib/operations/metrics";
 import { MemoryStore } from "@/lib/shared-state/memory";
 import { acceptOnceInDatabase, counterRowKey, deleteEndedSharedState, PostgresStore, SYNC_INTERVAL_MS, unsyncedCap } from "@/lib/shared-state/postgres";
 import { PROBE_INTERVAL_MS, RedisStore } from "@/lib/shared-state/redis";
-import type { CounterCharge, OnceClaim } from "@/lib/shared-state";
+import { acceptOnce, chargeCounters, type CounterCharge, type OnceClaim } from "@/lib/shared-state";
 import { startRedis, type TestRedis } from "../../support/redis";
 
 const lines: string[] = [];
@@ -102,6 +103,22 @@ describe("the postgres store", () => {
     expect(await store.charge([charge("mcp", surface, 1, 10)])).not.toBeNull();
     clock.advance(60);
     expect(await store.charge([charge("lookups", lookups, 2, 2)])).toBeNull();
+  });
+});
+
+describe("the configured store, through lib/shared-state's entry (memory on SQLite, postgres on PostgreSQL)", () => {
+  it("takes any key once, full-range strings included, and never mistakes two keys for one (property)", async () => {
+    const until = Math.floor(Date.now() / 1000) + 60;
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.string({ unit: "binary", maxLength: 300 }), { minLength: 2, maxLength: 4 }), async (keys) => {
+        const scope = `prop-${++unique}`;
+        for (const k of keys) expect(await acceptOnce(scope, k, until)).toBe(true);
+        for (const k of keys) expect(await acceptOnce(scope, k, until)).toBe(false);
+        const outcome = chargeCounters(keys.map((k) => charge(scope, k, 1, 1)));
+        expect(outcome instanceof Promise ? await outcome : outcome).toBeNull();
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 
