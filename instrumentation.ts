@@ -3,8 +3,8 @@
 // 1; lib/startup/preflight.ts), including a production start under TRUSTED_PROXY=none: without server.ts
 // nothing stamps the socket address, so the peer header is ignored (lib/http/client-ip.ts). The server itself
 // (socket-address stamp, node:http front, turns, checkpoint worker) is server.ts.
-// Traces (lib/tracing) start here in every start mode, and only when an OTLP endpoint is configured: otherwise
-// nothing of the OpenTelemetry SDK is loaded.
+// Traces and pushed metrics (lib/tracing) start here in every start mode, and only when an OTLP endpoint is configured:
+// otherwise nothing of the OpenTelemetry SDK is loaded.
 // Without server.ts, each request's log line, X-Request-Id, metric sample and span are made as node:http receives it
 // (lib/server/request-channel.ts), as server.ts's listener makes them under npm start.
 export async function register(): Promise<void> {
@@ -18,6 +18,11 @@ export async function register(): Promise<void> {
       // The route table names each request span (lib/tracing/sdk.ts), whichever copy of lib/ made it.
       const [{ startTracing }, { routeOfPath }] = await Promise.all([import("@/lib/tracing/sdk"), import("@/lib/routes/trace-route")]);
       await startTracing(tracing, routeOfPath);
+    }
+    const otlpMetrics = getConfig().otlpMetrics;
+    if (otlpMetrics.enabled) {
+      const { startOtlpMetrics } = await import("@/lib/tracing/metrics-sdk");
+      await startOtlpMetrics(otlpMetrics);
     }
     if (!serverEntry) {
       const [{ observeRequestChannel }, { pathOf, routeTemplate }] = await Promise.all([import("@/lib/server/request-channel"), import("@/lib/routes")]);

@@ -26,13 +26,15 @@ import { refusalSurface, writeBodyRefusal, writeShed, writeUnqueuedRefusal } fro
 import { recordShed } from "@/lib/operations/metrics";
 import { logger } from "@/lib/operations/log";
 import { isStaticFilePath, pathOf, routePolicy, routeTemplate } from "@/lib/routes";
-import { chargeBudgets } from "@/lib/rate-limit";
+import { chargeInstanceBudget } from "@/lib/rate-limit";
 import { BodyGate } from "@/lib/server/body-gate";
 import { staticFiles } from "@/lib/server/static-files";
 import { headerReader } from "@/lib/server/front/node";
 import { deriveCallerKey } from "@/lib/http/client-ip";
 import { flushTraces, traceNodeRequest, tracingOn } from "@/lib/tracing";
+import { flushMetrics } from "@/lib/tracing/metrics";
 import { listenerIdentity } from "@/lib/agent-identity";
+import { startSharedState, stopSharedState } from "@/lib/shared-state";
 
 /** How long a shutdown waits for requests in flight before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -49,6 +51,10 @@ async function main(): Promise<void> {
     config.databaseProvider === "sqlite" && config.sqliteCheckpointWorker
       ? startSqliteCheckpointer(sqliteFilePath(config.databaseUrl), { holdConnection: holdSqliteConnection })
       : null;
+
+  // The fleet's budgets and once-keys (lib/shared-state): Redis is connected before the first request (a store that does
+  // not answer within 2 s starts degraded: this instance counts alone until it does, one warn line says so).
+  await startSharedState();
 
   // Webhook delivery runs in this process (content/docs/webhooks.md); on Vercel the cron route and after() do.
   const webhooks = config.webhookDelivery ? startWebhookDelivery() : null;
@@ -77,7 +83,7 @@ async function main(): Promise<void> {
     // The build's own static files are not counted (a page loads a dozen); probes and unknown static paths are.
     chargeUnqueued: (req, caller) => {
       const path = pathOf(req.url);
-      return (isStaticFilePath(path) && !buildFiles.isMissing(path)) || chargeBudgets([{ budget: "probes", key: caller, cost: 1 }]) === null;
+      return (isStaticFilePath(path) && !buildFiles.isMissing(path)) || chargeInstanceBudget("probes", caller);
     },
     heapShedShare: limits.heapShedShare,
     refuse: (req, res, workClass, reason) => {
@@ -170,7 +176,9 @@ async function main(): Promise<void> {
         await webhooks?.stop();
         await stopJanitor?.();
         await checkpointer?.stop();
+        await stopSharedState();
         await flushTraces();
+        await flushMetrics();
         // Closing SQLite's connection copies the log into the database file.
         await closeConnection();
         process.exit(0);

@@ -14,6 +14,11 @@
 //                                               (the server on a fresh PostgreSQL database made through that URL and
 //                                                dropped afterwards; the bare baselines and the operator scenarios,
 //                                                which read SQLite files directly, do not run)
+//   npx tsx bench/run.ts --no-build --postgres <url> --stores --only "GET /ask,MCP lookup_member"
+//                                               (issue 50: /ask and MCP lookups on three servers of one database, one
+//                                                per shared-state store: memory, postgres, redis (a redis-server the run
+//                                                starts), alternating round by round, side by side in the table; only
+//                                                these run)
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -68,6 +73,8 @@ interface Options {
   overloadSeconds: number;
   /** A PostgreSQL URL (its server and credentials): the bench makes a database of its own there instead of a SQLite file. */
   postgresUrl: string | null;
+  /** --stores: the store scenarios on one server per shared-state store (memory, postgres, redis), side by side. */
+  stores: boolean;
   /**
    * A second server (issue 33): this build with a speed layer's switch (`--layer-off NODE_FRONT=off`), or another
    * checkout's build (`--other-build DIR`). Each selected scenario on the app runs again there, alternating round by
@@ -112,6 +119,7 @@ function parseOptions(argv: string[]): Options {
     mixedSeconds: Number(value("--mixed-duration") ?? (smoke ? duration : 180)),
     overloadSeconds: Number(value("--overload-duration") ?? (smoke ? duration : 30)),
     postgresUrl: value("--postgres") ?? null,
+    stores: argv.includes("--stores"),
     second: secondServer(value("--layer-off"), value("--other-build")),
     backlogEvents: Number(value("--backlog-events") ?? (smoke ? 2_000 : 10_000)),
     expiredTokens: Number(value("--expired-tokens") ?? (smoke ? 100_000 : 1_000_000)),
@@ -373,6 +381,12 @@ function scrapeEverySecond(origin: string): { stop(): { answered: number; failed
 
 /** "app-metrics": a second server, the same but with METRICS_TOKEN set and scraped every second (issue 17 item 3). */
 type Target = "app" | "app-metrics" | "app-second" | "own-account-baseline" | "mcp-baseline" | "a2a-baseline";
+
+/** The shared-state stores (lib/shared-state) the --stores run compares, the app's own first. */
+const STORES = ["memory", "postgres", "redis"] as const;
+type StoreName = (typeof STORES)[number];
+/** The hot paths issue 50 weighs each store on. */
+export const STORE_SCENARIOS = ["GET /ask", "MCP lookup_member"];
 
 /** The token of the "app-metrics" server; /metrics is scraped with it once a second while its scenarios run. */
 const BENCH_METRICS_TOKEN = "bench-metrics-token-0123456789";
@@ -659,6 +673,12 @@ function budgetChecks(rows: Row[], servicePeak: number, connections: number): { 
     checks.push({ check: `${name} ≥ 1,500 req/s (${Math.round(row.result.requestsPerSecond)})`, ok: row.result.requestsPerSecond >= 1500 });
     checks.push({ check: `${name} p99 ≤ 50 ms (${row.result.p99} ms)`, ok: row.result.p99 <= 50 });
   }
+  for (const name of STORE_SCENARIOS) {
+    const redis = find(`${name}, store redis`);
+    if (redis) checks.push({ check: `${name}, store redis ≥ 90% of store memory req/s (${pct(redis.ratio)})`, ok: (redis.ratio ?? 0) >= 0.9 });
+    const postgres = find(`${name}, store postgres`);
+    if (postgres) checks.push({ check: `${name}, store postgres ≥ 75% of store memory req/s (${pct(postgres.ratio)})`, ok: (postgres.ratio ?? 0) >= 0.75 });
+  }
   const mcp = find("MCP lookup_member");
   if (mcp) checks.push({ check: `MCP lookup_member ≥ 70% of baseline req/s (${pct(mcp.ratio)})`, ok: (mcp.ratio ?? 0) >= 0.7 });
   const modern = find("MCP tools/call (2026-07-28)");
@@ -906,6 +926,24 @@ async function createPostgresDatabase(adminUrl: string, name: string): Promise<{
   return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }
 
+// ---------------------------------------------------------------- --stores (issue 50)
+
+/** A redis-server of the run's, and the app's server three times more on its database: one per shared-state store. */
+async function startStoreServers(appEnv: NodeJS.ProcessEnv): Promise<{ targets: Record<StoreName, { origin: string; pid: number }>; redis: string }> {
+  const { startRedis } = await import("../tests/support/redis");
+  const redis = await startRedis();
+  process.on("exit", () => void redis.stop());
+  const start = async (store: StoreName): Promise<{ origin: string; pid: number }> => {
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const env = { ...appEnv, SHARED_STATE: store, ...(store === "redis" ? { REDIS_URL: redis.url } : {}), PORT: String(port), HOSTNAME: "127.0.0.1" };
+    const command = serverCommand(env, []);
+    const child = await startProcess(`server (store ${store})`, command.command, command.args, command.env, () => answers(`${origin}/ask?query=ready`));
+    return { origin, pid: child.pid! };
+  };
+  return { targets: { memory: await start("memory"), postgres: await start("postgres"), redis: await start("redis") }, redis: `redis-server on port ${redis.port}` };
+}
+
 // ---------------------------------------------------------------- main
 
 /** Called when the load generator enters a phase (bench/load.ts prints a line for each). */
@@ -955,6 +993,7 @@ async function main(): Promise<number> {
 
   const dir = path.join(ROOT, ".tmp", `bench-${Date.now()}`);
   fs.mkdirSync(dir, { recursive: true });
+  if (options.stores && !options.postgresUrl) throw new Error("--stores compares the stores on one PostgreSQL database: give --postgres <url> too");
   const postgres = options.postgresUrl ? await createPostgresDatabase(options.postgresUrl, `agent_gate_bench_${process.pid}_${Date.now()}`) : null;
   const databaseUrl = postgres?.url ?? `file:${path.join(dir, "bench.db")}`;
   const contentDir = path.join(dir, "content");
@@ -1076,6 +1115,9 @@ async function main(): Promise<number> {
           return { child, description: `${second.label}: ${command.label}${second.root ? "" : `, with ${second.label}`}` };
         })()
       : null;
+    // --stores: three more servers on the same database, one per store (a redis-server of the run's for the third), alike
+    // in everything else (the app's other scenarios would leave its caches unlike theirs).
+    const storeServers = options.stores ? await startStoreServers(appEnv) : null;
     const targets: Record<Target, { origin: string; pid: number } | undefined> = {
       app: { origin: `http://127.0.0.1:${port}`, pid: app.pid! },
       "app-second": secondApp ? { origin: `http://127.0.0.1:${secondPort}`, pid: secondApp.child.pid! } : undefined,
@@ -1137,6 +1179,8 @@ async function main(): Promise<number> {
       return { result, peakRss, cpuMs, load: loadavg(), notes: side?.notes };
     };
     for (const scenario of all) {
+      // --stores measures these on every store below, alternating.
+      if (storeServers) continue;
       // A selected scenario brings its baseline along, so its ratio is always printed.
       if (!selected(scenario.name) && !all.some((other) => (other.baseline === scenario.name || other.baselineAfter === scenario.name) && selected(other.name))) continue;
       if (scenario.optIn && !runsJanitor) continue;
@@ -1173,8 +1217,34 @@ async function main(): Promise<number> {
       const after = rows.find((r) => r.name === scenario?.baselineAfter)?.result.requestsPerSecond ?? 0;
       if (before > 0 && after > 0) row.ratio = row.result.requestsPerSecond / ((before + after) / 2);
     }
+    // --stores: each store scenario on the three servers, round by round in turn (the order reversed every other round).
+    const storeLines: string[] = [];
+    for (const name of storeServers ? STORE_SCENARIOS.filter(selected) : []) {
+      const scenario = all.find((candidate) => candidate.name === name)!;
+      const byStore = new Map<StoreName, Round[]>(STORES.map((store) => [store, []]));
+      for (let round = 1; round <= options.rounds; round++) {
+        for (const store of round % 2 === 1 ? STORES : [...STORES].reverse()) {
+          log(`${name}, store ${store}, round ${round}…`);
+          const target = storeServers!.targets[store];
+          byStore.get(store)!.push(await measure(scenario, target));
+        }
+      }
+      const memory = rowOf(`${name}, store memory`, byStore.get("memory")!);
+      rows.push(memory);
+      const parts = [`memory ${Math.round(memory.result.requestsPerSecond)} req/s, p99 ${memory.result.p99} ms, ${memory.cpuMsPerRequest.toFixed(3)} ms CPU/req`];
+      for (const store of ["postgres", "redis"] as const) {
+        const row = rowOf(`${name}, store ${store}`, byStore.get(store)!);
+        row.ratio = row.result.requestsPerSecond / memory.result.requestsPerSecond;
+        rows.push(row);
+        const each = row.rounds.map((r, i) => pct(r.result.requestsPerSecond / memory.rounds[i]!.result.requestsPerSecond));
+        parts.push(
+          `${store} ${Math.round(row.result.requestsPerSecond)} req/s (${pct(row.ratio)} of memory; rounds ${each.join(", ")}), p99 ${row.result.p99} ms, ${row.cpuMsPerRequest.toFixed(3)} ms CPU/req`,
+        );
+      }
+      storeLines.push(`stores: ${name}: ${parts.join("; ")}`);
+    }
     let mixed: MixedOutcome | null = null;
-    if (selected(MIXED_NAME)) {
+    if (selected(MIXED_NAME) && !storeServers) {
       log(`${MIXED_NAME}, ${options.mixedSeconds} s…`);
       mixed = await runMixed(all, targets.app!, dir, options.mixedSeconds, options.smoke ? 1 : 10);
       rows.push(...mixed.rows);
@@ -1184,7 +1254,7 @@ async function main(): Promise<number> {
     let overload: OverloadOutcome | null = null;
     // Its name says "mixed" too: `--only mixed` means the mixed load alone.
     const overloadSelected =
-      !options.only || options.only.some((o) => OVERLOAD_NAME.toLowerCase().includes(o.toLowerCase()) && !MIXED_NAME.toLowerCase().includes(o.toLowerCase()));
+      !storeServers && (!options.only || options.only.some((o) => OVERLOAD_NAME.toLowerCase().includes(o.toLowerCase()) && !MIXED_NAME.toLowerCase().includes(o.toLowerCase())));
     /** With a second server, the overload on each, alternating (the app first in odd rounds). */
     const overloadLaps: { server: "app" | "second"; outcome: OverloadOutcome }[] = [];
     if (overloadSelected) {
@@ -1216,6 +1286,8 @@ async function main(): Promise<number> {
     const nodeOptions = server.env.NODE_OPTIONS ? `, NODE_OPTIONS="${server.env.NODE_OPTIONS}"` : "";
     console.log(`server: ${server.label}, heap flags ${heap || "none"}${nodeOptions}, TRUSTED_PROXY=1, ${postgres ? "PostgreSQL" : "SQLite"}, Node ${process.versions.node}`);
     if (secondApp) console.log(`second server: ${secondApp.description}`);
+    if (storeServers)
+      console.log(`stores: three servers as the one above on its database, with SHARED_STATE=memory, SHARED_STATE=postgres and SHARED_STATE=redis (${storeServers.redis})`);
     console.log(
       `data: ${fixtures.counts.members} members, ${fixtures.counts.delegations} active delegations, ${fixtures.counts.pending} pending claims, ${fixtures.counts.documents} generated documents\n`,
     );
@@ -1226,6 +1298,7 @@ async function main(): Promise<number> {
       const each = row.rounds.map((round, i) => pct(round.result.requestsPerSecond / base.rounds[i]!.result.requestsPerSecond));
       console.log(`rounds: ${row.name}, ${each.join(", ")} of "${base.name}" round by round (alternating runs); the table's ratio is of their means`);
     }
+    for (const line of storeLines) console.log(line);
     for (const row of rows) {
       const pairedWith = all.find((scenario) => scenario.name === row.name)?.pairedWith;
       const other = pairedWith ? rows.find((r) => r.name === pairedWith) : undefined;

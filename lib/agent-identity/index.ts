@@ -1,25 +1,30 @@
 // Verified agents (issue 44): the one entry the surfaces call. A request is "verified as origin X with key K",
-// "unsigned", or carries a signature that is present but not accepted (with the reason). One directory cache and
-// one nonce memory per process. Under `npm start`, server.ts's listener verifies a signed request whose directory is
-// cached before admission (its share is then the agent's) and stamps the result (AGENT_HEADER): the handler reads
-// that stamp instead of verifying again, since a nonce is accepted once.
+// "unsigned", or carries a signature that is present but not accepted (with the reason). One directory cache per
+// process; nonces are accepted once for the whole fleet (lib/shared-state acceptOnce, scope NONCE_SCOPE). Under
+// `npm start`, server.ts's listener verifies a signed request whose directory is cached before admission (its share
+// is then the agent's, so a replay never takes it) and stamps the result (AGENT_HEADER): the handler reads that stamp
+// instead of verifying again, since a nonce is accepted once. Where the handler verifies a public read itself, its
+// nonce goes with its budget charge in one round trip (publicCaller, lib/rate-limit chargeCaller).
 import { systemClock, type Clock } from "@/lib/clock";
 import { getConfig } from "@/lib/config";
 import { processSingleton } from "@/lib/registry";
+import { acceptOnce, type OnceClaim } from "@/lib/shared-state";
 import type { ApiRequest, HeaderReader } from "@/lib/http/api";
 import { AGENT_HEADER, VERIFIED_AGENT_KEY_PREFIX } from "@/lib/http/client-ip";
 import { startedByServerEntry } from "@/lib/http/server-entry";
 import { DirectoryCache } from "./directory";
-import { NonceMemory } from "./nonces";
 import { readSignatureClaim, verifyAgentRequest, verifySignatureClaim, type AgentIdentity, type SignatureFailure, type VerificationDeps } from "./verify";
 
 export type { AgentIdentity, SignatureFailure } from "./verify";
 export { isSigned } from "./verify";
 import { isSigned } from "./verify";
 
-// One per process, not per copy of this module (DEVELOPING.md "One registry of process state"): a nonce the front's
-// copy accepted must not be accepted again by Next's, and a directory is fetched once for both.
-const { directories, nonces } = processSingleton("agent-identity", () => ({ directories: new DirectoryCache(systemClock), nonces: new NonceMemory() }));
+/** The once-scope of Web Bot Auth nonces in lib/shared-state (keys: "<origin> <keyid> <nonce>"). */
+export const NONCE_SCOPE = "web-bot-auth-nonce";
+
+// One per process, not per copy of this module (DEVELOPING.md "One registry of process state"): a directory is
+// fetched once for both copies.
+const { directories } = processSingleton("agent-identity", () => ({ directories: new DirectoryCache(systemClock) }));
 
 function directoryAllowPrivate(): boolean {
   return getConfig().agentDirectoryAllowPrivate;
@@ -30,12 +35,14 @@ function addressedUrl(target: string): string {
   return `${getConfig().baseUrl}${target.startsWith("/") ? target : `/${target}`}`;
 }
 
-function dependencies(clock: Clock, allowPrivate: boolean): VerificationDeps {
+/** nonces "accept": each verification accepts its nonce (one round trip of its own); "hand back": the caller does. */
+function dependencies(clock: Clock, allowPrivate: boolean, nonces: "accept" | "hand back" = "accept"): VerificationDeps {
   return {
     clock,
     allowHttp: allowPrivate,
     directory: (origin) => directories.lookup(origin, allowPrivate),
-    rememberNonce: (key, until) => nonces.remember(key, until, Math.floor(clock.now().getTime() / 1000)),
+    refetchDirectory: (origin) => directories.refetch(origin, allowPrivate),
+    acceptNonce: nonces === "accept" ? (key, until) => acceptOnce(NONCE_SCOPE, key, until, clock) : undefined,
   };
 }
 
@@ -52,9 +59,41 @@ export function agentCallerKey(origin: string): string {
   return `${VERIFIED_AGENT_KEY_PREFIX}${origin}`;
 }
 
+/** Who a public read is counted as: its key, and a verified signature's nonce still to accept with the charge. */
+export interface PublicCaller {
+  /** The verified agent's key, or the address's. */
+  key: string;
+  /** The address's key: what the request is counted under if its nonce turns out to be a replay. */
+  addressKey: string;
+  /** A verified signature's nonce, not accepted yet: the budget charge accepts it in the same round trip. */
+  nonce?: OnceClaim;
+}
+
+/**
+ * Who a public read is counted as (issue 44: a verified agent under its origin, otherwise its address), without
+ * accepting a nonce the handler verifies here: lib/rate-limit chargeCaller accepts it with the budget charge, and counts
+ * the request under its address if it was a replay. Unsigned: answered synchronously. Never rejects.
+ */
+export function publicCaller(request: ApiRequest, addressKey: string, clock: Clock = systemClock): PublicCaller | Promise<PublicCaller> {
+  if (!isSigned(request.headers)) return { key: addressKey, addressKey };
+  const stamped = stampedIdentity(request.headers);
+  if (stamped !== null) return { key: stamped.kind === "verified" ? agentCallerKey(stamped.origin) : addressKey, addressKey };
+  const verifying = verifyAgentRequest(
+    { method: request.method, url: addressedUrl(request.target), headers: request.headers },
+    dependencies(clock, directoryAllowPrivate(), "hand back"),
+  );
+  return verifying.then((identity): PublicCaller => {
+    if (identity.kind !== "verified") return { key: addressKey, addressKey };
+    const key = agentCallerKey(identity.origin);
+    const nonce = identity.unacceptedNonce;
+    return nonce === undefined ? { key, addressKey } : { key, addressKey, nonce: { scope: NONCE_SCOPE, key: nonce.key, untilEpochSeconds: nonce.until } };
+  });
+}
+
 /**
  * The key a public read is counted under (issue 44): a verified agent's origin, otherwise `addressKey`. Public reads
- * never refuse for a signature: one that is not accepted is answered, and counted, as unsigned.
+ * never refuse for a signature: one that is not accepted is answered, and counted, as unsigned. Accepts the nonce
+ * (for a budget kept elsewhere than lib/shared-state: the batch API's).
  */
 export function publicCallerKey(request: ApiRequest, addressKey: string, clock: Clock = systemClock): string | Promise<string> {
   // Unsigned: answered synchronously, so an unsigned request takes exactly the path (and the turns) it took before.
@@ -66,8 +105,8 @@ export function publicCallerKey(request: ApiRequest, addressKey: string, clock: 
 
 /** What server.ts's listener stamps for a signed request, and the caller key its admission share is then counted under. */
 export interface ListenerIdentity {
-  /** AGENT_HEADER's value (agentStamp). */
-  stamp: string;
+  /** AGENT_HEADER's value (agentStamp); null: none, the handler verifies (a keyid its directory may have rotated in). */
+  stamp: string | null;
   /** agentCallerKey of a verified origin; null: the address's key. */
   agentKey: string | null;
 }
@@ -84,8 +123,12 @@ export function listenerIdentity(method: string, target: string, headers: Header
   if (!read.ok) return Promise.resolve(listenerResult(read.identity));
   const cached = directories.cached(read.claim.origin, allowPrivate);
   if (cached === undefined) return undefined;
-  const deps = { ...dependencies(clock, allowPrivate), directory: () => cached };
-  return verifySignatureClaim({ method, url: addressedUrl(target), headers }, read.claim, deps).then(listenerResult);
+  // No network here: a keyid the cached directory lacks is left to the handler, which may fetch it again.
+  const deps = { ...dependencies(clock, allowPrivate), directory: () => cached, refetchDirectory: undefined };
+  const origin = read.claim.origin;
+  return verifySignatureClaim({ method, url: addressedUrl(target), headers }, read.claim, deps).then((identity) =>
+    identity.kind === "invalid" && identity.reason === "unknown_key" && directories.mayRefetch(origin, allowPrivate) ? { stamp: null, agentKey: null } : listenerResult(identity),
+  );
 }
 
 function listenerResult(identity: AgentIdentity): ListenerIdentity {

@@ -2,7 +2,8 @@
 // (the signature base, Structured Fields, the component rules) is `http-message-sig`'s, never ours; this module
 // picks the web-bot-auth signature, reads Signature-Agent in both forms in use, sets the policy (covered components,
 // created/expires window, tag, keyid = JWK thumbprint, nonce never twice) and maps every failure to one reason.
-// Everything here is pure but for the clock, the key directory and the nonce memory, which the caller passes in.
+// Everything here is pure but for the clock, the key directory and the nonce check (lib/shared-state's acceptOnce,
+// fleet-wide), which the caller passes in.
 import { verify as verifyEd25519, type KeyObject } from "node:crypto";
 import { isSignatureError, SignatureErrorCode, verifySignature, type ComponentDescriptor, type SignatureParameters, type Verifier } from "http-message-sig";
 import { HTTP_MESSAGE_SIGNATURE_TAG, SIGNATURE_AGENT_HEADER } from "web-bot-auth";
@@ -12,6 +13,9 @@ import { parseSignatureAgent, webBotAuthLabel } from "./headers";
 
 /** Seconds a signature may live from `created` to `expires` (the draft: minutes). */
 export const MAX_SIGNATURE_LIFETIME_SECONDS = 600;
+/** The detail of a replayed_signature refusal. */
+export const REPLAYED_DETAIL = "this nonce was already used";
+
 /** Seconds of disagreement between the agent's clock and ours that are forgiven at either end of the window. */
 export const CLOCK_SKEW_SECONDS = 30;
 
@@ -28,7 +32,17 @@ export type SignatureFailure =
   /** The agent's key directory could not be fetched or verified. */
   | "directory_unavailable";
 
-export type AgentIdentity = { kind: "unsigned" } | { kind: "verified"; origin: string; thumbprint: string } | { kind: "invalid"; reason: SignatureFailure; detail: string };
+/** A verified signature's nonce that the caller still has to accept once (VerificationDeps without acceptNonce). */
+export interface UnacceptedNonce {
+  key: string;
+  /** Epoch seconds: the signature's window end plus the forgiven skew. */
+  until: number;
+}
+
+export type AgentIdentity =
+  | { kind: "unsigned" }
+  | { kind: "verified"; origin: string; thumbprint: string; unacceptedNonce?: UnacceptedNonce }
+  | { kind: "invalid"; reason: SignatureFailure; detail: string };
 
 /** A directory's Ed25519 keys (as verifiers, made once per key: ed25519Verifier) by thumbprint, or why it has none to give. */
 export type DirectoryLookup = { ok: true; keys: ReadonlyMap<string, Verifier> } | { ok: false; detail: string };
@@ -45,8 +59,17 @@ export interface VerificationDeps {
   clock: Clock;
   /** The verified keys of an origin's directory (./directory.ts; cached there: then answered without a promise). */
   directory(origin: string): DirectoryLookup | Promise<DirectoryLookup>;
-  /** True the first time a nonce is seen before `until` (epoch seconds), false after (./nonces.ts). */
-  rememberNonce(key: string, until: number): boolean;
+  /**
+   * The directory fetched again because it lacks `keyid` (a rotated key), at most once per DIRECTORY_REFETCH_SECONDS
+   * per origin (./directory.ts); undefined: not again yet (the key stays unknown).
+   */
+  refetchDirectory?(origin: string): Promise<DirectoryLookup> | undefined;
+  /**
+   * True the first time a nonce is seen before `until` (epoch seconds), false after (lib/shared-state acceptOnce).
+   * Absent: the nonce is not accepted here but handed back with the identity (`unacceptedNonce`), for the caller to
+   * accept in the same round trip as its budget charge.
+   */
+  acceptNonce?(key: string, until: number): boolean | Promise<boolean>;
   /** http:// origins too (AGENT_DIRECTORY_ALLOW_PRIVATE=1). */
   allowHttp: boolean;
 }
@@ -159,8 +182,14 @@ async function verifyOrThrow(request: SignedRequest, agent: SignatureClaim, deps
         checkWindow(candidate.parameters, now);
         const keyid = candidate.parameters.keyid;
         if (typeof keyid !== "string") throw new Refusal("invalid_signature", "keyid must be a string");
-        const directory = await deps.directory(agent.origin);
+        let directory = await deps.directory(agent.origin);
         if (!directory.ok) throw new Refusal("directory_unavailable", `the key directory of ${agent.origin} is unavailable: ${directory.detail}`);
+        // A keyid the cached directory lacks may be a key the agent has just rotated in: fetch it again (rate-limited).
+        const refetched = directory.keys.has(keyid) ? undefined : deps.refetchDirectory?.(agent.origin);
+        if (refetched !== undefined) {
+          directory = await refetched;
+          if (!directory.ok) throw new Refusal("directory_unavailable", `the key directory of ${agent.origin} is unavailable: ${directory.detail}`);
+        }
         const key = directory.keys.get(keyid);
         if (key === undefined) throw new Refusal("unknown_key", `keyid is not the JWK thumbprint of a key in the directory of ${agent.origin}`);
         matchedKey = keyid;
@@ -175,13 +204,13 @@ async function verifyOrThrow(request: SignedRequest, agent: SignatureClaim, deps
     throw error;
   });
   if (matchedKey === null) throw new Refusal("invalid_signature", "the signature was not checked against a directory key");
-  // The nonce is remembered only once the signature is good: a forger cannot burn an agent's nonces.
+  // The nonce is accepted only once the signature is good: a forger cannot burn an agent's nonces.
   const nonce = verified.parameters.nonce;
-  if (nonce !== undefined) {
-    if (typeof nonce !== "string") throw new Refusal("invalid_signature", "nonce must be a string");
-    const expires = verified.parameters.expires as number;
-    if (!deps.rememberNonce(`${agent.origin} ${matchedKey} ${nonce}`, expires + CLOCK_SKEW_SECONDS)) throw new Refusal("replayed_signature", "this nonce was already used");
-  }
+  if (nonce === undefined) return { kind: "verified", origin: agent.origin, thumbprint: matchedKey };
+  if (typeof nonce !== "string") throw new Refusal("invalid_signature", "nonce must be a string");
+  const unaccepted: UnacceptedNonce = { key: `${agent.origin} ${matchedKey} ${nonce}`, until: (verified.parameters.expires as number) + CLOCK_SKEW_SECONDS };
+  if (deps.acceptNonce === undefined) return { kind: "verified", origin: agent.origin, thumbprint: matchedKey, unacceptedNonce: unaccepted };
+  if (!(await deps.acceptNonce(unaccepted.key, unaccepted.until))) throw new Refusal("replayed_signature", REPLAYED_DETAIL);
   return { kind: "verified", origin: agent.origin, thumbprint: matchedKey };
 }
 

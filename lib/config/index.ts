@@ -4,7 +4,8 @@ import { checkConfig as checkVariables, configFrom, type AppConfig, type ConfigC
 
 export type { AppConfig, TrustedProxy, Ed25519PrivateJwk, WebhookSettings } from "./schema";
 export type { OperationsConfig } from "./operations";
-export type { TracingConfig } from "./tracing";
+export type { OtlpMetricsConfig, TracingConfig } from "./tracing";
+export type { SharedStateConfig } from "./shared-state";
 export { ConfigError, configFrom } from "./schema";
 
 type Variables = Readonly<Record<string, string | undefined>>;

@@ -3,7 +3,8 @@ import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { parseAllowance } from "./allowance";
 import { operationsFrom, operationsProblems, type OperationsConfig } from "./operations";
-import { tracingFrom, tracingProblems, type TracingConfig } from "./tracing";
+import { sharedStateFrom, sharedStateProblems, type SharedStateConfig } from "./shared-state";
+import { otlpMetricsFrom, tracingFrom, tracingProblems, type OtlpMetricsConfig, type TracingConfig } from "./tracing";
 
 /** The embedded SQLite database (relative to the working directory); the one database that may migrate itself at start. */
 export const DEFAULT_DATABASE_URL = "file:./data/app.db";
@@ -316,6 +317,10 @@ export interface AppConfig {
   rateLimitAllowances: Readonly<Record<string, number | "invalid">>;
   /** OpenTelemetry's OTEL_* variables (./tracing.ts, lib/tracing): off unless an OTLP endpoint is set. */
   tracing: TracingConfig;
+  /** The same variables for metrics (request counts and latencies pushed over OTLP): off unless an OTLP endpoint is set. */
+  otlpMetrics: OtlpMetricsConfig;
+  /** SHARED_STATE, REDIS_URL, SHARED_STATE_DEADLINE_MS (./shared-state.ts, lib/shared-state): where the fleet's budgets and once-keys live. */
+  sharedState: SharedStateConfig;
   /** AGENT_DIRECTORY_ALLOW_PRIVATE=1: agents' key directories may be http:// and at private addresses (tests, local use). */
   agentDirectoryAllowPrivate: boolean;
   /** VERIFIED_AGENT_ALLOWANCE_FACTOR: a verified agent's caller budgets are this many times an address's (default 2). */
@@ -545,6 +550,7 @@ export function checkConfig(env: Readonly<Record<string, string | undefined>>): 
   // The operator settings: a malformed one is refused, not silently replaced by its default.
   problems.push(...operationsProblems(env));
   problems.push(...tracingProblems(env));
+  problems.push(...sharedStateProblems(env, databaseUrl === undefined ? undefined : databaseUrl.startsWith("file:") ? "sqlite" : "postgresql", onVercel));
 
   if (problems.length > 0 || !raw) return { ok: false, problems, variables };
   const trustedProxy: TrustedProxy =
@@ -591,6 +597,8 @@ export function checkConfig(env: Readonly<Record<string, string | undefined>>): 
       operations: operationsFrom(env),
       rateLimitAllowances,
       tracing: tracingFrom(env),
+      otlpMetrics: otlpMetricsFrom(env),
+      sharedState: sharedStateFrom(env, raw.DATABASE_URL.startsWith("file:") ? "sqlite" : "postgresql"),
       agentDirectoryAllowPrivate: raw.AGENT_DIRECTORY_ALLOW_PRIVATE === "1",
       verifiedAgentAllowanceFactor: raw.VERIFIED_AGENT_ALLOWANCE_FACTOR ?? VERIFIED_AGENT_ALLOWANCE_FACTOR_DEFAULT,
     }),

@@ -1,4 +1,5 @@
-// OpenTelemetry's standard variables (issue 43 item 3, lib/tracing): an OTLP endpoint turns traces on. Part of the one
+// OpenTelemetry's standard variables (issue 43 item 3, lib/tracing): an OTLP endpoint turns traces on, and metrics
+// (issue 50 item 5: request counts and latencies pushed, so a fleet's numbers add up in the collector). Part of the one
 // configuration (getConfig().tracing; the SDK is handed what it needs, it reads no variable of ours), checked with it.
 import { z } from "zod";
 import { malformedVariables, presentVariables } from "./variables";
@@ -15,6 +16,16 @@ const tracingSchema = z.object({
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl.optional(),
   OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(["http/protobuf", "http/json"], { message: "must be http/protobuf or http/json (gRPC is not offered)" }).optional(),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(["http/protobuf", "http/json"], { message: "must be http/protobuf or http/json (gRPC is not offered)" }).optional(),
+  /** The full URL metrics are posted to; wins over OTEL_EXPORTER_OTLP_ENDPOINT. */
+  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: httpUrl.optional(),
+  OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: z.enum(["http/protobuf", "http/json"], { message: "must be http/protobuf or http/json (gRPC is not offered)" }).optional(),
+  /** Milliseconds between two exports of the metrics (the SDK's periodic reader; OpenTelemetry's default is 60000). */
+  OTEL_METRIC_EXPORT_INTERVAL: z
+    .string()
+    .regex(/^[0-9]+$/, "must be a whole number of milliseconds from 100 to 3600000")
+    .transform(Number)
+    .refine((n) => n >= 100 && n <= 3_600_000, "must be a whole number of milliseconds from 100 to 3600000")
+    .default(60_000),
   OTEL_SERVICE_NAME: z.string().min(1).max(200).default("agent-gate"),
   /** Milliseconds between two exports of the spans ended meanwhile (the SDK's batch processor). */
   OTEL_BSP_SCHEDULE_DELAY: z
@@ -55,5 +66,33 @@ export function tracingFrom(env: Readonly<Record<string, string | undefined>>): 
     protocol: raw.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? raw.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf",
     serviceName: raw.OTEL_SERVICE_NAME,
     exportDelayMs: raw.OTEL_BSP_SCHEDULE_DELAY,
+  };
+}
+
+export type OtlpMetricsConfig =
+  | { enabled: false }
+  | {
+      enabled: true;
+      /** Where metrics are posted (the signal path included). */
+      metricsUrl: string;
+      protocol: "http/protobuf" | "http/json";
+      serviceName: string;
+      exportIntervalMs: number;
+    };
+
+/** The metrics settings; off when neither endpoint is set, or when one is malformed (a start refuses that first). */
+export function otlpMetricsFrom(env: Readonly<Record<string, string | undefined>>): OtlpMetricsConfig {
+  const parsed = tracingSchema.safeParse(presentVariables(env, Object.keys(tracingSchema.shape)));
+  if (!parsed.success) return { enabled: false };
+  const raw = parsed.data;
+  const base = raw.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const metricsUrl = raw.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT ?? (base === undefined ? undefined : `${base.replace(/\/+$/, "")}/v1/metrics`);
+  if (metricsUrl === undefined) return { enabled: false };
+  return {
+    enabled: true,
+    metricsUrl,
+    protocol: raw.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL ?? raw.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf",
+    serviceName: raw.OTEL_SERVICE_NAME,
+    exportIntervalMs: raw.OTEL_METRIC_EXPORT_INTERVAL,
   };
 }

@@ -1,10 +1,10 @@
 // HTTP answers of the read-only docs surfaces: markdown twins, /ask, /auth.md and /sitemap.xml.
-import { publicCallerKey } from "@/lib/agent-identity";
+import { publicCaller } from "@/lib/agent-identity";
 import { absoluteUrl } from "@/lib/config";
 import { queryOf, textReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { callerKey } from "@/lib/http/client-ip";
 import { errorReply, notFoundReply, rateLimitedReply } from "@/lib/http/errors";
-import { chargeBudgets } from "@/lib/rate-limit/memory";
+import { chargeCaller } from "@/lib/rate-limit/charge";
 import { isAuthDiscoveryPublic } from "@/lib/release-mode";
 import { TOP_K_DEFAULT } from "@/lib/schemas/public-read";
 import { turns } from "@/lib/server/turns";
@@ -31,10 +31,11 @@ const ASK_HEADERS = { vary: "Accept", "cache-control": "public, max-age=300", "a
 /** GET|HEAD /ask (CONTRACT.md §9): JSON by default, markdown for Accept: text/markdown; same question, same bytes. */
 export async function askReply(request: ApiRequest): Promise<ApiReply> {
   const head = request.method === "HEAD";
-  // Every question spends one unit of the caller's ask budget (in memory: a Map lookup), before any search.
-  const keyed = publicCallerKey(request, callerKey(request.headers));
-  const key = typeof keyed === "string" ? keyed : await keyed;
-  const refused = chargeBudgets([{ budget: "ask", key, cost: 1 }]);
+  // Every question spends one unit of the caller's ask budget (lib/shared-state; with the memory store a Map lookup,
+  // answered without a turn), before any search.
+  const found = publicCaller(request, callerKey(request.headers));
+  const charged = chargeCaller(found instanceof Promise ? await found : found, (key) => [{ budget: "ask", key, cost: 1 }]);
+  const { refused } = charged instanceof Promise ? await charged : charged;
   if (refused) return rateLimitedReply(refused.retryAfterSeconds, PUBLIC_READ);
   const parsed = parseAskQuery(new URLSearchParams(queryOf(request.target)));
   if (!parsed.ok) return errorReply("invalid_request", parsed.message, { headers: { ...PUBLIC_READ, Vary: "Accept" } });

@@ -1,16 +1,16 @@
 // The human map page's data: members who chose a public profile and gave a location. Public information,
-// read like the other public surfaces: a per-caller budget (BUDGETS.mapSearch, in memory) and small pages
+// read like the other public surfaces: a per-caller budget (BUDGETS.mapSearch, lib/shared-state) and small pages
 // behind a cursor, so taking the whole map costs minutes, never one call. The same-origin check below only
 // keeps this plumbing out of agents' way (it is in no catalog); it protects nothing, since every client can send
 // Sec-Fetch-Site. Not an agent or bulk API (SPEC.md 7).
 import { z } from "zod";
 import { getConfig } from "@/lib/config";
 import { jsonReply, queryOf, type ApiReply, type ApiRequest, type HeaderReader } from "@/lib/http/api";
-import { publicCallerKey } from "@/lib/agent-identity";
+import { publicCaller } from "@/lib/agent-identity";
 import { callerKey } from "@/lib/http/client-ip";
 import { errorReply, rateLimitedReply } from "@/lib/http/errors";
 import { listMappedMembersPage } from "@/lib/members/store";
-import { chargeBudgets } from "@/lib/rate-limit";
+import { chargeCaller } from "@/lib/rate-limit/charge";
 
 export const mapMemberSchema = z.object({
   slug: z.string(),
@@ -65,10 +65,11 @@ export async function mapSearchReply(request: ApiRequest): Promise<ApiReply> {
   if (!isSameOriginPageRequest(request.headers)) {
     return errorReply("not_supported", "This path serves only the map page of this site; it is not an API.");
   }
-  // Every page spends one unit of the caller's map budget (in memory: a Map lookup), before the database is asked; a
+  // Every page spends one unit of the caller's map budget (lib/shared-state: with the memory store a Map lookup), before the database is asked; a
   // verified agent's under its origin, the key admission counts it under too (issue 44).
-  const keyed = publicCallerKey(request, callerKey(request.headers));
-  const refused = chargeBudgets([{ budget: "mapSearch", key: typeof keyed === "string" ? keyed : await keyed, cost: 1 }]);
+  const found = publicCaller(request, callerKey(request.headers));
+  const charged = chargeCaller(found instanceof Promise ? await found : found, (key) => [{ budget: "mapSearch", key, cost: 1 }]);
+  const { refused } = charged instanceof Promise ? await charged : charged;
   if (refused) return rateLimitedReply(refused.retryAfterSeconds);
   const parsed = cursorOf(request.target);
   if (!parsed.ok) return errorReply("invalid_request", "cursor must be the next_cursor of a previous page.");

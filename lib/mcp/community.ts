@@ -4,7 +4,7 @@ import { McpServer } from "@modelcontextprotocol/server";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
-import { publicCallerKey } from "@/lib/agent-identity";
+import { publicCaller } from "@/lib/agent-identity";
 import { clientIp } from "@/lib/http/client-ip";
 import { mcpToolBudget } from "@/lib/rate-limit/json-rpc";
 import { COMMUNITY_TOOLS, toolBudgetOf, toolFailureMessage, type ToolContext } from "@/lib/tools";
@@ -65,7 +65,7 @@ const lookupBudget = mcpToolBudget(toolBudgetOf);
 /** POST /mcp. */
 export async function serveCommunityMcp(request: ApiRequest, clock: Clock = systemClock): Promise<ApiReply> {
   const context: ToolContext = { clock, clientIp: clientIp(request.headers) };
-  const keyed = publicCallerKey(request, context.clientIp, clock);
-  const key = typeof keyed === "string" ? keyed : await keyed;
-  return serveMcp(request, (reach) => buildCommunityMcpServer(context, reach), { budget: "mcp", callerKey: key, extraBudgetOf: lookupBudget });
+  const found = publicCaller(request, context.clientIp, clock);
+  const caller = found instanceof Promise ? await found : found;
+  return serveMcp(request, (reach) => buildCommunityMcpServer(context, reach), { budget: "mcp", caller, extraBudgetOf: lookupBudget });
 }

@@ -1,6 +1,6 @@
 // The read-only documentation MCP server at /mcp/docs (CONTRACT.md §9): search_docs and get_doc over the
 // one corpus and index. Built fresh per request by ./http.ts (stateless); it never sees a token.
-import { publicCallerKey } from "@/lib/agent-identity";
+import { publicCaller } from "@/lib/agent-identity";
 import { McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { absoluteUrl } from "@/lib/config";
@@ -170,6 +170,6 @@ export function buildDocsMcpServer(): McpServer {
 
 /** POST /mcp/docs: one stateless JSON-RPC exchange (serveMcp refuses DNS-rebinding attempts, then POSTs over the caller's budget). */
 export async function serveDocsMcp(request: ApiRequest): Promise<ApiReply> {
-  const keyed = publicCallerKey(request, callerKey(request.headers));
-  return serveMcp(request, buildDocsMcpServer, { budget: "mcpDocs", callerKey: typeof keyed === "string" ? keyed : await keyed });
+  const found = publicCaller(request, callerKey(request.headers));
+  return serveMcp(request, buildDocsMcpServer, { budget: "mcpDocs", caller: found instanceof Promise ? await found : found });
 }

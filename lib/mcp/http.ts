@@ -25,7 +25,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
 import { INTERNAL_RPC_ERROR, jsonRpcErrorReply, jsonRpcTransportErrorReply, temporarilyUnavailableRpcError } from "@/lib/http/errors";
-import type { BudgetName } from "@/lib/rate-limit/budgets";
+import type { ChargedCaller, SharedBudgetName } from "@/lib/rate-limit/charge";
 import { batchRefusal, chargeJsonRpcPost, refusalId, type ExtraBudgetOf } from "@/lib/rate-limit/json-rpc";
 import { rejectDnsRebinding } from "./rebinding";
 import { tracingOn, withCallerTrace } from "@/lib/tracing";
@@ -113,9 +113,9 @@ export const SERVED_MCP_REVISIONS: readonly string[] = [MODERN_MCP_REVISION, ...
 
 /** The budget a POST to an MCP endpoint spends (lib/rate-limit/budgets.ts), per message, by this caller. */
 export interface McpLimits {
-  budget: BudgetName;
-  /** lib/http/client-ip.ts callerKey of the request. */
-  callerKey: string;
+  budget: SharedBudgetName;
+  /** Who the request is counted as (lib/agent-identity publicCaller: the address's key, or a verified agent's). */
+  caller: ChargedCaller;
   /** The extra budget of a message (a tools/call of a lookup tool). */
   extraBudgetOf?: ExtraBudgetOf;
 }
@@ -237,10 +237,15 @@ export async function serveMcp(request: ApiRequest, buildServer: McpServerBuilde
   const body = await readMcpBody(request);
   if ("status" in body) return body;
   if (limits && "parsed" in body) {
-    const limited = batchRefusal(body.parsed, request.headers.get("mcp-protocol-version")) ?? chargeJsonRpcPost(limits.budget, limits.callerKey, body.parsed, limits.extraBudgetOf);
+    const refused = batchRefusal(body.parsed, request.headers.get("mcp-protocol-version"));
+    if (refused) return refused;
+    // The shared store's answer is a promise (postgres, redis); the memory store's is here already, and costs no turn.
+    const charged = chargeJsonRpcPost(limits.budget, limits.caller, body.parsed, limits.extraBudgetOf);
+    const limited = charged instanceof Promise ? await charged : charged;
     if (limited) return limited;
   } else if (limits) {
-    const limited = chargeJsonRpcPost(limits.budget, limits.callerKey, undefined, limits.extraBudgetOf);
+    const charged = chargeJsonRpcPost(limits.budget, limits.caller, undefined, limits.extraBudgetOf);
+    const limited = charged instanceof Promise ? await charged : charged;
     if (limited) return limited;
   }
   // JSON-RPC 2.0 §6: an empty batch is one Invalid Request (whatever the revision; nothing runs).

@@ -1,11 +1,12 @@
 // Metrics (issue #17 item 3): one prom-client registry per process with the default process metrics
 // (event-loop lag, heap, CPU) and the service's own counters. Recording is an in-memory increment;
 // /metrics (lib/operator/metrics.ts) renders the registry.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { getConfig } from "@/lib/config";
 import { droppedLogLines } from "@/lib/operations/log";
 import { processSingleton } from "@/lib/registry";
+import { recordRequestMetric } from "@/lib/tracing/metrics";
 
 type RequestLabel = "method" | "route" | "status";
 
@@ -23,6 +24,8 @@ interface ServiceMetrics {
   rateLimitRefusals: Counter<"rule">;
   databaseErrors: Counter<"kind">;
   shed: Counter<"class" | "reason">;
+  sharedStateDegraded: Gauge<"store">;
+  sharedStateFallbacks: Counter<"store" | "operation">;
 }
 
 function build(): ServiceMetrics {
@@ -69,6 +72,18 @@ function build(): ServiceMetrics {
       name: "agent_gate_requests_shed_total",
       help: "Requests refused with 503 before running, by class of work (account, token, pages, public, general) and reason (queue_full, queue_timeout, heap).",
       labelNames: ["class", "reason"],
+      registers,
+    }),
+    sharedStateDegraded: new Gauge({
+      name: "agent_gate_shared_state_degraded",
+      help: "1 while the shared store (lib/shared-state: postgres or redis) does not answer in time and this instance answers from its fallback, else 0.",
+      labelNames: ["store"],
+      registers,
+    }),
+    sharedStateFallbacks: new Counter({
+      name: "agent_gate_shared_state_fallbacks_total",
+      help: "Shared-state operations answered by this instance's fallback (counters in memory; once-keys in PostgreSQL, or memory with SQLite) because the store did not answer in time.",
+      labelNames: ["store", "operation"],
       registers,
     }),
   };
@@ -119,6 +134,8 @@ export function recordRequest(method: string, route: string, status: number, sec
   const labels = { method: label(method), route: label(route), status: String(status) };
   requests.inc(labels);
   durations.observe(labels, seconds);
+  // Pushed over OTLP too when an endpoint is configured (one boolean check otherwise).
+  recordRequestMetric(labels.method, labels.route, status, seconds);
 }
 
 export function recordTokenGrant(grantType: "claim" | "jwt-bearer", outcome: string): void {
@@ -140,6 +157,16 @@ export function recordDatabaseError(kind: "unavailable" | "other"): void {
 /** Counts a request that admission control refused (lib/admission). */
 export function recordShed(workClass: string, reason: string): void {
   serviceMetrics().shed.inc({ class: label(workClass), reason: label(reason) });
+}
+
+/** The shared store's condition (lib/shared-state): set at each change of state. */
+export function recordSharedStateDegraded(store: string, degraded: boolean): void {
+  serviceMetrics().sharedStateDegraded.set({ store: label(store) }, degraded ? 1 : 0);
+}
+
+/** One shared-state operation answered by the fallback (operation: charge, once). */
+export function recordSharedStateFallback(store: string, operation: "charge" | "once"): void {
+  serviceMetrics().sharedStateFallbacks.inc({ store: label(store), operation });
 }
 
 /** Counts a failure a request handler did not expect when it came from the database (a driver's code). */

@@ -8,6 +8,7 @@ import path from "node:path";
 import { db, sqlProvider } from "@/lib/db";
 import { getKeySet } from "@/lib/keys";
 import { processSingleton } from "@/lib/registry";
+import { sharedStateReport } from "@/lib/shared-state";
 import type { HealthCheckStatus, LivenessResponse, ReadinessResponse } from "@/lib/schemas/operations";
 
 export const DATABASE_CHECK_TIMEOUT_MS = 1000;
@@ -72,9 +73,13 @@ export async function ready(): Promise<HealthAnswer<ReadinessResponse>> {
   });
   const migrations = database === "ok" ? await check(migrationsApplied) : "not_checked";
   const signingKeys = await check(async () => (await within(getKeySet(), DATABASE_CHECK_TIMEOUT_MS)).all.length > 0);
-  const checks = { database, migrations, signing_keys: signingKeys };
-  const ok = Object.values(checks).every((value) => value === "ok");
-  return { status: ok ? 200 : 503, body: { status: ok ? "ok" : "fail", checks } };
+  // A degraded shared store leaves the instance ready: it answers from its fallback (lib/shared-state).
+  const shared = sharedStateReport();
+  const ok = database === "ok" && migrations === "ok" && signingKeys === "ok";
+  return {
+    status: ok ? 200 : 503,
+    body: { status: ok ? "ok" : "fail", checks: { database, migrations, signing_keys: signingKeys, shared_state: shared.condition }, shared_state_store: shared.store },
+  };
 }
 
 /** The HTTP answer of /healthz and /readyz: JSON, never cached (HEAD: the same headers, no body). */

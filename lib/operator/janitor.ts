@@ -14,6 +14,7 @@ import { systemClock, type Clock } from "@/lib/clock";
 import { assertOutsideTransaction } from "@/lib/db";
 import { sharedConnection } from "@/lib/db/connection";
 import { deleteEndedWindows } from "@/lib/rate-limit";
+import { deleteEndedSharedState } from "@/lib/shared-state/postgres";
 import { deleteDeadTokensBefore } from "@/lib/grants/access-tokens";
 import { deleteEndedAttemptsBefore } from "@/lib/grants/claim-attempts";
 import { deleteUnapprovedBefore } from "@/lib/grants/registrations";
@@ -38,7 +39,7 @@ export const IDLE_DUTY_CYCLE = 1;
 /** Any number that fits a bigint; names this service's lock among others on the same server. */
 export const JANITOR_LOCK_KEY = "4711001717";
 
-export const JANITOR_TABLES = ["AccessToken", "ClaimAttempt", "Registration", "RateLimitBucket", "A2ATask", "AuditEvent"] as const;
+export const JANITOR_TABLES = ["AccessToken", "ClaimAttempt", "Registration", "RateLimitBucket", "SharedState", "A2ATask", "AuditEvent"] as const;
 export type JanitorTable = (typeof JANITOR_TABLES)[number];
 
 export type JanitorReport = { ran: true; removed: Record<JanitorTable, number> } | { ran: false; reason: "another instance holds the janitor lock" };
@@ -103,6 +104,7 @@ async function sweep(options: JanitorPassOptions, provider: "sqlite" | "postgres
     ["ClaimAttempt", (limit) => deleteEndedAttemptsBefore(at(ENDED_ATTEMPT_GRACE_MS), limit)],
     ["Registration", (limit) => deleteUnapprovedBefore(at(UNAPPROVED_REGISTRATION_GRACE_MS), limit)],
     ["RateLimitBucket", (limit) => deleteEndedWindows(at(0), limit)],
+    ["SharedState", (limit) => deleteEndedSharedState(at(0), limit)],
     ["A2ATask", (limit) => deleteExpiredTasks(at(0), limit)],
     ["AuditEvent", (limit) => deleteAuditEventsBefore(at(retentionDays * DAY_MS), limit)],
   ];

@@ -1,8 +1,9 @@
 // Every rate budget of the service in one table (README "Limits"): what it counts, what it is keyed by,
 // its default allowance and window, where it is kept, and the environment variable that overrides the
-// allowance. Anonymous read surfaces count in memory per instance (a Map lookup per message; N instances
-// give N times the allowance); budgets that guard credentials or writes count in the database, shared by
-// every instance.
+// allowance. Every budget that is someone's quota holds for the whole fleet: the anonymous read surfaces, the
+// lookups and the exchange in lib/shared-state (memory, PostgreSQL or Redis: a Map lookup per message with the
+// memory store), those that guard credentials or writes in the database table of ./index.ts. Only the probes
+// budget, which protects one process, is counted per instance.
 import { getConfig } from "@/lib/config";
 import { parseAllowance } from "@/lib/config/allowance";
 import { NO_ADDRESS_KEY, VERIFIED_AGENT_KEY_PREFIX } from "@/lib/http/client-ip";
@@ -22,32 +23,33 @@ export interface BudgetDefinition {
   readonly windowSeconds: number;
   /** Overrides `limit` (a whole number from 1). */
   readonly env: string;
-  readonly store: "memory" | "database";
+  /** shared: lib/shared-state (the fleet); database: ./index.ts's table (the fleet); instance: this process's memory. */
+  readonly store: "shared" | "database" | "instance";
   /** One unit of the budget, for the README table. */
   readonly counts: string;
 }
 
 export const BUDGETS = {
-  mcp: { name: "mcp", key: "caller", limit: 600, windowSeconds: 60, env: "RATE_LIMIT_MCP_PER_MINUTE", store: "memory", counts: "JSON-RPC message POSTed to /mcp" },
+  mcp: { name: "mcp", key: "caller", limit: 600, windowSeconds: 60, env: "RATE_LIMIT_MCP_PER_MINUTE", store: "shared", counts: "JSON-RPC message POSTed to /mcp" },
   mcpDocs: {
     name: "mcp-docs",
     key: "caller",
     limit: 600,
     windowSeconds: 60,
     env: "RATE_LIMIT_MCP_DOCS_PER_MINUTE",
-    store: "memory",
+    store: "shared",
     counts: "JSON-RPC message POSTed to /mcp/docs",
   },
-  a2a: { name: "a2a", key: "caller", limit: 600, windowSeconds: 60, env: "RATE_LIMIT_A2A_PER_MINUTE", store: "memory", counts: "JSON-RPC message POSTed to /a2a" },
-  ask: { name: "ask", key: "caller", limit: 600, windowSeconds: 60, env: "RATE_LIMIT_ASK_PER_MINUTE", store: "memory", counts: "GET or HEAD of /ask" },
-  // In memory: the simulator answers even while the database is down (lib/sandbox/simulate.ts).
+  a2a: { name: "a2a", key: "caller", limit: 600, windowSeconds: 60, env: "RATE_LIMIT_A2A_PER_MINUTE", store: "shared", counts: "JSON-RPC message POSTed to /a2a" },
+  ask: { name: "ask", key: "caller", limit: 600, windowSeconds: 60, env: "RATE_LIMIT_ASK_PER_MINUTE", store: "shared", counts: "GET or HEAD of /ask" },
+  // Not in the database table: the simulator answers even while the database is down (lib/sandbox/simulate.ts).
   simulate: {
     name: "simulate",
     key: "caller",
     limit: 600,
     windowSeconds: 60,
     env: "RATE_LIMIT_SIMULATE_PER_MINUTE",
-    store: "memory",
+    store: "shared",
     counts: "POST /api/v1/sandbox/simulate",
   },
   mapSearch: {
@@ -56,7 +58,7 @@ export const BUDGETS = {
     limit: 10,
     windowSeconds: 60,
     env: "RATE_LIMIT_MAP_SEARCH_PER_MINUTE",
-    store: "memory",
+    store: "shared",
     counts: 'page of /api/map/search (50 members; the /map page loads one when opened and one per "Show more members")',
   },
   probes: {
@@ -65,7 +67,7 @@ export const BUDGETS = {
     limit: 600,
     windowSeconds: 60,
     env: "RATE_LIMIT_PROBES_PER_MINUTE",
-    store: "memory",
+    store: "instance",
     counts:
       "request to a path that skips admission (/healthz, /readyz, /metrics, /favicon.ico, /robots.txt, an unknown path under /_next/static/; not the build's own static files)",
   },
@@ -75,7 +77,7 @@ export const BUDGETS = {
     limit: 60,
     windowSeconds: 60,
     env: "RATE_LIMIT_LOOKUPS_PER_MINUTE",
-    store: "memory",
+    store: "shared",
     counts: "lookup_member or verify_certificate call (MCP tools/call or A2A SendMessage/message/send), on top of the surface's budget",
   },
   tokenExchange: {
@@ -84,7 +86,7 @@ export const BUDGETS = {
     limit: 30,
     windowSeconds: 60,
     env: "RATE_LIMIT_TOKEN_EXCHANGE_PER_MINUTE",
-    store: "memory",
+    store: "shared",
     counts: "JWT-bearer exchange at /oauth2/token, per identity assertion (keyed by its SHA-256)",
   },
   a2aMessageSend: {

@@ -1,7 +1,7 @@
 // Fixed-window counters kept in the database so every instance shares them (CONTRACT.md §3, §9): sign-in,
 // registration, register_agent, batch. One statement both checks and counts, so no interleaving of
 // requests or instances lets more than `limit` hits through a window. The budgets of the anonymous read
-// surfaces are counted in memory instead (./memory.ts); every budget is listed in ./budgets.ts.
+// surfaces are counted in lib/shared-state instead (./charge.ts); every budget is listed in ./budgets.ts.
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { db, execute, query, readDate } from "@/lib/db";
@@ -9,7 +9,7 @@ import { recordRateLimitRefusal } from "@/lib/operations/metrics";
 import { limitFor, type RateLimitRule } from "./budgets";
 
 export { BUDGETS, budgetEnvironmentProblems, budgetRule, limitFor, noAddressLimit, type BudgetDefinition, type BudgetName, type RateLimitRule } from "./budgets";
-export { chargeBudgets, memoryCounter, resetMemoryBudgets, type BudgetCharge } from "./memory";
+export { chargeBudgets, chargeInstanceBudget, resetInstanceBudgets, type BudgetCharge } from "./charge";
 
 export interface RateLimitResult {
   allowed: boolean;

@@ -4,8 +4,8 @@ import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import type { ApiReply } from "@/lib/http/api";
 import { jsonRpcErrorReply, jsonRpcRateLimited } from "@/lib/http/errors";
-import type { BudgetName } from "./budgets";
-import { chargeBudgets, type BudgetCharge } from "./memory";
+import { mapMaybe, type MaybePromise } from "@/lib/shared-state";
+import { chargeCaller, type BudgetCharge, type ChargedCaller, type SharedBudgetName } from "./charge";
 
 /** At most this many JSON-RPC messages in one POST (the batch API's item cap too). */
 export const MAX_MESSAGES_PER_POST = 10;
@@ -70,14 +70,28 @@ export function batchRefusal(body: unknown, protocolVersionHeader?: string | nul
 }
 
 /** What one message spends beyond its surface's unit: a call of a tool with its own budget (lib/tools TOOL_BUDGETS). */
-export type ExtraBudgetOf = (message: unknown) => BudgetName | undefined;
+export type ExtraBudgetOf = (message: unknown) => SharedBudgetName | undefined;
 
 /**
  * Charges a POST to its surface's budget (one unit per message, at least one per POST) and each message's
  * extra budget, all or nothing; the 429 answer (JSON-RPC -32010, Retry-After) when refused, else null.
  */
-export function chargeJsonRpcPost(surface: BudgetName, callerKey: string, body: unknown, extraBudgetOf?: ExtraBudgetOf, clock: Clock = systemClock): ApiReply | null {
+export function chargeJsonRpcPost(
+  surface: SharedBudgetName,
+  caller: ChargedCaller,
+  body: unknown,
+  extraBudgetOf?: ExtraBudgetOf,
+  clock: Clock = systemClock,
+): MaybePromise<ApiReply | null> {
   const messages = messagesOf(body);
+  return mapMaybe(
+    chargeCaller(caller, (key) => postCharges(surface, key, messages, extraBudgetOf), clock),
+    ({ refused }) => (refused ? jsonRpcRateLimited(refusalId(body), refused.retryAfterSeconds) : null),
+  );
+}
+
+/** A POST's charges: its surface's unit per message (at least one), and each message's extra budget. */
+function postCharges(surface: SharedBudgetName, callerKey: string, messages: readonly unknown[], extraBudgetOf: ExtraBudgetOf | undefined): BudgetCharge[] {
   const charges: BudgetCharge[] = [{ budget: surface, key: callerKey, cost: Math.max(1, messages.length) }];
   if (extraBudgetOf) {
     for (const message of messages) {
@@ -88,12 +102,11 @@ export function chargeJsonRpcPost(surface: BudgetName, callerKey: string, body: 
       else charges.push({ budget: extra, key: callerKey, cost: 1 });
     }
   }
-  const refused = chargeBudgets(charges, clock);
-  return refused ? jsonRpcRateLimited(refusalId(body), refused.retryAfterSeconds) : null;
+  return charges;
 }
 
 /** The extra budget of an MCP message: a tools/call of a tool with a budget of its own. */
-export function mcpToolBudget(toolBudgetOf: (toolName: unknown) => BudgetName | undefined): ExtraBudgetOf {
+export function mcpToolBudget(toolBudgetOf: (toolName: unknown) => SharedBudgetName | undefined): ExtraBudgetOf {
   return (message) => {
     if (!isRecord(message) || message["method"] !== "tools/call" || !isRecord(message["params"])) return undefined;
     return toolBudgetOf(message["params"]["name"]);

@@ -1,12 +1,12 @@
 // POST /api/v1/sandbox/simulate (SPEC.md, CONTRACT.md §9): production response schemas filled with fixed
-// synthetic values. It imports no database, key or token module on purpose: nothing is read, signed or
-// written, and it answers even while the database is down (its budget is counted in memory, per caller: a verified
-// agent under its origin, issue 44).
+// synthetic values. It reads, signs and writes nothing, and it answers even while the database is down: its budget is
+// counted in lib/shared-state (per caller, a verified agent under its origin, issue 44), whose stores decide without
+// waiting on the database (the postgres store syncs in the background; Redis falls back to this instance's memory).
 import { absoluteUrl, getConfig } from "@/lib/config";
-import { publicCallerKey } from "@/lib/agent-identity";
+import { publicCaller } from "@/lib/agent-identity";
 import { readJsonObject } from "@/lib/http/body";
 import { callerKey } from "@/lib/http/client-ip";
-import { chargeBudgets } from "@/lib/rate-limit/memory";
+import { chargeCaller } from "@/lib/rate-limit/charge";
 import { textReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { errorBody, errorReply, payloadTooLargeReply, rateLimitedReply } from "@/lib/http/errors";
 import { batchResponseSchema, simulateRequestSchema, type SimulateResponse, type SimulatorScenario } from "@/lib/schemas/public-read";
@@ -140,8 +140,9 @@ const HEADERS = { "access-control-allow-origin": "*", "cache-control": "no-store
 
 export async function handleSimulateRequest(request: ApiRequest): Promise<ApiReply> {
   // Each request spends one unit of its caller's budget before its body is read; nothing runs after a refusal.
-  const keyed = publicCallerKey(request, callerKey(request.headers));
-  const refused = chargeBudgets([{ budget: "simulate", key: typeof keyed === "string" ? keyed : await keyed, cost: 1 }]);
+  const found = publicCaller(request, callerKey(request.headers));
+  const charged = chargeCaller(found instanceof Promise ? await found : found, (key) => [{ budget: "simulate", key, cost: 1 }]);
+  const { refused } = charged instanceof Promise ? await charged : charged;
   if (refused) return rateLimitedReply(refused.retryAfterSeconds, HEADERS);
   const body = await readJsonObject(request, SIMULATE_MAX_BYTES);
   if (!body.ok) {

@@ -13,9 +13,22 @@ export const livenessResponseSchema = z
 export const readinessResponseSchema = z
   .object({
     status: z.enum(["ok", "fail"]),
-    checks: z.object({ database: healthCheckStatusSchema, migrations: healthCheckStatusSchema, signing_keys: healthCheckStatusSchema }),
+    checks: z.object({
+      database: healthCheckStatusSchema,
+      migrations: healthCheckStatusSchema,
+      signing_keys: healthCheckStatusSchema,
+      shared_state: z
+        .enum(["ok", "degraded"])
+        .meta({ description: "degraded: the shared store does not answer in time, and this instance counts its budgets and replay checks alone meanwhile (still ready)." }),
+    }),
+    shared_state_store: z
+      .enum(["memory", "postgres", "redis"])
+      .meta({ description: "Where the fleet's budgets and replay checks are kept (SHARED_STATE, REDIS_URL): memory holds for this instance only." }),
   })
-  .meta({ id: "ReadinessResponse", description: "Ready when the database answers within 1 s, every migration is applied and the signing keys load." });
+  .meta({
+    id: "ReadinessResponse",
+    description: "Ready when the database answers within 1 s, every migration is applied and the signing keys load; a degraded shared store leaves it ready.",
+  });
 
 export type LivenessResponse = z.infer<typeof livenessResponseSchema>;
 export type ReadinessResponse = z.infer<typeof readinessResponseSchema>;

@@ -64,7 +64,7 @@ export interface RequestListenerOptions {
    * (AGENT_HEADER) for the handler, and the caller key admission counts it under (null: the address's). Undefined:
    * nothing to stamp (unsigned, or its directory is not cached: the handler verifies). None: nothing is verified here.
    */
-  identify?: (req: http.IncomingMessage, route: ListenerRoute) => Promise<{ stamp: string; agentKey: string | null }> | undefined;
+  identify?: (req: http.IncomingMessage, route: ListenerRoute) => Promise<{ stamp: string | null; agentKey: string | null }> | undefined;
   /** Holds each request until its whole body has arrived, or refuses it (./body-gate.ts); none: at once. */
   bodyGate?: { receive(req: http.IncomingMessage, res: http.ServerResponse, limit: number, caller: string, ready: () => void): void };
   /** Answers a request for a file under /_next/static/ that the build does not have (a bare 404); false: not one. */
@@ -146,7 +146,7 @@ export function requestListener(next: NextHandler, options: RequestListenerOptio
       if (identified === undefined) return admitAs(caller);
       identified.then(
         (agent) => {
-          req.headers[AGENT_HEADER] = agent.stamp;
+          if (agent.stamp !== null) req.headers[AGENT_HEADER] = agent.stamp;
           admitAs(agent.agentKey ?? caller);
         },
         () => admitAs(caller),

@@ -183,8 +183,8 @@ export async function handleToken(request: ApiRequest, clock: Clock = systemCloc
     };
     return json(response, TOKEN_HEADERS);
   }
-  // Each exchange writes a token row: one assertion gets a budget of exchanges (in memory, keyed by its hash).
-  const refused = chargeBudgets([{ budget: "tokenExchange", key: sha256(input.assertion), cost: 1 }], clock);
+  // Each exchange writes a token row: one assertion gets a budget of exchanges (lib/shared-state, keyed by its hash).
+  const refused = await chargeBudgets([{ budget: "tokenExchange", key: sha256(input.assertion), cost: 1 }], clock);
   if (refused)
     return errorReply("rate_limited", "Too many exchanges of this assertion; wait for Retry-After seconds and retry.", {
       headers: TOKEN_HEADERS,

@@ -4,6 +4,7 @@
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startServer, type TestServer } from "../support/server";
+import { testProvider } from "../support/databases";
 
 const base = inject("baseUrl");
 const CRON_SECRET = "cron-secret-for-tests-0123456789";
@@ -30,7 +31,11 @@ describe("/healthz and /readyz", () => {
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
     expect(ready.headers.get("cache-control")).toBe("no-store");
-    expect(await ready.json()).toEqual({ status: "ok", checks: { database: "ok", migrations: "ok", signing_keys: "ok" } });
+    expect(await ready.json()).toEqual({
+      status: "ok",
+      checks: { database: "ok", migrations: "ok", signing_keys: "ok", shared_state: "ok" },
+      shared_state_store: testProvider() === "postgres" ? "postgres" : "memory",
+    });
     for (const p of ["/healthz", "/readyz"]) {
       const head = await fetch(`${base}${p}`, { method: "HEAD" });
       expect(head.status).toBe(200);
@@ -47,7 +52,11 @@ describe("/healthz and /readyz", () => {
     const ready = await fetch(`${unreachable.baseUrl}/readyz`);
     expect(ready.status).toBe(503);
     expect(ready.headers.get("cache-control")).toBe("no-store");
-    expect(await ready.json()).toEqual({ status: "fail", checks: { database: "fail", migrations: "not_checked", signing_keys: "ok" } });
+    expect(await ready.json()).toEqual({
+      status: "fail",
+      checks: { database: "fail", migrations: "not_checked", signing_keys: "ok", shared_state: "ok" },
+      shared_state_store: "postgres",
+    });
   });
 });
 

@@ -42,6 +42,22 @@ interface ExportTraceServiceRequest {
   resourceSpans?: { resource?: { attributes?: OtlpKeyValue[] }; scopeSpans?: { scope?: { name?: string }; spans?: OtlpSpan[] }[] }[];
 }
 
+interface OtlpDataPoint {
+  attributes?: OtlpKeyValue[];
+  asInt?: number | string;
+  asDouble?: number;
+  count?: number | string;
+}
+interface ExportMetricsServiceRequest {
+  resourceMetrics?: {
+    resource?: { attributes?: OtlpKeyValue[] };
+    scopeMetrics?: {
+      scope?: { name?: string };
+      metrics?: { name: string; unit?: string; sum?: { dataPoints?: OtlpDataPoint[] }; histogram?: { dataPoints?: OtlpDataPoint[] } }[];
+    }[];
+  }[];
+}
+
 const SPAN_KIND_INTERNAL = 1;
 const SPAN_KIND_SERVER = 2;
 
@@ -54,12 +70,22 @@ interface Received {
 class OtlpReceiver {
   readonly received: Received[] = [];
   readonly contentTypes = new Set<string>();
+  /** Metrics exports (OTLP JSON), as they arrived, and the content type of every metrics post. */
+  readonly metrics: ExportMetricsServiceRequest[] = [];
+  readonly metricsPosts: string[] = [];
   /** Bodies that were not JSON (the default http/protobuf encoding), as they arrived. */
   readonly binaryBodies: Buffer[] = [];
   private readonly server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
+      // Pushed metrics (issue 50 item 5) are kept apart: this receiver's other readers look at traces.
+      if (req.url?.endsWith("/v1/metrics")) {
+        this.metricsPosts.push(`${req.headers["content-type"] ?? ""}`);
+        if (req.headers["content-type"] === "application/json") this.metrics.push(JSON.parse(Buffer.concat(chunks).toString("utf8")) as ExportMetricsServiceRequest);
+        res.writeHead(200, { "Content-Type": String(req.headers["content-type"] ?? "application/json") }).end(req.headers["content-type"] === "application/json" ? "{}" : "");
+        return;
+      }
       this.contentTypes.add(`${req.method} ${req.url} ${req.headers["content-type"] ?? ""}`);
       if (req.headers["content-type"] === "application/x-protobuf") {
         this.binaryBodies.push(Buffer.concat(chunks));
@@ -515,5 +541,71 @@ describe("OpenTelemetry traces with the default protocol (http/protobuf) to OTEL
     expect(exported).toContain("POST /oauth2/token");
     expect(exported).toContain("agent-gate-tracing-test");
     expect(exported).not.toContain("clm_unknown");
+  });
+});
+
+// ---------------------------------------------------------------- metrics (issue 50 item 5)
+
+/** The latest cumulative value per instance (service.instance.id) of a data point of `metric` on `route`. */
+function latestPerInstance(receiver: OtlpReceiver, metric: string, route: string, read: (point: OtlpDataPoint) => number): Map<string, number> {
+  const latest = new Map<string, number>();
+  for (const exported of receiver.metrics) {
+    for (const resourceMetrics of exported.resourceMetrics ?? []) {
+      const instance = resourceMetrics.resource?.attributes?.find((a) => a.key === "service.instance.id")?.value.stringValue ?? "";
+      for (const scopeMetrics of resourceMetrics.scopeMetrics ?? []) {
+        for (const found of scopeMetrics.metrics ?? []) {
+          if (found.name !== metric) continue;
+          for (const point of found.sum?.dataPoints ?? found.histogram?.dataPoints ?? []) {
+            if (point.attributes?.find((a) => a.key === "http.route")?.value.stringValue === route) latest.set(instance, read(point));
+          }
+        }
+      }
+    }
+  }
+  return latest;
+}
+
+describe("OpenTelemetry metrics from a fleet of two instances (OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, http/json)", () => {
+  const receiver = new OtlpReceiver();
+  const servers: TestServer[] = [];
+  beforeAll(async () => {
+    const endpoint = await receiver.start();
+    const env = {
+      TRUSTED_PROXY: "1",
+      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `${endpoint}/v1/metrics`,
+      OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: "http/json",
+      OTEL_METRIC_EXPORT_INTERVAL: "300",
+      OTEL_SERVICE_NAME: "agent-gate-metrics-test",
+    };
+    servers.push(await startServer({ label: "metrics", env }), await startServer({ label: "metrics", env }));
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+    await receiver.stop();
+  });
+
+  it("pushes each instance's request counts and latencies, which add up to the fleet's in the collector; no traces", { timeout: 90_000 }, async () => {
+    const [first, second] = servers as [TestServer, TestServer];
+    const ask = async (server: TestServer, n: number): Promise<void> => {
+      for (let i = 0; i < n; i++) expect((await fetch(`${server.baseUrl}/ask?query=sign+in`, { headers: { "x-forwarded-for": `198.18.9.${i}` } })).status).toBe(200);
+    };
+    await ask(first, 3);
+    await ask(second, 2);
+    const deadline = Date.now() + 45_000;
+    let counts = new Map<string, number>();
+    while ([...counts.values()].reduce((sum, n) => sum + n, 0) < 5) {
+      if (Date.now() > deadline) throw new Error(`no metrics of 5 /ask requests within 45 s: ${JSON.stringify([...counts])}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      counts = latestPerInstance(receiver, "agent_gate.http.requests", "/ask", (point) => Number(point.asInt ?? point.asDouble ?? 0));
+    }
+    // Two instances, each its own series: 3 and 2, 5 for the fleet.
+    expect([...counts.values()].sort()).toEqual([2, 3]);
+    const durations = latestPerInstance(receiver, "http.server.request.duration", "/ask", (point) => Number(point.count ?? 0));
+    expect([...durations.values()].sort()).toEqual([2, 3]);
+    expect(receiver.metricsPosts.every((type) => type === "application/json")).toBe(true);
+    // Only the metrics endpoint is set: no spans are exported.
+    expect(receiver.received).toEqual([]);
+    // /metrics (one host's view) is unchanged.
+    expect((await fetch(`${first.baseUrl}/metrics`)).status).toBe(404);
   });
 });

@@ -29,6 +29,8 @@ export interface DirectoryServer {
   hits(): number;
   setMode(mode: DirectoryMode): void;
   setCacheControl(value: string): void;
+  /** Serves these keys from now on (an agent rotating its key). */
+  setKeys(keys: AgentKey[]): void;
   close(): Promise<void>;
 }
 
@@ -65,6 +67,7 @@ export async function startDirectory(keys: AgentKey[], now: () => Date = () => n
     hits: () => hits,
     setMode: (next) => (mode = next),
     setCacheControl: (value) => (cacheControl = value),
+    setKeys: (next) => (keys = next),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

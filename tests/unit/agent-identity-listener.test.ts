@@ -3,8 +3,10 @@
 // stampedIdentity), which then never verifies it again: a nonce is accepted exactly once. Signed by Cloudflare's
 // reference signer, against a real local directory.
 import { calculateJwkThumbprint } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentIdentityOf, agentStamp, listenerIdentity, parseAgentStamp, stampedIdentity, type AgentIdentity } from "@/lib/agent-identity";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { agentIdentityOf, agentStamp, listenerIdentity, NONCE_SCOPE, parseAgentStamp, publicCaller, stampedIdentity, type AgentIdentity } from "@/lib/agent-identity";
+import { DIRECTORY_REFETCH_SECONDS } from "@/lib/agent-identity/directory";
+import { chargeCaller } from "@/lib/rate-limit/charge";
 import type { ApiRequest } from "@/lib/http/api";
 import { AGENT_HEADER } from "@/lib/http/client-ip";
 import { markServerEntry } from "@/lib/http/server-entry";
@@ -38,7 +40,7 @@ describe("listenerIdentity: the listener's one verification", () => {
   it("refuses a malformed signature at once, no directory needed", async () => {
     const found = listenerIdentity("POST", "/mcp", new Headers({ signature: "sig1=:AAAA:", "signature-input": "not a dictionary" }));
     expect(found).toBeDefined();
-    expect(parseAgentStamp((await found!).stamp)).toMatchObject({ kind: "invalid", reason: "invalid_signature" });
+    expect(parseAgentStamp((await found!).stamp!)).toMatchObject({ kind: "invalid", reason: "invalid_signature" });
     expect((await found!).agentKey).toBeNull();
   });
 
@@ -50,8 +52,51 @@ describe("listenerIdentity: the listener's one verification", () => {
     expect(found).toBeDefined();
     const thumbprint = await calculateJwkThumbprint(key.publicJwk as never, "sha256");
     expect(await found).toEqual({ stamp: `verified ${thumbprint} ${directory.origin}`, agentKey: `agent:${directory.origin}` });
-    expect(parseAgentStamp((await listenerIdentity("POST", "/mcp", headers)!).stamp)).toMatchObject({ kind: "invalid", reason: "replayed_signature" });
+    expect(parseAgentStamp((await listenerIdentity("POST", "/mcp", headers)!).stamp!)).toMatchObject({ kind: "invalid", reason: "replayed_signature" });
     expect(directory.hits()).toBe(hits);
+  });
+
+  it("leaves a keyid the cached directory lacks to the handler once a refetch is allowed (a rotated key), fetching nothing itself", async () => {
+    const rotated = await newAgentKey();
+    const signRotated = () => signRequest(rotated, directory.origin, "POST", `${BASE}/mcp`);
+    // Within the cooldown of the directory's fetch: refused here, as the handler would.
+    expect(parseAgentStamp((await listenerIdentity("POST", "/mcp", new Headers(await signRotated()))!).stamp!)).toMatchObject({ reason: "unknown_key" });
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + DIRECTORY_REFETCH_SECONDS * 1000);
+      directory.setKeys([key, rotated]);
+      const hits = directory.hits();
+      const headers = new Headers(await signRotated());
+      expect(await listenerIdentity("POST", "/mcp", headers)).toEqual({ stamp: null, agentKey: null });
+      expect(directory.hits()).toBe(hits);
+      // The handler fetches the directory again and accepts the rotated key (and its nonce, once).
+      expect(await agentIdentityOf(request(Object.fromEntries(headers)))).toMatchObject({ kind: "verified", origin: directory.origin });
+      expect(directory.hits()).toBe(hits + 1);
+    } finally {
+      vi.useRealTimers();
+      directory.setKeys([key]);
+    }
+  });
+});
+
+describe("publicCaller and chargeCaller: a nonce the handler verifies goes with the budget charge", () => {
+  it("hands the nonce back unaccepted; the charge accepts it once, and counts a replay under the address", async () => {
+    const headers = await signMcp();
+    const first = await publicCaller(request(headers), "203.0.113.9");
+    expect(first).toMatchObject({ key: `agent:${directory.origin}`, addressKey: "203.0.113.9", nonce: { scope: NONCE_SCOPE } });
+    expect(await chargeCaller(first, (key) => [{ budget: "mcp", key, cost: 1 }])).toEqual({ refused: null, key: `agent:${directory.origin}` });
+    // The same signed request again: verified again (the nonce is not checked there), refused by the charge's once-key.
+    const replay = await publicCaller(request(headers), "203.0.113.9");
+    expect(replay.key).toBe(`agent:${directory.origin}`);
+    expect(await chargeCaller(replay, (key) => [{ budget: "mcp", key, cost: 1 }])).toEqual({ refused: null, key: "203.0.113.9" });
+    // And the listener, which accepts nonces itself, sees it as a replay too.
+    expect(parseAgentStamp((await listenerIdentity("POST", "/mcp", new Headers(headers))!).stamp!)).toMatchObject({ reason: "replayed_signature" });
+  });
+
+  it("answers an unsigned request synchronously, with the address's key", () => {
+    const caller = publicCaller(request({ "content-type": "application/json" }), "203.0.113.10");
+    expect(caller).toEqual({ key: "203.0.113.10", addressKey: "203.0.113.10" });
+    expect(chargeCaller(caller as { key: string; addressKey: string }, (key) => [{ budget: "mcp", key, cost: 1 }])).toEqual({ refused: null, key: "203.0.113.10" });
   });
 });
 

@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { ManualClock } from "@/lib/clock";
 import {
   cacheSeconds,
+  DIRECTORY_REFETCH_SECONDS,
   DirectoryCache,
   fetchDirectoryOverNetwork,
   MAX_CACHE_SECONDS,
@@ -15,7 +16,7 @@ import {
   NEGATIVE_CACHE_SECONDS,
   type FetchOutcome,
 } from "@/lib/agent-identity/directory";
-import { NonceMemory } from "@/lib/agent-identity/nonces";
+import { OnceMemory } from "@/lib/shared-state/memory";
 import { CLOCK_SKEW_SECONDS, verifyAgentRequest, type AgentIdentity } from "@/lib/agent-identity/verify";
 import { newAgentKey, signRequest, startDirectory, type AgentKey, type DirectoryServer } from "../support/web-bot-agent";
 
@@ -26,7 +27,7 @@ let key: AgentKey;
 let otherKey: AgentKey;
 let directory: DirectoryServer;
 let cache: DirectoryCache;
-let nonces: NonceMemory;
+let nonces: OnceMemory;
 
 function verify(headers: Record<string, string>, options: { url?: string; allowPrivate?: boolean } = {}): Promise<AgentIdentity> {
   const allowPrivate = options.allowPrivate ?? true;
@@ -36,7 +37,8 @@ function verify(headers: Record<string, string>, options: { url?: string; allowP
       clock,
       allowHttp: allowPrivate,
       directory: (origin) => cache.lookup(origin, allowPrivate),
-      rememberNonce: (nonceKey, until) => nonces.remember(nonceKey, until, Math.floor(clock.now().getTime() / 1000)),
+      refetchDirectory: (origin) => cache.refetch(origin, allowPrivate),
+      acceptNonce: (nonceKey, until) => nonces.remember(nonceKey, until, Math.floor(clock.now().getTime() / 1000)),
     },
   );
 }
@@ -55,7 +57,7 @@ afterEach(() => {
 
 function fresh(): void {
   cache = new DirectoryCache(clock, fetchDirectoryOverNetwork);
-  nonces = new NonceMemory();
+  nonces = new OnceMemory();
 }
 
 describe("verifyAgentRequest", () => {
@@ -116,6 +118,41 @@ describe("verifyAgentRequest", () => {
     fresh();
     const headers = await signRequest(otherKey, directory.origin, "POST", TARGET, { created: clock.now() });
     expect(await verify(headers)).toMatchObject({ kind: "invalid", reason: "unknown_key" });
+  });
+
+  it("fetches a cached directory again for a keyid it lacks (a rotated key), at most once per 30 s per origin", async () => {
+    fresh();
+    directory.setCacheControl("max-age=86400");
+    const rotated = await newAgentKey();
+    const third = await newAgentKey();
+    try {
+      const before = directory.hits();
+      expect(await verify(await signRequest(key, directory.origin, "POST", TARGET, { created: clock.now() }))).toMatchObject({ kind: "verified" });
+      expect(directory.hits()).toBe(before + 1);
+      // Within the cooldown of the first fetch, an unknown keyid is refused without a fetch.
+      directory.setKeys([key, rotated]);
+      expect(await verify(await signRequest(rotated, directory.origin, "POST", TARGET, { created: clock.now() }))).toMatchObject({ kind: "invalid", reason: "unknown_key" });
+      expect(directory.hits()).toBe(before + 1);
+      // Past it, the rotated key is accepted at once, though the cached directory had a day to live.
+      clock.advance(DIRECTORY_REFETCH_SECONDS);
+      expect(await verify(await signRequest(rotated, directory.origin, "POST", TARGET, { created: clock.now() }))).toMatchObject({ kind: "verified" });
+      expect(directory.hits()).toBe(before + 2);
+      // A flood of made-up keyids costs one fetch per origin per 30 s.
+      directory.setKeys([key, rotated, third]);
+      for (let i = 0; i < 5; i++)
+        expect(await verify(await signRequest(otherKey, directory.origin, "POST", TARGET, { created: clock.now() }))).toMatchObject({ reason: "unknown_key" });
+      expect(directory.hits()).toBe(before + 2);
+      clock.advance(DIRECTORY_REFETCH_SECONDS);
+      expect(await verify(await signRequest(third, directory.origin, "POST", TARGET, { created: clock.now() }))).toMatchObject({ kind: "verified" });
+      expect(directory.hits()).toBe(before + 3);
+      // A refetch that fails leaves the good directory in place.
+      clock.advance(DIRECTORY_REFETCH_SECONDS);
+      directory.setMode("down");
+      expect(await verify(await signRequest(otherKey, directory.origin, "POST", TARGET, { created: clock.now() }))).toMatchObject({ reason: "unknown_key" });
+      expect(await verify(await signRequest(rotated, directory.origin, "POST", TARGET, { created: clock.now() }))).toMatchObject({ kind: "verified" });
+    } finally {
+      directory.setKeys([key]);
+    }
   });
 
   it("refuses a signature without the web-bot-auth tag, or without Signature-Agent", async () => {
@@ -230,7 +267,7 @@ describe("hostile signature headers", () => {
         if (agent !== undefined) headers.set("signature-agent", agent);
         const result = await verifyAgentRequest(
           { method: "POST", url: TARGET, headers: { get: (name) => headers.get(name) ?? null } },
-          { clock, allowHttp: false, directory: async () => ({ ok: false, detail: "none" }), rememberNonce: () => true },
+          { clock, allowHttp: false, directory: async () => ({ ok: false, detail: "none" }), acceptNonce: () => true },
         );
         expect(["unsigned", "invalid"]).toContain(result.kind);
       }),

@@ -203,6 +203,11 @@ describe("configFrom", () => {
       "VERCEL",
       "VERCEL_PROJECT_PRODUCTION_URL",
       "ALLOW_INSECURE_BASE_URL",
+      "SHARED_STATE",
+      "REDIS_URL",
+      "SHARED_STATE_DEADLINE_MS",
+      "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+      "OTEL_METRIC_EXPORT_INTERVAL",
     ];
     fc.assert(
       fc.property(fc.dictionary(fc.constantFrom(...variables), fc.oneof(fc.string(), fc.webUrl(), fc.json())), (env) => {
@@ -258,6 +263,30 @@ describe("every problem at once (issue 19)", () => {
   });
 });
 
+describe("the shared state (SHARED_STATE, REDIS_URL, SHARED_STATE_DEADLINE_MS)", () => {
+  const postgres = { DATABASE_URL: "postgresql://u:p@db:5432/app" };
+
+  it("chooses Redis when REDIS_URL is set, else PostgreSQL's own database, else memory (SQLite)", () => {
+    expect(configFrom({}).sharedState).toEqual({ store: "memory", redisUrl: undefined, deadlineMs: 50 });
+    expect(configFrom(postgres).sharedState.store).toBe("postgres");
+    expect(configFrom({ ...postgres, REDIS_URL: "redis://127.0.0.1:6379" }).sharedState).toEqual({ store: "redis", redisUrl: "redis://127.0.0.1:6379", deadlineMs: 50 });
+    expect(configFrom({ REDIS_URL: "redis://127.0.0.1:6379" }).sharedState.store).toBe("redis");
+    expect(configFrom({ ...postgres, SHARED_STATE: "memory", REDIS_URL: "redis://127.0.0.1:6379" }).sharedState).toEqual({ store: "memory", redisUrl: undefined, deadlineMs: 50 });
+    expect(configFrom({ ...postgres, SHARED_STATE: "postgres", SHARED_STATE_DEADLINE_MS: "20" }).sharedState).toEqual({ store: "postgres", redisUrl: undefined, deadlineMs: 20 });
+  });
+
+  it("refuses a store that cannot work here, each with its fix", () => {
+    expect(problemText({ SHARED_STATE: "redis" })).toBe(
+      "SHARED_STATE is redis, but REDIS_URL is not set: set REDIS_URL to your Redis (redis:// or rediss://), or unset SHARED_STATE",
+    );
+    expect(problemText({ SHARED_STATE: "postgres" })).toMatch(/^SHARED_STATE is postgres, but DATABASE_URL is SQLite/);
+    expect(problemText({ SHARED_STATE: "shared" })).toBe("SHARED_STATE is malformed: must be memory, postgres or redis");
+    expect(problemText({ ...postgres, REDIS_URL: "https://redis.example.com" })).toMatch(/^REDIS_URL is malformed: must be a redis:\/\/ or rediss:\/\/ \(TLS\) URL/);
+    expect(problemText({ ...postgres, REDIS_URL: "redis://" })).toMatch(/^REDIS_URL is malformed/);
+    for (const deadline of ["0", "4", "2001", "fast", "-1"]) expect(problemVariables({ SHARED_STATE_DEADLINE_MS: deadline })).toEqual(["SHARED_STATE_DEADLINE_MS"]);
+  });
+});
+
 describe("Vercel (VERCEL=1)", () => {
   const secret = "s".repeat(40);
   const vercel = { VERCEL: "1", NODE_ENV: "production", DATABASE_URL: "postgresql://u:p@db:5432/app", SIGNING_KEYS: JSON.stringify([KEY]), AUTH_SECRET: secret };
@@ -303,6 +332,20 @@ describe("Vercel (VERCEL=1)", () => {
   it("lists all three Vercel problems at once, with the production ones", () => {
     expect(problemVariables({ VERCEL: "1", NODE_ENV: "production", TRUSTED_PROXY: "none" })).toEqual(["BASE_URL", "DATABASE_URL", "TRUSTED_PROXY", "SIGNING_KEYS", "AUTH_SECRET"]);
     expect(problemText({ VERCEL: "1", NODE_ENV: "production" })).toContain("SIGNING_KEYS is required in production (NODE_ENV=production on Vercel)");
+  });
+
+  it("refuses SHARED_STATE=memory, naming the fix; the fleet's state is in PostgreSQL, or in Redis with REDIS_URL", () => {
+    const env = { ...vercel, BASE_URL: "https://gate.example.com" };
+    expect(problemVariables({ ...env, SHARED_STATE: "memory" })).toEqual(["SHARED_STATE"]);
+    expect(problemText({ ...env, SHARED_STATE: "memory" })).toContain(
+      "SHARED_STATE must not be memory on Vercel (VERCEL=1): each function instance would keep its own budgets and replay checks; unset SHARED_STATE (the PostgreSQL database holds them) or set REDIS_URL",
+    );
+    expect(configFrom(env).sharedState).toEqual({ store: "postgres", redisUrl: undefined, deadlineMs: 50 });
+    expect(configFrom({ ...env, REDIS_URL: "rediss://default:secret@redis.example.com:6380" }).sharedState).toEqual({
+      store: "redis",
+      redisUrl: "rediss://default:secret@redis.example.com:6380",
+      deadlineMs: 50,
+    });
   });
 
   it("TRUSTED_PROXY keeps its local default none without VERCEL=1", () => {

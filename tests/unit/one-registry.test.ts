@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it, vi } from "vitest";
+import { useTestConfigAfterReset } from "../support/config";
 
 const ROOT = path.resolve(__dirname, "../..");
 const REGISTRY = path.join("lib", "registry", "index.ts");
@@ -84,16 +85,17 @@ describe("one registry of process state", () => {
 
   it("hands two copies of a module the same value, as server.ts's bundle and Next's share one", async () => {
     const first = await import("@/lib/registry");
-    const firstLimits = await import("@/lib/rate-limit/memory");
+    const firstLimits = await import("@/lib/shared-state");
     vi.resetModules();
     const second = await import("@/lib/registry");
-    const secondLimits = await import("@/lib/rate-limit/memory");
+    const secondLimits = await import("@/lib/shared-state");
+    await useTestConfigAfterReset();
     expect(second).not.toBe(first);
-    expect(secondLimits.memoryCounter).not.toBe(firstLimits.memoryCounter);
+    expect(secondLimits.sharedStateStore).not.toBe(firstLimits.sharedStateStore);
 
     const made = first.processSingleton("test.one-registry", () => ({ copies: 1 }));
     expect(second.processSingleton("test.one-registry", () => ({ copies: 2 }))).toBe(made);
     // A module's state through the registry: what one copy counts, the other sees.
-    expect(secondLimits.memoryCounter("probes")).toBe(firstLimits.memoryCounter("probes"));
+    expect(secondLimits.sharedStateStore()).toBe(firstLimits.sharedStateStore());
   });
 });

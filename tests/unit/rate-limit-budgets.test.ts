@@ -1,14 +1,24 @@
-// The in-memory budgets of the anonymous surfaces, the one table of budgets, and the JSON-RPC per-POST rules.
+// The budgets of the anonymous surfaces (here with the memory store of lib/shared-state, the default on SQLite:
+// answered synchronously), the one table of budgets, and the JSON-RPC per-POST rules.
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { NO_ADDRESS_KEY } from "@/lib/http/client-ip";
 import { BUDGETS, budgetEnvironmentProblems, budgetRule, type BudgetName, type RateLimitRule } from "@/lib/rate-limit/budgets";
 import { batchRefusal, chargeJsonRpcPost, mcpToolBudget, MAX_MESSAGES_PER_POST } from "@/lib/rate-limit/json-rpc";
-import { chargeBudgets, resetMemoryBudgets, WindowCounter } from "@/lib/rate-limit/memory";
+import { chargeBudgets, chargeInstanceBudget, resetInstanceBudgets } from "@/lib/rate-limit/charge";
+import { resetSharedState, type MaybePromise } from "@/lib/shared-state";
+import { WindowCounter } from "@/lib/shared-state/memory";
 import { toolBudgetOf } from "@/lib/tools";
 import { useTestConfig } from "../support/config";
 
 const rule = { name: "test", limit: 3, windowSeconds: 60 };
+const caller = (key: string) => ({ key, addressKey: key });
+
+/** The memory store's answer, which is never a promise. */
+function now<T>(value: MaybePromise<T>): T {
+  if (value instanceof Promise) throw new Error("the memory store answered with a promise");
+  return value;
+}
 const rpc = (method: string, params: unknown, id: number | string = 1) => ({ jsonrpc: "2.0", id, method, params });
 
 /** The budget's rule under a configuration of these variables. */
@@ -18,7 +28,8 @@ function ruleWith(name: BudgetName, variables: Record<string, string> = {}): Rat
 }
 
 afterEach(() => {
-  resetMemoryBudgets();
+  resetSharedState();
+  resetInstanceBudgets();
   useTestConfig();
 });
 
@@ -58,34 +69,35 @@ describe("the budget table", () => {
 
 describe("in-memory fixed windows", () => {
   it("allows up to the limit per window, then refuses with the seconds left, then starts a new window", () => {
-    const counter = new WindowCounter(rule);
+    const counter = new WindowCounter(rule.windowSeconds);
     const t0 = Date.UTC(2026, 0, 1);
     for (let i = 0; i < 3; i++) {
-      expect(counter.wait("k", 1, t0)).toBe(0);
+      expect(counter.wait("k", 1, rule.limit, t0)).toBe(0);
       counter.spend("k", 1, t0);
     }
-    expect(counter.wait("k", 1, t0)).toBe(60);
-    expect(counter.wait("k", 1, t0 + 45_500)).toBe(15);
-    expect(counter.wait("other", 1, t0)).toBe(0);
-    expect(counter.wait("k", 1, t0 + 60_000)).toBe(0);
+    expect(counter.wait("k", 1, rule.limit, t0)).toBe(60);
+    expect(counter.wait("k", 1, rule.limit, t0 + 45_500)).toBe(15);
+    expect(counter.wait("other", 1, rule.limit, t0)).toBe(0);
+    expect(counter.wait("k", 1, rule.limit, t0 + 60_000)).toBe(0);
   });
 
   it("counts a whole POST: a cost over what is left is refused and spends nothing", () => {
-    const counter = new WindowCounter(rule);
+    const counter = new WindowCounter(rule.windowSeconds);
     counter.spend("k", 2, 0);
-    expect(counter.wait("k", 2, 0)).toBeGreaterThan(0);
-    expect(counter.wait("k", 1, 0)).toBe(0);
+    expect(counter.wait("k", 2, rule.limit, 0)).toBeGreaterThan(0);
+    expect(counter.wait("k", 1, rule.limit, 0)).toBe(0);
   });
 
   it("gives the no-address bucket a tenth of the allowance", () => {
-    const counter = new WindowCounter({ name: "t", limit: 20, windowSeconds: 60 });
-    counter.spend(NO_ADDRESS_KEY, 2, 0);
-    expect(counter.wait(NO_ADDRESS_KEY, 1, 0)).toBe(60);
-    expect(counter.wait("203.0.113.1", 18, 0)).toBe(0);
+    useTestConfig({ RATE_LIMIT_MCP_PER_MINUTE: "20" });
+    const clock = new ManualClock();
+    expect(chargeBudgets([{ budget: "mcp", key: NO_ADDRESS_KEY, cost: 2 }], clock)).toBeNull();
+    expect(chargeBudgets([{ budget: "mcp", key: NO_ADDRESS_KEY, cost: 1 }], clock)).toEqual({ retryAfterSeconds: 60 });
+    expect(chargeBudgets([{ budget: "mcp", key: "203.0.113.1", cost: 18 }], clock)).toBeNull();
   });
 
   it("stays bounded: expired windows are pruned and the oldest dropped when full", () => {
-    const counter = new WindowCounter(rule, 100);
+    const counter = new WindowCounter(rule.windowSeconds, 100);
     for (let i = 0; i < 100; i++) counter.spend(`a${i}`, 1, 0);
     expect(counter.size).toBe(100);
     // A minute later every earlier window has ended: one new key prunes them all.
@@ -121,6 +133,18 @@ describe("in-memory fixed windows", () => {
     clock.advance(60);
     expect(chargeBudgets([{ budget: "lookups", key: "c", cost: 2 }], clock)).toBeNull();
   });
+
+  it("counts the probes budget in this process's memory, apart from the fleet's store", () => {
+    useTestConfig({ RATE_LIMIT_PROBES_PER_MINUTE: "2" });
+    const clock = new ManualClock();
+    expect(chargeInstanceBudget("probes", "c", clock)).toBe(true);
+    expect(chargeInstanceBudget("probes", "c", clock)).toBe(true);
+    expect(chargeInstanceBudget("probes", "c", clock)).toBe(false);
+    resetSharedState();
+    expect(chargeInstanceBudget("probes", "c", clock)).toBe(false);
+    clock.advance(60);
+    expect(chargeInstanceBudget("probes", "c", clock)).toBe(true);
+  });
 });
 
 describe("JSON-RPC POSTs: the message cap and per-message budgets", () => {
@@ -146,16 +170,16 @@ describe("JSON-RPC POSTs: the message cap and per-message budgets", () => {
     const clock = new ManualClock();
     const extra = mcpToolBudget(toolBudgetOf);
     const lookup = (id: number) => rpc("tools/call", { name: "lookup_member", arguments: { name_or_slug: "ada" } }, id);
-    expect(chargeJsonRpcPost("mcp", "c", [rpc("tools/list", {}, 1), rpc("tools/list", {}, 2), rpc("tools/list", {}, 3)], extra, clock)).toBeNull();
+    expect(chargeJsonRpcPost("mcp", caller("c"), [rpc("tools/list", {}, 1), rpc("tools/list", {}, 2), rpc("tools/list", {}, 3)], extra, clock)).toBeNull();
     // Two more messages fit the mcp budget, but three lookups do not fit the lookups budget: refused whole.
-    const refused = chargeJsonRpcPost("mcp", "c", [lookup(4), lookup(5)], extra, clock);
+    const refused = chargeJsonRpcPost("mcp", caller("c"), [lookup(4), lookup(5)], extra, clock);
     expect(refused).toBeNull();
-    const over = chargeJsonRpcPost("mcp", "c", lookup(6), extra, clock);
+    const over = now(chargeJsonRpcPost("mcp", caller("c"), lookup(6), extra, clock));
     expect(over?.status).toBe(429);
     expect(over?.headers["retry-after"]).toBe("60");
     expect(JSON.parse(over!.body!)).toEqual({ jsonrpc: "2.0", id: 6, error: { code: -32010, message: "Rate limited: retry after 60 seconds.", data: { retry_after: 60 } } });
     // The mcp budget is spent too: 5 messages.
-    const spent = chargeJsonRpcPost("mcp", "c", rpc("tools/list", {}, "x"), extra, clock);
+    const spent = now(chargeJsonRpcPost("mcp", caller("c"), rpc("tools/list", {}, "x"), extra, clock));
     expect((JSON.parse(spent!.body!) as { id: unknown }).id).toBe("x");
   });
 });

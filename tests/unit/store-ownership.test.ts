@@ -18,6 +18,7 @@ const STORES: Readonly<Record<string, string>> = {
   SigningKey: "lib/keys/index.ts",
   LocalSecret: "lib/local-secrets/index.ts",
   RateLimitBucket: "lib/rate-limit/index.ts",
+  SharedState: "lib/shared-state/postgres.ts",
   AgentNamePreRegistration: "lib/tools/register-agent.ts",
   CachedStat: "lib/tools/community-stats.ts",
   A2ATask: "lib/a2a/task-store.ts",

@@ -36,10 +36,16 @@ function relay(target: URL) {
   return { listen, cut, url: () => Object.assign(new URL(target.toString()), { hostname: "127.0.0.1", port: String(port) }).toString() };
 }
 
+/** The shared-state store of this run's database when nothing forces one (lib/config/shared-state.ts). */
+const store = (): string => (sqlProvider() === "sqlite" ? "memory" : "postgres");
+
 describe("health", () => {
   it("alive answers without the database; ready answers ok with every check named", async () => {
     expect(alive()).toEqual({ status: 200, body: { status: "ok", checks: { process: "ok" } } });
-    expect(await ready()).toEqual({ status: 200, body: { status: "ok", checks: { database: "ok", migrations: "ok", signing_keys: "ok" } } });
+    expect(await ready()).toEqual({
+      status: 200,
+      body: { status: "ok", checks: { database: "ok", migrations: "ok", signing_keys: "ok", shared_state: "ok" }, shared_state_store: store() },
+    });
     const reply = healthReply(await ready());
     expect(reply.headers["cache-control"]).toBe("no-store");
     expect(reply.headers["content-type"]).toBe("application/json");
@@ -70,7 +76,10 @@ describe("health", () => {
     await link.listen();
     let back = await health.ready();
     for (let i = 0; i < 10 && back.status !== 200; i++) back = await health.ready();
-    expect(back).toEqual({ status: 200, body: { status: "ok", checks: { database: "ok", migrations: "ok", signing_keys: "ok" } } });
+    expect(back).toEqual({
+      status: 200,
+      body: { status: "ok", checks: { database: "ok", migrations: "ok", signing_keys: "ok", shared_state: "ok" }, shared_state_store: "postgres" },
+    });
     await link.cut();
     (await import("@/lib/db")).closeConnection().catch(() => undefined);
   });

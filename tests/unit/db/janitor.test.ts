@@ -15,6 +15,7 @@ import { cancelDelegation } from "@/lib/delegations";
 import { JANITOR_LOCK_KEY, runJanitorPass, type JanitorReport } from "@/lib/operator/janitor";
 import { firstTimeOrderedIdAt, timeOrderedId } from "@/lib/ids";
 import { hitRateLimit } from "@/lib/rate-limit";
+import { acceptOnceInDatabase } from "@/lib/shared-state/postgres";
 import { SCOPES } from "@/lib/schemas/service-auth";
 import { protectedResource, revokeAccessToken, verifyAccessToken } from "@/lib/tokens";
 import { apiRequest, webResponse } from "../../support/api";
@@ -65,6 +66,7 @@ async function counts() {
     ClaimAttempt: await prisma.claimAttempt.count(),
     Delegation: await prisma.delegation.count(),
     RateLimitBucket: await prisma.rateLimitBucket.count({ where: { key: { startsWith: `${RULE.name}:` } } }),
+    SharedState: await prisma.sharedState.count({ where: { key: { startsWith: "o:janitor-test:" } } }),
     A2ATask: await prisma.a2ATask.count(),
     AuditEvent: await prisma.auditEvent.count(),
   };
@@ -116,6 +118,9 @@ describe("janitor", () => {
     // Rate-limit windows: three clients, one of them refused.
     for (const ip of ["10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.3", "10.0.0.3"]) await hitRateLimit(RULE, ip, clock);
     expect((await hitRateLimit(RULE, "10.0.0.3", clock)).allowed).toBe(false);
+    // Shared-state once-keys (a nonce's, kept 10 minutes): over by the midday pass.
+    for (const nonce of ["n1", "n2"])
+      expect(await acceptOnceInDatabase({ scope: "janitor-test", key: nonce, untilEpochSeconds: clock.now().getTime() / 1000 + 600 }, clock.now().getTime())).toBe(true);
     // An A2A task left working (terminal ones prune on write; this one waits for the janitor).
     await writeTasks([{ task: task("day0-task"), at: clock.now() }]);
     // A janitor pass during the day removes nothing live (only the windows that are over).
@@ -123,6 +128,8 @@ describe("janitor", () => {
     const midday = removed(await runJanitorPass({ clock, batchSize: 2 }));
     expect(midday).toMatchObject({ AccessToken: 0, ClaimAttempt: 0, Registration: 0, A2ATask: 0, AuditEvent: 0 });
     expect(midday.RateLimitBucket).toBe(3);
+    // The once-keys' ten minutes are over: gone at midday.
+    expect(midday.SharedState).toBe(2);
     for (const ip of ["10.0.0.1", "10.0.0.2"]) await hitRateLimit(RULE, ip, clock);
 
     // ---- day 1: R7 registers and is never decided (its claim ends 6 days before the final pass: kept).
@@ -141,6 +148,7 @@ describe("janitor", () => {
     await writeTasks([{ task: task("day8-task"), at: clock.now() }]);
     clock.set(new Date(end));
     await hitRateLimit(RULE, "10.0.0.9", clock); // a window still running at the final pass
+    await acceptOnceInDatabase({ scope: "janitor-test", key: "n9", untilEpochSeconds: end / 1000 + 600 }, end); // still kept
 
     const before = await counts();
     const auditKept = await getDb().auditEvent.count({ where: { at: { gte: new Date(end - 400 * DAY * 1000) } } });
@@ -158,6 +166,7 @@ describe("janitor", () => {
     expect(await getDb().claimAttempt.count({ where: { registrationId: r7.registrationId } })).toBe(0);
     expect(after.Delegation - start.Delegation).toBe(3);
     expect(after.RateLimitBucket).toBe(1);
+    expect(after.SharedState).toBe(1);
     expect(after.A2ATask - start.A2ATask).toBe(1);
     expect(await getDb().a2ATask.findUnique({ where: { id: "day8-task" } })).not.toBeNull();
     expect(after.AuditEvent).toBe(auditKept);
@@ -166,6 +175,7 @@ describe("janitor", () => {
       ClaimAttempt: 3, // R3's closed and expired ones and R7's; R2's denied one left with its registration (cascade)
       Registration: 2,
       RateLimitBucket: 2,
+      SharedState: 0,
       A2ATask: 1,
       AuditEvent: 2,
     });
@@ -178,7 +188,7 @@ describe("janitor", () => {
     expect(await pollClaim(r5.claimToken, clock)).toEqual({ ok: false, error: "expired_token" });
 
     // A second pass finds nothing more.
-    expect(removed(await runJanitorPass({ clock }))).toEqual({ AccessToken: 0, ClaimAttempt: 0, Registration: 0, RateLimitBucket: 0, A2ATask: 0, AuditEvent: 0 });
+    expect(removed(await runJanitorPass({ clock }))).toEqual({ AccessToken: 0, ClaimAttempt: 0, Registration: 0, RateLimitBucket: 0, SharedState: 0, A2ATask: 0, AuditEvent: 0 });
   });
 
   it("deletes in batches of the given size until a short batch, and honours the per-pass cap", async () => {
@@ -225,7 +235,7 @@ async function deletesOfAPass(): Promise<string[]> {
 describe("janitor plans", () => {
   it("finds what it removes through indexes: no statement of a pass, nor a foreign-key cascade it sets off, reads a whole table", async () => {
     const deletes = await deletesOfAPass();
-    expect(deletes.length).toBe(6);
+    expect(deletes.length).toBe(7);
     // The janitor's DELETEs take a time and, last, a LIMIT.
     expect(await statementsReadingWholeTables(deletes, (index, count) => (index === count - 1 && sqlProvider() === "postgres" ? 25 : "2026-01-01T00:00:00Z"))).toEqual([]);
     if (sqlProvider() === "postgres") {
@@ -236,7 +246,7 @@ describe("janitor plans", () => {
         // janitor deletes from must have an index leading with its column, or every deleted row reads the whole child.
         const uncovered = await client.query<{ constraint: string }>(`
           SELECT c.conname AS "constraint" FROM pg_constraint c
-          WHERE c.contype = 'f' AND c.confrelid::regclass::text IN ('"AccessToken"', '"ClaimAttempt"', '"Registration"', '"RateLimitBucket"', '"A2ATask"', '"AuditEvent"', '"Delegation"')
+          WHERE c.contype = 'f' AND c.confrelid::regclass::text IN ('"AccessToken"', '"ClaimAttempt"', '"Registration"', '"RateLimitBucket"', '"SharedState"', '"A2ATask"', '"AuditEvent"', '"Delegation"')
             AND NOT EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.conrelid AND i.indkey[0] = c.conkey[1])`);
         expect(uncovered.rows).toEqual([]);
         // The id range (lib/ids) must hold in a linguistic collation too (hosted databases often default to one).
