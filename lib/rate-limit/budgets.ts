@@ -5,6 +5,7 @@
 // every instance.
 import { getConfig } from "@/lib/config";
 import { parseAllowance } from "@/lib/config/allowance";
+import { ALLOWANCE_PREFIX, unknownSettingProblems } from "@/lib/config/names";
 import { NO_ADDRESS_KEY, VERIFIED_AGENT_KEY_PREFIX } from "@/lib/http/client-ip";
 
 /**
@@ -186,9 +187,15 @@ export function limitFor(rule: RateLimitRule, subject: string): number {
   return rule.limit;
 }
 
-/** One problem per variable of the table that is set to something other than a whole number from 1 (for the start checks). */
+/** The variables of the table: the only RATE_LIMIT_* names that are settings. */
+export const BUDGET_VARIABLES: ReadonlySet<string> = new Set(Object.values(BUDGETS).map((budget) => budget.env));
+
+/**
+ * For the start checks: one problem per RATE_LIMIT_* variable the table does not name (with the nearest name it does),
+ * and per variable of the table set to something other than a whole number from 1.
+ */
 export function budgetEnvironmentProblems(env: Readonly<Record<string, string | undefined>>): { variable: string; detail: string }[] {
-  const problems: { variable: string; detail: string }[] = [];
+  const problems = unknownSettingProblems(env, BUDGET_VARIABLES, [ALLOWANCE_PREFIX]);
   for (const budget of Object.values(BUDGETS)) {
     if (parseAllowance(env[budget.env]) === "invalid")
       problems.push({ variable: budget.env, detail: `must be a whole number from 1 (the ${budget.name} allowance per ${budget.windowSeconds} seconds)` });
