@@ -572,7 +572,7 @@ function deepFreeze<T>(value: T): T {
 
 /** The Ed25519 private-key JWK members, each 32 bytes in base64url. */
 const BASE64URL_32 = /^[A-Za-z0-9_-]{43}$/;
-const SIGNING_KEYS_SHAPE = 'must be a non-empty JSON array of private Ed25519 JWKs (kty OKP, crv Ed25519, x, d; see README "Deploying" to generate one)';
+const SIGNING_KEYS_SHAPE = "must be a non-empty JSON array of private Ed25519 JWKs (kty OKP, crv Ed25519, x, d; npm run -s keys:new prints one)";
 
 /** RFC 7638 thumbprint of an Ed25519 public key: what lib/keys uses as kid. */
 function ed25519Thumbprint(x: string): string {
@@ -718,7 +718,7 @@ export function checkConfig(env: Readonly<Record<string, string | undefined>>): 
       detail: `must be https:// in production ${productionWhy}: serve it over TLS and set BASE_URL=https://…, or set ALLOW_INSECURE_BASE_URL=1 for a trial on a private network`,
     });
   if (production && cleaned.SIGNING_KEYS === undefined)
-    problems.push({ variable: "SIGNING_KEYS", detail: `is required in production ${productionWhy}: set it to a JSON array of private Ed25519 JWKs (README "Deploying")` });
+    problems.push({ variable: "SIGNING_KEYS", detail: `is required in production ${productionWhy}: set it to a JSON array of private Ed25519 JWKs (npm run -s keys:new prints one)` });
   if (production && cleaned.AUTH_SECRET === undefined && !invalid.has("AUTH_SECRET"))
     problems.push({
       variable: "AUTH_SECRET",
