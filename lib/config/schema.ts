@@ -277,7 +277,7 @@ export const rawEnvSchema = z.object({
     group: "deployment",
     deploy: "decide: `public` (the default) or `private`",
     description:
-      "`public`: the authorization discovery documents (the protected resource's and the authorization server's metadata, the JWKS) are served and linked from the catalogs, the agent skills index and the Bearer challenges (`resource_metadata`); `private`: they answer JSON 404 and nothing links them (the docs name the example host `https://gate.example.com` for them). The delegated flow itself works in both modes.",
+      "`public`: the authorization discovery documents (the protected resource's and the authorization server's metadata, the JWKS, `/auth.md`) are served and linked from the catalogs, the agent skills index and the Bearer challenges (`resource_metadata`); `private`: they answer JSON 404 and nothing links them (the docs name the example host `https://gate.example.com` for them). The delegated flow itself works in both modes.",
   }),
   SIGNING_KEYS: described(z.string().optional(), {
     group: "deployment",

@@ -116,6 +116,12 @@ export class CorpusError extends Error {
   }
 }
 
+/**
+ * The `<!-- not-run: why -->` line before a command block that tests/http/documented-commands.test.ts does not run
+ * (DEVELOPING.md "Documented commands"): a note for the source's editors, never served (pages, twins, get_doc).
+ */
+export const NOT_RUN_MARKER = /^[ \t]*<!--\s*not-run:[^\n]*?-->[ \t]*\n/gm;
+
 /** Parses one document file; throws CorpusError naming the file. */
 export function parseDoc(file: string, source: string): Doc {
   const text = source.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
@@ -133,7 +139,12 @@ export function parseDoc(file: string, source: string): Doc {
     throw new CorpusError(file, `${issue?.path.join(".") || "front matter"}: ${issue?.message ?? "invalid"}`);
   }
   const meta = parsed.data;
-  const body = text.slice(match[0].length).replace(/^\n+/, "").replace(/\s+$/, "") + "\n";
+  const body =
+    text
+      .slice(match[0].length)
+      .replace(NOT_RUN_MARKER, "")
+      .replace(/^\n+/, "")
+      .replace(/\s+$/, "") + "\n";
   return {
     slug: meta.slug,
     title: meta.title,
