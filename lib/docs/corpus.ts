@@ -77,7 +77,7 @@ export function headingAnchor(text: string): string {
   );
 }
 
-/** Markdown to searchable plain text: keeps words (also those in code), drops syntax. */
+/** Markdown to searchable plain text: keeps words (also those in inline code), drops syntax. */
 export function markdownToPlainText(markdown: string): string {
   return (
     markdown
@@ -95,12 +95,20 @@ export function markdownToPlainText(markdown: string): string {
   );
 }
 
+/**
+ * The sections of a body, each with its prose: fenced code blocks (commands, JSON answers, schemas) are left out, so
+ * a search matches and quotes what the page says, never a chunk of a schema (issue 51). Inline code stays.
+ */
 function splitSections(body: string): DocSection[] {
   const sections: { heading: string; lines: string[] }[] = [{ heading: "", lines: [] }];
   let inFence = false;
   for (const line of body.split("\n")) {
-    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
-    const heading = !inFence ? /^(#{2,3})\s+(.+?)\s*#*\s*$/.exec(line) : null;
+    if (/^\s*(```|~~~)/.test(line)) {
+      inFence = !inFence;
+      continue;
+    }
+    if (inFence) continue;
+    const heading = /^(#{2,3})\s+(.+?)\s*#*\s*$/.exec(line);
     if (heading) sections.push({ heading: heading[2]!, lines: [] });
     else sections.at(-1)!.lines.push(line);
   }
