@@ -1,9 +1,12 @@
-// npm run -s config: the configuration `npm start` would run with (this shell's environment, NODE_ENV=production),
-// each value with its source, secrets only "set" or "unset"; then every problem the start would refuse, in the
-// start's own lines, and exit code 1 when there is one. Changes nothing (the embedded database is not migrated).
+// npm run -s config [-- --env-file FILE]: the configuration `npm start` would run with (this shell's environment, and
+// a systemd EnvironmentFile's variables on top, as deploy/agent-gate.service reads them; NODE_ENV=production), each
+// value with its source, secrets only "set" or "unset"; then every problem the start would refuse, in the start's own
+// lines, and exit code 1 when there is one. Changes nothing (the embedded database is not migrated).
+import fs from "node:fs";
+import { parseArgs } from "node:util";
 import { startProblemLine } from "@/lib/startup/preflight";
 import { configurationReport, REPORT_GROUPS, type ReportRow } from "@/lib/startup/report";
-import { ROOT } from "./lib";
+import { parseEnvironmentFile, ROOT } from "./lib";
 
 function table(rows: ReportRow[]): string[] {
   const nameWidth = Math.max(...rows.map((row) => row.name.length));
@@ -12,7 +15,10 @@ function table(rows: ReportRow[]): string[] {
 }
 
 async function main(): Promise<number> {
-  const report = await configurationReport(process.env, ROOT);
+  const { values } = parseArgs({ options: { "env-file": { type: "string" } }, strict: true });
+  const file = values["env-file"];
+  const env = file === undefined ? process.env : { ...process.env, ...parseEnvironmentFile(fs.readFileSync(file, "utf8")) };
+  const report = await configurationReport(env, ROOT);
   const lines = ["Agent Gate configuration, as npm start would read this environment (NODE_ENV=production):"];
   for (const [group, title] of Object.entries(REPORT_GROUPS)) {
     const rows = report.rows.filter((row) => row.group === group);

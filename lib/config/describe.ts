@@ -28,7 +28,7 @@ export interface VariableMeta {
   default?: string | number;
   /** How `npm run config` shows a value: `secret`, only "set" or "unset"; `url`, without its password. */
   show?: "secret" | "url";
-  /** What a deployment must set or decide, and when (the README's short table): e.g. "always", "on Vercel". */
+  /** What a deployment must set or decide, when, and what for: its row of the README's short table. */
   deploy?: string;
 }
 

@@ -13,7 +13,7 @@ export const operationsSchema = z.object({
     group: "background",
     show: "secret",
     default: "none (the cron routes refuse every call)",
-    deploy: "on Vercel: a random string, at least 16 characters",
+    deploy: "on Vercel: a random string, so the daily janitor and webhook passes run",
     description:
       "Vercel Cron's secret (at least 16 characters): `/api/cron/janitor` and `/api/cron/webhooks` answer only `Authorization: Bearer <CRON_SECRET>`.",
   }),
@@ -21,7 +21,7 @@ export const operationsSchema = z.object({
     group: "observability",
     show: "secret",
     default: "none (`/metrics` answers 404)",
-    deploy: "to scrape `/metrics`: a random string, at least 16 characters",
+    deploy: "to scrape `/metrics`: a random string",
     description: "Turns `/metrics` on (Prometheus text); it answers only `Authorization: Bearer <METRICS_TOKEN>` (at least 16 characters).",
   }),
   LOG_LEVEL: described(z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"), {
@@ -30,7 +30,7 @@ export const operationsSchema = z.object({
   }),
   DATABASE_POOL_MAX: described(positiveInt(10), {
     group: "database",
-    deploy: "on Vercel: `2` to `5`",
+    deploy: "on Vercel: `2` to `5` connections per instance",
     description: "PostgreSQL: the most connections one instance opens (on Vercel each function instance has its own pool: keep it small, 2 to 5, behind the provider's pooler).",
   }),
   DATABASE_STATEMENT_TIMEOUT_MS: described(positiveInt(10_000), {

@@ -10,7 +10,7 @@ import { tracingFrom, tracingProblems, tracingSchema, type TracingConfig } from 
 /** The embedded SQLite database (relative to the working directory); the one database that may migrate itself at start. */
 export const DEFAULT_DATABASE_URL = "file:./data/app.db";
 
-// ---- Admission control (lib/admission; README "Limits"): per class of work, requests running at once and waiting ----
+// ---- Admission control (lib/admission; docs/limits.md): per class of work, requests running at once and waiting ----
 
 /** Each class's default bounds: in flight, waiting. Chosen so the bench's 64 connections per scenario are never refused. */
 export const ADMISSION_DEFAULTS = {
@@ -255,7 +255,7 @@ export const rawEnvSchema = z.object({
     {
       group: "deployment",
       default: "`http://localhost:$PORT` (`http://localhost:3000`); on Vercel `https://` + `VERCEL_PROJECT_PRODUCTION_URL`",
-      deploy: "always: the public `https://` origin",
+      deploy: "always: the public `https://` origin, e.g. `https://gate.example.com`",
       description:
         "The service's public origin, e.g. `https://gate.example.com`: every absolute URL, the issuer, `aud` and the Bearer realm (its host name) derive from it, never from a request's Host header. A production start (`NODE_ENV=production` with a host that is not localhost) requires `https://` unless `ALLOW_INSECURE_BASE_URL=1`.",
     },
@@ -268,14 +268,14 @@ export const rawEnvSchema = z.object({
     {
       group: "database",
       show: "url",
-      deploy: "PostgreSQL, and always on Vercel: `postgresql://…` (the pooled URL on Vercel)",
+      deploy: "for PostgreSQL (always on Vercel, its pooled URL): `postgresql://…`; unset, the embedded SQLite file",
       description:
         "`file:…` (the embedded SQLite database, relative to the working directory) or `postgresql://…`. The embedded default migrates itself at start; a start never migrates any other database (run `npm run db:migrate` first). Vercel requires PostgreSQL.",
     },
   ),
   RELEASE_MODE: described(z.enum(["public", "private"], { message: "must be public or private" }).default("public"), {
     group: "deployment",
-    deploy: "decide: `public` (the default) or `private`",
+    deploy: "decide: `public` publishes authorization discovery (the default), `private` hides it",
     description:
       "`public`: the authorization discovery documents (the protected resource's and the authorization server's metadata, the JWKS, `/auth.md`) are served and linked from the catalogs, the agent skills index and the Bearer challenges (`resource_metadata`); `private`: they answer JSON 404 and nothing links them (the docs name the example host `https://gate.example.com` for them). The delegated flow itself works in both modes.",
   }),
@@ -283,7 +283,7 @@ export const rawEnvSchema = z.object({
     group: "deployment",
     show: "secret",
     default: "a key generated at the first start and kept in the database (refused in production)",
-    deploy: "production: `npm run -s keys:new`",
+    deploy: "production: the identity assertions' keys, from `npm run -s keys:new`",
     description:
       "A JSON array of private Ed25519 JWKs, as `npm run -s keys:new` prints it; the first signs identity assertions, every key verifies them. Required in production. Rotation: [security.md](security.md#rotating-signing-keys).",
   }),
@@ -291,7 +291,7 @@ export const rawEnvSchema = z.object({
     group: "deployment",
     show: "secret",
     default: "generated at the first start and kept in the database (refused in production)",
-    deploy: "production: `openssl rand -base64 48`",
+    deploy: "production: the sessions' secret, from `openssl rand -base64 48`",
     description: "The member sign-in session secret, and the key (derived) that signs device cookies; at least 32 characters. Required in production.",
   }),
   TRUSTED_PROXY: described(
@@ -305,7 +305,7 @@ export const rawEnvSchema = z.object({
     {
       group: "network",
       default: "`none`; `vercel` under `VERCEL=1`",
-      deploy: "behind a reverse proxy: its address, e.g. `loopback`",
+      deploy: "behind a reverse proxy: its address (`loopback` on the same host), so each client is a caller of its own",
       description:
         "Whose address a request is, for every per-caller limit. `none`: the socket's peer. A comma list of your proxies' addresses, CIDR ranges and `loopback` (e.g. `loopback,10.0.0.0/8`): the caller is the rightmost address of `X-Forwarded-For` and the socket peer that is not a listed proxy, so a client that reaches the port directly is keyed by its own address. A hop count N: the entry N hops from the right of `X-Forwarded-For`, believed only when the socket peer is in `TRUSTED_PROXY_ADDRESSES`. `vercel`: the platform's header (only under `VERCEL=1`, refused elsewhere). Only npm start (server.ts) sees the socket's peer: a bare `next start` cannot, assumes the nearest hop is a proxy, and so refuses `none` at a production start; npm start accepts `none`.",
     },
@@ -324,7 +324,7 @@ export const rawEnvSchema = z.object({
   HOSTNAME: described(z.string().optional(), {
     group: "network",
     default: "every interface (the systemd unit: `127.0.0.1`)",
-    deploy: "self-hosted behind a proxy on the same host: `127.0.0.1`",
+    deploy: "behind a proxy on the same host: `127.0.0.1` (the systemd unit sets it)",
     description: "The address npm start listens on.",
   }),
   TRUSTED_PROXY_ADDRESSES: described(

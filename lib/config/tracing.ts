@@ -16,7 +16,7 @@ export const tracingSchema = z.object({
     group: "observability",
     show: "url",
     default: "none (no trace is made, and nothing of the OpenTelemetry SDK is loaded)",
-    deploy: "for traces: your collector, e.g. `http://collector:4318`",
+    deploy: "for traces: your OTLP/HTTP collector, e.g. `http://collector:4318`",
     description: "Turns on OpenTelemetry traces, in every start mode: spans are posted over OTLP/HTTP to `{endpoint}/v1/traces`.",
   }),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: described(httpUrl.optional(), {

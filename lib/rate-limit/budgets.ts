@@ -1,4 +1,4 @@
-// Every rate budget of the service in one table (README "Limits"): what it counts, what it is keyed by,
+// Every rate budget of the service in one table (docs/limits.md): what it counts, what it is keyed by,
 // its default allowance and window, where it is kept, and the environment variable that overrides the
 // allowance. Anonymous read surfaces count in memory per instance (a Map lookup per message; N instances
 // give N times the allowance); budgets that guard credentials or writes count in the database, shared by
@@ -24,7 +24,7 @@ export interface BudgetDefinition {
   /** Overrides `limit` (a whole number from 1). */
   readonly env: string;
   readonly store: "memory" | "database";
-  /** One unit of the budget, for the README table. */
+  /** One unit of the budget, for docs/configuration.md. */
   readonly counts: string;
 }
 

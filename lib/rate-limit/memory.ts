@@ -1,6 +1,6 @@
 // In-memory fixed windows for the hot anonymous surfaces (/mcp, /mcp/docs, /a2a, /ask, the map's pages, the
 // lookups, the JWT-bearer exchange): a Map lookup per message, no database round trip. Counters live per process
-// (a deployment of N instances grants N times each allowance; README "Limits"), in lib/registry so that every
+// (a deployment of N instances grants N times each allowance; docs/limits.md), in lib/registry so that every
 // bundle of the process (each Next route, the node:http front) shares them.
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";

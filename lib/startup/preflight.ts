@@ -1,4 +1,4 @@
-// What a start checks before it serves anything (issue 19, README "Deploying"): the configuration (every bad
+// What a start checks before it serves anything (issue 19, docs/deploying.md): the configuration (every bad
 // variable at once, lib/config/schema.ts) and the database's migrations. The embedded SQLite default migrates
 // itself; any other database must be migrated by its operator (`npm run db:migrate`), so a start never
 // changes a shared database behind the back of whoever deploys it.

@@ -10,17 +10,11 @@ function rows(settings: Setting[]): string[] {
   return ["| variable | default | meaning |", "|---|---|---|", ...settings.map((s) => `| \`${s.name}\` | ${cell(s.defaultText ?? "none")} | ${cell(s.description)} |`)];
 }
 
-/** The README's short table: what a deployment must set or decide. */
+/** The README's short table: what a deployment must set or decide, and when. */
 export function deploymentTableMarkdown(settings: Setting[] = allSettings()): string {
-  const lines = ["| variable | set it | meaning |", "|---|---|---|"];
-  for (const setting of settings) if (setting.deploy) lines.push(`| \`${setting.name}\` | ${cell(setting.deploy)} | ${cell(firstSentence(setting.description))} |`);
+  const lines = ["| variable | set it |", "|---|---|"];
+  for (const setting of settings) if (setting.deploy) lines.push(`| \`${setting.name}\` | ${cell(setting.deploy)} |`);
   return lines.join("\n");
-}
-
-/** A description's first sentence (up to the first ". " or ": " that ends a clause), for the short table. */
-function firstSentence(text: string): string {
-  const end = text.search(/\.(\s|$)/);
-  return end === -1 ? text : text.slice(0, end + 1);
 }
 
 /** Words joined into lines of at most `width` characters. */

@@ -5,6 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseEnvironmentFile } from "../../scripts/lib";
 import { ROOT } from "../support/databases";
 
 const UNIT = path.join(ROOT, "deploy", "agent-gate.service");
@@ -181,5 +182,33 @@ describe("deploy/install.sh, run in a temporary root (docs/systemd.md's file ste
       fs.rmSync(checkout, { recursive: true, force: true });
       fs.rmSync(destdir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the env file as systemd reads it (npm run config -- --env-file)", () => {
+  it("takes NAME=value lines as systemd does: unquoted JSON as written, quoted values, comments, continuations", () => {
+    const text = [
+      "# the deployment's settings",
+      "; another comment",
+      "BASE_URL=https://gate.example.com",
+      'SIGNING_KEYS=[{"kty":"OKP","crv":"Ed25519","x":"abc","d":"def"}]',
+      "AUTH_SECRET='a secret with $dollars and \\backslashes'",
+      'LOG_LEVEL="warn"',
+      'QUOTED="a \\"quote\\" and a \\\\ backslash"',
+      "  TRUSTED_PROXY = loopback  ",
+      "CONTINUED=one\\",
+      "two",
+      "not an assignment",
+      "",
+    ].join("\n");
+    expect(parseEnvironmentFile(text)).toEqual({
+      BASE_URL: "https://gate.example.com",
+      SIGNING_KEYS: '[{"kty":"OKP","crv":"Ed25519","x":"abc","d":"def"}]',
+      AUTH_SECRET: "a secret with $dollars and \\backslashes",
+      LOG_LEVEL: "warn",
+      QUOTED: 'a "quote" and a \\ backslash',
+      TRUSTED_PROXY: "loopback",
+      CONTINUED: "onetwo",
+    });
   });
 });
