@@ -14,8 +14,7 @@ export const operationsSchema = z.object({
     show: "secret",
     default: "none (the cron routes refuse every call)",
     deploy: "on Vercel: a random string, so the daily janitor and webhook passes run",
-    description:
-      "Vercel Cron's secret (at least 16 characters): `/api/cron/janitor` and `/api/cron/webhooks` answer only `Authorization: Bearer <CRON_SECRET>`.",
+    description: "Vercel Cron's secret (at least 16 characters): `/api/cron/janitor` and `/api/cron/webhooks` answer only `Authorization: Bearer <CRON_SECRET>`.",
   }),
   METRICS_TOKEN: described(z.string().min(16).optional(), {
     group: "observability",

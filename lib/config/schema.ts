@@ -80,7 +80,12 @@ function admissionEnvShape() {
     description: "The longest a request waits in its class's queue, and again for an event-loop turn, before it is refused with 503 (milliseconds, 1 to 60000).",
   });
   shape.ADMISSION_HEAP_SHED_SHARE = described(
-    z.string().regex(/^0?\.[0-9]+$/, SHARE_RULE).transform(Number).refine((n) => n >= 0.5 && n <= 0.95, SHARE_RULE).optional(),
+    z
+      .string()
+      .regex(/^0?\.[0-9]+$/, SHARE_RULE)
+      .transform(Number)
+      .refine((n) => n >= 0.5 && n <= 0.95, SHARE_RULE)
+      .optional(),
     {
       group: "admission",
       default: ADMISSION_HEAP_SHED_SHARE_DEFAULT,
@@ -89,7 +94,12 @@ function admissionEnvShape() {
     },
   );
   shape.ADMISSION_CALLER_SHARE = described(
-    z.string().regex(/^(0?\.[0-9]+|1(\.0+)?)$/, CALLER_SHARE_RULE).transform(Number).refine((n) => n >= 0.01 && n <= 1, CALLER_SHARE_RULE).optional(),
+    z
+      .string()
+      .regex(/^(0?\.[0-9]+|1(\.0+)?)$/, CALLER_SHARE_RULE)
+      .transform(Number)
+      .refine((n) => n >= 0.01 && n <= 1, CALLER_SHARE_RULE)
+      .optional(),
     {
       group: "admission",
       default: ADMISSION_CALLER_SHARE_DEFAULT,
@@ -110,7 +120,8 @@ function admissionEnvShape() {
   shape.REQUEST_DEADLINE_SECONDS = described(wholeNumber(1, 300).optional(), {
     group: "admission",
     default: REQUEST_DEADLINE_SECONDS_DEFAULT,
-    description: "Seconds within which a request's headers and body must have arrived (Node's headersTimeout and requestTimeout); a client that misses it gets 408 and its connection is closed.",
+    description:
+      "Seconds within which a request's headers and body must have arrived (Node's headersTimeout and requestTimeout); a client that misses it gets 408 and its connection is closed.",
   });
   shape.REQUEST_MIN_BYTES_PER_SECOND = described(wholeNumber(0, 1_000_000_000).optional(), {
     group: "admission",
@@ -377,8 +388,7 @@ export const rawEnvSchema = z.object({
   }),
   NODE_ENV: described(z.string().optional(), {
     group: "platform",
-    description:
-      "`production` turns on the production checks when `BASE_URL` is not localhost (always on Vercel). npm start and `next start` set it themselves.",
+    description: "`production` turns on the production checks when `BASE_URL` is not localhost (always on Vercel). npm start and `next start` set it themselves.",
   }),
   VERCEL: described(z.string().optional(), {
     group: "platform",
@@ -718,7 +728,10 @@ export function checkConfig(env: Readonly<Record<string, string | undefined>>): 
       detail: `must be https:// in production ${productionWhy}: serve it over TLS and set BASE_URL=https://…, or set ALLOW_INSECURE_BASE_URL=1 for a trial on a private network`,
     });
   if (production && cleaned.SIGNING_KEYS === undefined)
-    problems.push({ variable: "SIGNING_KEYS", detail: `is required in production ${productionWhy}: set it to a JSON array of private Ed25519 JWKs (npm run -s keys:new prints one)` });
+    problems.push({
+      variable: "SIGNING_KEYS",
+      detail: `is required in production ${productionWhy}: set it to a JSON array of private Ed25519 JWKs (npm run -s keys:new prints one)`,
+    });
   if (production && cleaned.AUTH_SECRET === undefined && !invalid.has("AUTH_SECRET"))
     problems.push({
       variable: "AUTH_SECRET",

@@ -147,12 +147,7 @@ export function parseDoc(file: string, source: string): Doc {
     throw new CorpusError(file, `${issue?.path.join(".") || "front matter"}: ${issue?.message ?? "invalid"}`);
   }
   const meta = parsed.data;
-  const body =
-    text
-      .slice(match[0].length)
-      .replace(NOT_RUN_MARKER, "")
-      .replace(/^\n+/, "")
-      .replace(/\s+$/, "") + "\n";
+  const body = text.slice(match[0].length).replace(NOT_RUN_MARKER, "").replace(/^\n+/, "").replace(/\s+$/, "") + "\n";
   return {
     slug: meta.slug,
     title: meta.title,

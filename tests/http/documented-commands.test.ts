@@ -213,10 +213,15 @@ function runReadmeClient(base: string): Promise<{ code: number; stdout: string; 
   const env = childEnv({});
   delete env.BASE;
   return new Promise((resolve) => {
-    execFile("bash", ["-euo", "pipefail", "-c", command.replace(/BASE=\S+/, `BASE=${base}`)], { cwd: dir, env, timeout: 60_000, killSignal: "SIGKILL" }, (error, stdout, stderr) => {
-      fs.rmSync(dir, { recursive: true, force: true });
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      "bash",
+      ["-euo", "pipefail", "-c", command.replace(/BASE=\S+/, `BASE=${base}`)],
+      { cwd: dir, env, timeout: 60_000, killSignal: "SIGKILL" },
+      (error, stdout, stderr) => {
+        fs.rmSync(dir, { recursive: true, force: true });
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 

@@ -98,10 +98,15 @@ export async function runShellBlock(text: string, base: string, variables = "", 
     delete env.BASE_URL;
     Object.assign(env, options.env);
     const { exitCode, stdout, stderr } = await new Promise<{ exitCode: number; stdout: string; stderr: string }>((resolve) => {
-      execFile("bash", [path.join(dir, "run.sh")], { cwd: options.cwd ?? dir, env, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024, killSignal: "SIGKILL" }, (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-        resolve({ exitCode: code, stdout, stderr });
-      });
+      execFile(
+        "bash",
+        [path.join(dir, "run.sh")],
+        { cwd: options.cwd ?? dir, env, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024, killSignal: "SIGKILL" },
+        (error, stdout, stderr) => {
+          const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+          resolve({ exitCode: code, stdout, stderr });
+        },
+      );
     });
     const count = Number(fs.readFileSync(path.join(dir, "n"), "utf8").trim());
     const calls: RecordedCall[] = [];

@@ -108,7 +108,11 @@ describe("every name checked (a misspelt setting never starts with its default)"
 
   it("each family of the one list holds at least one setting, and every setting named by a family is known", () => {
     const known = [...SCHEMA_NAMES, ...BUDGET_NAMES];
-    for (const prefix of SETTING_PREFIXES) expect(known.some((name) => name.startsWith(prefix)), prefix).toBe(true);
+    for (const prefix of SETTING_PREFIXES)
+      expect(
+        known.some((name) => name.startsWith(prefix)),
+        prefix,
+      ).toBe(true);
     expect(SETTING_PREFIXES.some((prefix) => "OTEL_EXPORTER_OTLP_ENDPOINT".startsWith(prefix))).toBe(false);
   });
 

@@ -149,7 +149,8 @@ describe("deploy/install.sh, run in a temporary root (docs/systemd.md's file ste
       fs.writeFileSync(path.join(app, "stale-chunk.js"), "from the last build");
       const run = install(checkout, destdir);
       expect(run.status, run.stderr).toBe(0);
-      for (const kept of [".next/BUILD_ID", "dist/server.mjs", "scripts/start.sh", "node_modules/.bin/node", "package.json"]) expect(fs.existsSync(path.join(app, kept)), kept).toBe(true);
+      for (const kept of [".next/BUILD_ID", "dist/server.mjs", "scripts/start.sh", "node_modules/.bin/node", "package.json"])
+        expect(fs.existsSync(path.join(app, kept)), kept).toBe(true);
       for (const never of [".env", ".env.local", ".git", ".tmp", "stale-chunk.js"]) expect(fs.existsSync(path.join(app, never)), never).toBe(false);
       // The live database stays as it was; the checkout's demo database was not copied over it.
       expect(fs.readFileSync(path.join(app, "data", "app.db"), "utf8")).toBe("live members");

@@ -70,7 +70,11 @@ describe("the published docs' sample answers come from the demo data", () => {
   it("the member count is the demo's, an account's e-mail a demo member's", () => {
     for (const { file, object } of objects) {
       if ("member_count" in object) expect(object.member_count, file).toBe(DEMO_MEMBERS.length);
-      if ("email" in object && "account_id" in object) expect(DEMO_MEMBERS.map((m) => m.email as string), file).toContain(object.email);
+      if ("email" in object && "account_id" in object)
+        expect(
+          DEMO_MEMBERS.map((m) => m.email as string),
+          file,
+        ).toContain(object.email);
     }
   });
 
