@@ -2,7 +2,7 @@ import { createHash, createPrivateKey, createPublicKey } from "node:crypto";
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { parseAllowance } from "./allowance";
-import { described } from "./describe";
+import { described, type VariableMeta } from "./describe";
 import { ALLOWANCE_PREFIX, SETTING_PREFIXES, unknownSettingProblems } from "./names";
 import { operationsFrom, operationsProblems, operationsSchema, type OperationsConfig } from "./operations";
 import { tracingFrom, tracingProblems, tracingSchema, type TracingConfig } from "./tracing";
@@ -176,18 +176,19 @@ function numberSetting(message: string, min = 0) {
   });
 }
 
+/** A switch: `on` (its default) or `off`. */
+const onOff = (meta: VariableMeta) => described(z.enum(["on", "off"], { message: "must be on or off" }).default("on"), meta);
+
 /**
  * The in-process loops', webhooks' and docs' settings (issue 33): checked at start with the rest (one line per
  * bad value), and part of the one configuration (`webhooks`, `contentDir`).
  */
-const ON_OFF = { message: "must be on or off" } as const;
-
 export const settingsEnvSchema = z.object({
-  JANITOR: described(z.enum(["on", "off"], ON_OFF).default("on"), {
+  JANITOR: onOff({
     group: "background",
     description: "`off`: npm start runs no janitor loop (the cron route, /api/cron/janitor, still runs a pass when called); `on`.",
   }),
-  WEBHOOK_DELIVERY: described(z.enum(["on", "off"], ON_OFF).default("on"), {
+  WEBHOOK_DELIVERY: onOff({
     group: "webhooks",
     description: "`off`: npm start runs no webhook delivery loop (the cron route, /api/cron/webhooks, and `npm run webhook:deliver` still deliver); `on`.",
   }),
@@ -349,27 +350,27 @@ export const rawEnvSchema = z.object({
         "With a hop count (`TRUSTED_PROXY=N`): the socket peers whose `X-Forwarded-For` is believed, a comma list of addresses, CIDR ranges and `loopback` (127.0.0.0/8 and ::1); from any other peer the socket address is the caller.",
     },
   ),
-  NODE_FRONT: described(z.enum(["on", "off"], ON_OFF).default("on"), {
+  NODE_FRONT: onOff({
     group: "tuning",
     description:
       "`on`: under npm start the token endpoint, the own-account routes, `/ask` and `/mcp` are answered straight from node:http by the same handlers (about ten times less CPU per request than Next's pipeline); `off`: Next serves everything, as on Vercel. The answers are the same.",
   }),
-  SQLITE_CHECKPOINT_WORKER: described(z.enum(["on", "off"], ON_OFF).default("on"), {
+  SQLITE_CHECKPOINT_WORKER: onOff({
     group: "tuning",
     description:
       "SQLite under npm start: `on`, a worker thread copies the log into the database file, off the Node thread; `off`: SQLite's own checkpoint runs inside whichever commit crosses 1,000 pages of log (bench/README.md has the measured difference).",
   }),
-  GROUP_COMMIT: described(z.enum(["on", "off"], ON_OFF).default("on"), {
+  GROUP_COMMIT: onOff({
     group: "tuning",
     description:
       "SQLite: `on`, the transactions that start in one event-loop iteration share one commit and one sync of the log; `off`: each commits alone (bench/README.md has the measured difference).",
   }),
-  ASSERTION_CACHE: described(z.enum(["on", "off"], ON_OFF).default("on"), {
+  ASSERTION_CACHE: onOff({
     group: "tuning",
     description:
       "`on`: a JWT-bearer exchange of an identity assertion this process has already verified skips the signature check until the assertion expires (the validity window and the delegation are still checked every time); `off`: every exchange verifies in full.",
   }),
-  TURNS: described(z.enum(["on", "off"], ON_OFF).default("on"), {
+  TURNS: onOff({
     group: "tuning",
     description:
       "Under npm start: `on`, requests the node:http front does not answer, the paced admission classes and new `/ask` searches start on event-loop turns, none in an iteration that accepted a connection; `off`: each starts as soon as it arrives or its lane admits it.",
