@@ -61,6 +61,30 @@ describe("no document points outside the repository", () => {
     }
   });
 
+  it("every anchor it links to is a heading of its target (GitHub's heading ids)", () => {
+    const anchorsOf = (markdown: string): Set<string> =>
+      new Set(
+        [...markdown.replace(/```[\s\S]*?```/g, "").matchAll(/^#{1,6} (.+)$/gm)].map((m) =>
+          m[1]!
+            .trim()
+            .toLowerCase()
+            .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+            .replace(/\s/g, "-"),
+        ),
+      );
+    for (const doc of DOCUMENTS) {
+      const text = read(doc);
+      const inPage = [...text.replace(/```[\s\S]*?```/g, "").matchAll(/\]\(#([^)\s]+)\)/g)].map((m) => ({ file: doc, anchor: m[1]! }));
+      const across = relativeLinks(text)
+        .filter((target) => target.includes("#"))
+        .map((target) => ({ file: path.join(path.dirname(doc), target.split("#")[0]!), anchor: target.split("#")[1]! }));
+      for (const { file, anchor } of [...inPage, ...across]) {
+        if (!file.endsWith(".md")) continue;
+        expect(anchorsOf(read(path.normalize(file))), `${doc} → ${file}#${anchor}`).toContain(anchor);
+      }
+    }
+  });
+
   it("names no file outside it (the team's shared notes, other checkouts)", () => {
     for (const doc of DOCUMENTS) {
       const text = read(doc);
