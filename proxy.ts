@@ -93,7 +93,7 @@ export async function proxy(request: NextRequest): Promise<Response> {
   // Observed where it entered node:http; a markdown twin is observed by its route handler.
   if (observedAtListener() || twin) return response;
   // The status the page will have is not known here (Next offers no hook after a page's render): a path no entry
-  // names is Next's 404 page; a page's own notFound() or redirect() is seen only where node:http observes (README "Logs").
+  // names is Next's 404 page; a page's own notFound() or redirect() is seen only where node:http observes (docs/observability.md).
   const template = routeTemplate(pathname);
   return observedByProxy(request, template, template === UNMATCHED_ROUTE ? 404 : 200, started, response);
 }

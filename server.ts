@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   // One queue for the heavy work admission starts and the requests handed to Next: a few jobs per iteration, none
   // while connections are being accepted. TURNS=off: no queue (turns() is undefined), so both start at once.
   const queue = turns();
-  // Every class of work has its bounds (README "Limits"): a burst is refused at once instead of piling up in memory,
+  // Every class of work has its bounds (docs/limits.md): a burst is refused at once instead of piling up in memory,
   // and one caller key holds at most its share of each (a 429 past it).
   const limits = config.admission;
   const buildFiles = staticFiles();
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
     onSingleCaller: (caller) =>
       logger().warn(
         { type: "single_caller", caller },
-        `every request for 10 s came from one address (${caller}) and it was refused its share of a class of work; if a reverse proxy is in front, set TRUSTED_PROXY so each client gets its own share (README "Limits")`,
+        `every request for 10 s came from one address (${caller}) and it was refused its share of a class of work; if a reverse proxy is in front, set TRUSTED_PROXY so each client gets its own share (docs/limits.md)`,
       ),
     pacer: queue,
   }).start();

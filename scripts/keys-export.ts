@@ -1,6 +1,6 @@
 // npm run -s keys:export: prints the signing key a default install generated into its database (lib/keys), as the
 // value SIGNING_KEYS takes (one line of JSON: an array of one private Ed25519 JWK), so a rotation can start from it
-// (README, "Rotating signing keys"). Reads the database of DATABASE_URL (default data/app.db); writes nothing.
+// (docs/security.md, "Rotating signing keys"). Reads the database of DATABASE_URL (default data/app.db); writes nothing.
 import { getConfig } from "@/lib/config";
 import { exportLocalKeySet } from "@/lib/keys";
 import { runCommand } from "@/lib/operations/cli";
@@ -20,7 +20,7 @@ void runCommand("keys:export", async () => {
     [
       `keys:export: the generated signing key ${keys[0]!.kid}, as SIGNING_KEYS takes it. Keep it secret. To rotate:`,
       "  0. set SIGNING_KEYS to this value and restart: the same key signs, nothing changes for agents",
-      '  then follow README "Rotating signing keys" with this key as <old> (npm run keys:new makes <new>)',
+      '  then follow docs/security.md "Rotating signing keys" with this key as the current one (npm run -s keys:new makes the new one)',
     ].join("\n"),
   );
 });

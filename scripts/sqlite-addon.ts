@@ -6,7 +6,10 @@
 // does not load in the running Node. .ci/node26 builds one against Node 26's headers in a copy of the package.
 //
 //   tsx scripts/sqlite-addon.ts                  node_modules/better-sqlite3, unless its addon loads already;
-//                                                a failure is a warning (PostgreSQL never loads the driver)
+//                                                a failure is a warning (PostgreSQL never loads the driver); on
+//                                                Vercel's build (VERCEL=1) nothing: a deployment there runs on
+//                                                PostgreSQL only, and the addon is loaded only when a database opens
+//                                                (docs/vercel.md)
 //   tsx scripts/sqlite-addon.ts <package-dir>    always compiles there; prints the addon's path; fails loudly
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -71,6 +74,8 @@ if (target) {
   const addon = compile(path.resolve(target));
   process.stderr.write(`better-sqlite3: compiled for Node ${process.version} in ${took()}\n`);
   process.stdout.write(`${addon}\n`);
+} else if (process.env.VERCEL === "1") {
+  process.stderr.write("better-sqlite3: not compiled on Vercel: a deployment there runs on PostgreSQL only (docs/vercel.md)\n");
 } else {
   const packageDir = path.join(ROOT, "node_modules/better-sqlite3");
   if (fs.existsSync(packageDir) && !loads(path.join(packageDir, ADDON)).ok) {

@@ -4,7 +4,7 @@ import { getMemberSession } from "@/lib/auth/options";
 import { listDelegations } from "@/lib/delegations";
 import { listMemberAuditLog } from "@/lib/delegations/audit-log";
 import { REVOKE_PATH, revokeFormToken } from "@/lib/delegations/revoke-form";
-import { describeAuditType, describeScope, formatUtc } from "@/lib/delegations/wording";
+import { describeAuditType, describeDelegationStatus, describeScope, formatUtc } from "@/lib/delegations/wording";
 
 export const metadata: Metadata = { title: "Your account", robots: { index: false, follow: false } };
 
@@ -87,7 +87,7 @@ export default async function AccountPage({ searchParams }: { searchParams: Sear
                     <td data-label="Approved">{formatUtc(d.approvedAt)}</td>
                     <td data-label="Last used">{formatUtc(d.lastUsedAt)}</td>
                     <td data-label="Status">
-                      <span className={`status status-${d.status}`}>{d.status === "active" ? "Active" : "Cancelled"}</span>
+                      <span className={`status status-${d.status}`}>{describeDelegationStatus(d.status)}</span>
                       {d.cancelledAt ? <span className="muted"> {formatUtc(d.cancelledAt)}</span> : null}
                     </td>
                     <td data-label="Action">

@@ -1,4 +1,4 @@
-// A RATE_LIMIT_* allowance (README "Limits"). The table of budgets and their variables is lib/rate-limit/budgets.ts;
+// A RATE_LIMIT_* allowance (docs/limits.md). The table of budgets and their variables is lib/rate-limit/budgets.ts;
 // the value is parsed here, with the rest of the configuration.
 
 /** The variable's allowance: unset (blank too), a whole number from 1, or "invalid". */

@@ -2,14 +2,16 @@ import { createHash, createPrivateKey, createPublicKey } from "node:crypto";
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { parseAllowance } from "./allowance";
-import { operationsFrom, operationsProblems, type OperationsConfig } from "./operations";
-import { sharedStateFrom, sharedStateProblems, type SharedStateConfig } from "./shared-state";
-import { otlpMetricsFrom, tracingFrom, tracingProblems, type OtlpMetricsConfig, type TracingConfig } from "./tracing";
+import { described, type VariableMeta } from "./describe";
+import { ALLOWANCE_PREFIX, SETTING_PREFIXES, unknownSettingProblems } from "./names";
+import { operationsFrom, operationsProblems, operationsSchema, type OperationsConfig } from "./operations";
+import { sharedStateFrom, sharedStateProblems, sharedStateSchema, type SharedStateConfig } from "./shared-state";
+import { otlpMetricsFrom, tracingFrom, tracingProblems, tracingSchema, type OtlpMetricsConfig, type TracingConfig } from "./tracing";
 
 /** The embedded SQLite database (relative to the working directory); the one database that may migrate itself at start. */
 export const DEFAULT_DATABASE_URL = "file:./data/app.db";
 
-// ---- Admission control (lib/admission; README "Limits"): per class of work, requests running at once and waiting ----
+// ---- Admission control (lib/admission; docs/limits.md): per class of work, requests running at once and waiting ----
 
 /** Each class's default bounds: in flight, waiting. Chosen so the bench's 64 connections per scenario are never refused. */
 export const ADMISSION_DEFAULTS = {
@@ -46,29 +48,87 @@ const wholeNumber = (min: number, max: number) =>
     .transform(Number)
     .refine((n) => n >= min && n <= max, `must be a whole number from ${min} to ${max}`);
 
+/** What each class of work holds (lib/admission WORK_CLASSES), for the variables' descriptions. */
+const ADMISSION_CLASS_WORDS: Record<keyof typeof ADMISSION_DEFAULTS, string> = {
+  ACCOUNT: "own-account reads (/api/v1/agent/*)",
+  TOKEN: "/oauth2/token and /oauth2/revoke",
+  PAGES: "sign-in, /account, /agent/authorize and their forms",
+  PUBLIC: "anonymous costly work: /mcp, /mcp/docs, /a2a, /ask, batch, simulator, registration, map search",
+  GENERAL: "every other page, markdown twin, document and discovery file",
+};
+
+const SHARE_RULE = "must be a decimal share of the heap limit from 0.5 to 0.95, e.g. 0.8";
+const CALLER_SHARE_RULE = "must be a decimal share from 0.01 to 1, e.g. 0.25 (1: callers are not told apart)";
+
 function admissionEnvShape() {
   const shape: Record<string, z.ZodType<number | undefined, string | undefined>> = {};
-  for (const name of Object.keys(ADMISSION_DEFAULTS)) {
-    shape[`ADMISSION_${name}_IN_FLIGHT`] = wholeNumber(1, 10_000).optional();
-    shape[`ADMISSION_${name}_QUEUE`] = wholeNumber(0, 100_000).optional();
+  for (const [name, bounds] of Object.entries(ADMISSION_DEFAULTS) as [keyof typeof ADMISSION_DEFAULTS, { inFlight: number; queue: number }][]) {
+    const what = ADMISSION_CLASS_WORDS[name];
+    shape[`ADMISSION_${name}_IN_FLIGHT`] = described(wholeNumber(1, 10_000).optional(), {
+      group: "admission",
+      default: bounds.inFlight,
+      description: `Requests of the ${name.toLowerCase()} class (${what}) running at once; a whole number from 1.`,
+    });
+    shape[`ADMISSION_${name}_QUEUE`] = described(wholeNumber(0, 100_000).optional(), {
+      group: "admission",
+      default: bounds.queue,
+      description: `Requests of the ${name.toLowerCase()} class waiting for a slot; past it a request is refused with 503 and \`Retry-After: 1\`. A whole number from 0.`,
+    });
   }
-  shape.ADMISSION_QUEUE_WAIT_MS = wholeNumber(1, 60_000).optional();
-  shape.ADMISSION_HEAP_SHED_SHARE = z
-    .string()
-    .regex(/^0?\.[0-9]+$/, "must be a decimal share of the heap limit from 0.5 to 0.95, e.g. 0.8")
-    .transform(Number)
-    .refine((n) => n >= 0.5 && n <= 0.95, "must be a decimal share of the heap limit from 0.5 to 0.95, e.g. 0.8")
-    .optional();
-  shape.ADMISSION_CALLER_SHARE = z
-    .string()
-    .regex(/^(0?\.[0-9]+|1(\.0+)?)$/, "must be a decimal share from 0.01 to 1, e.g. 0.25 (1: callers are not told apart)")
-    .transform(Number)
-    .refine((n) => n >= 0.01 && n <= 1, "must be a decimal share from 0.01 to 1, e.g. 0.25 (1: callers are not told apart)")
-    .optional();
-  shape.ADMISSION_BODY_READERS = wholeNumber(1, 100_000).optional();
-  shape.ADMISSION_BODY_BUFFER_MIB = wholeNumber(1, 65_536).optional();
-  shape.REQUEST_DEADLINE_SECONDS = wholeNumber(1, 300).optional();
-  shape.REQUEST_MIN_BYTES_PER_SECOND = wholeNumber(0, 1_000_000_000).optional();
+  shape.ADMISSION_QUEUE_WAIT_MS = described(wholeNumber(1, 60_000).optional(), {
+    group: "admission",
+    default: ADMISSION_QUEUE_WAIT_MS_DEFAULT,
+    description: "The longest a request waits in its class's queue, and again for an event-loop turn, before it is refused with 503 (milliseconds, 1 to 60000).",
+  });
+  shape.ADMISSION_HEAP_SHED_SHARE = described(
+    z
+      .string()
+      .regex(/^0?\.[0-9]+$/, SHARE_RULE)
+      .transform(Number)
+      .refine((n) => n >= 0.5 && n <= 0.95, SHARE_RULE)
+      .optional(),
+    {
+      group: "admission",
+      default: ADMISSION_HEAP_SHED_SHARE_DEFAULT,
+      description:
+        "The share of V8's heap limit from which anonymous costly work is refused (503); past halfway between it and the limit, pages and general requests too; own-account reads and tokens never. From 0.5 to 0.95.",
+    },
+  );
+  shape.ADMISSION_CALLER_SHARE = described(
+    z
+      .string()
+      .regex(/^(0?\.[0-9]+|1(\.0+)?)$/, CALLER_SHARE_RULE)
+      .transform(Number)
+      .refine((n) => n >= 0.01 && n <= 1, CALLER_SHARE_RULE)
+      .optional(),
+    {
+      group: "admission",
+      default: ADMISSION_CALLER_SHARE_DEFAULT,
+      description:
+        "The most one caller key (an address, an IPv6 /64, a verified agent's origin) holds of each class's slots and queue, and of the bodies being read; one more is refused with 429. From 0.01 to 1 (1: callers are not told apart).",
+    },
+  );
+  shape.ADMISSION_BODY_READERS = described(wholeNumber(1, 100_000).optional(), {
+    group: "admission",
+    default: ADMISSION_BODY_READERS_DEFAULT,
+    description: "Request bodies read at once before admission (lib/server/body-gate.ts); one caller at most its share of them.",
+  });
+  shape.ADMISSION_BODY_BUFFER_MIB = described(wholeNumber(1, 65_536).optional(), {
+    group: "admission",
+    default: ADMISSION_BODY_BUFFER_MIB_DEFAULT,
+    description: "MiB the bodies being read may hold together (a declared length, or the route's limit for a chunked body); one caller at most its share.",
+  });
+  shape.REQUEST_DEADLINE_SECONDS = described(wholeNumber(1, 300).optional(), {
+    group: "admission",
+    default: REQUEST_DEADLINE_SECONDS_DEFAULT,
+    description:
+      "Seconds within which a request's headers and body must have arrived (Node's headersTimeout and requestTimeout); a client that misses it gets 408 and its connection is closed.",
+  });
+  shape.REQUEST_MIN_BYTES_PER_SECOND = described(wholeNumber(0, 1_000_000_000).optional(), {
+    group: "admission",
+    default: REQUEST_MIN_BYTES_PER_SECOND_DEFAULT,
+    description: "After a body's first 2 seconds, the least average rate at which it must arrive (bytes per second; 0 turns the rate off); slower gets 408.",
+  });
   return shape;
 }
 
@@ -117,29 +177,53 @@ function numberSetting(message: string, min = 0) {
   });
 }
 
+/** A switch: `on` (its default) or `off`. */
+const onOff = (meta: VariableMeta) => described(z.enum(["on", "off"], { message: "must be on or off" }).default("on"), meta);
+
 /**
  * The in-process loops', webhooks' and docs' settings (issue 33): checked at start with the rest (one line per
  * bad value), and part of the one configuration (`webhooks`, `contentDir`).
  */
 export const settingsEnvSchema = z.object({
-  /** off: server.ts starts no janitor loop (the cron route still runs a pass). */
-  JANITOR: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
-  /** off: server.ts starts no webhook delivery loop (the cron route and after() still deliver). */
-  WEBHOOK_DELIVERY: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
-  /** 1: webhooks may use http and reach private addresses (tests, local use). */
-  WEBHOOK_ALLOW_PRIVATE: z.enum(["0", "1"], { message: "must be 1 (allow http and private addresses for webhooks) or 0" }).default("0"),
-  /** 1: agents' key directories (Web Bot Auth, issue 44) may be http:// and at private addresses (tests, local use). */
-  AGENT_DIRECTORY_ALLOW_PRIVATE: z.enum(["0", "1"], { message: "must be 1 (allow http and private addresses for agent key directories) or 0" }).default("0"),
-  /** 1: a delivery pass after each response that caused an event, as on Vercel (tests of that path under npm start). */
-  WEBHOOK_AFTER_RESPONSE: z.enum(["0", "1"], { message: "must be 1 (deliver webhooks after the response, as on Vercel) or 0" }).default("0"),
-  /** Multiplies every retry interval and the three days before giving up (tests run the schedule in seconds). */
-  WEBHOOK_RETRY_SCALE: numberSetting("must be a positive number (1: the documented retry schedule)").default(1),
-  /** Milliseconds between the delivery loop's passes. */
-  WEBHOOK_POLL_MS: numberSetting("must be a number of milliseconds from 50", 50).default(1000),
-  /** Seconds a delivery attempt may take. */
-  WEBHOOK_TIMEOUT_SECONDS: numberSetting("must be a positive number of seconds").default(10),
-  /** The documentation corpus's directory; unset: content/docs of the app. */
-  CONTENT_DIR: z.string().optional(),
+  JANITOR: onOff({
+    group: "background",
+    description: "`off`: npm start runs no janitor loop (the cron route, /api/cron/janitor, still runs a pass when called); `on`.",
+  }),
+  WEBHOOK_DELIVERY: onOff({
+    group: "webhooks",
+    description: "`off`: npm start runs no webhook delivery loop (the cron route, /api/cron/webhooks, and `npm run webhook:deliver` still deliver); `on`.",
+  }),
+  WEBHOOK_ALLOW_PRIVATE: described(z.enum(["0", "1"], { message: "must be 1 (allow http and private addresses for webhooks) or 0" }).default("0"), {
+    group: "webhooks",
+    description:
+      "`1`: webhook endpoints may be `http://` and reach private, loopback or reserved addresses (tests, local use; refused at a production start). Read at every delivery: with `0`, an endpoint added under `1` is sent nothing (`webhook:list` says why).",
+  }),
+  AGENT_DIRECTORY_ALLOW_PRIVATE: described(z.enum(["0", "1"], { message: "must be 1 (allow http and private addresses for agent key directories) or 0" }).default("0"), {
+    group: "network",
+    description:
+      "`1`: agents' Web Bot Auth key directories may be `http://` and at private, loopback or reserved addresses (tests, local use; refused at a production start); `0`: https at public addresses only.",
+  }),
+  WEBHOOK_AFTER_RESPONSE: described(z.enum(["0", "1"], { message: "must be 1 (deliver webhooks after the response, as on Vercel) or 0" }).default("0"), {
+    group: "webhooks",
+    description: "`1`: a delivery pass after each response that caused an event, as `VERCEL=1` does (tests of that path under npm start); `0`.",
+  }),
+  WEBHOOK_RETRY_SCALE: described(numberSetting("must be a positive number (1: the documented retry schedule)").default(1), {
+    group: "webhooks",
+    description: "A positive number multiplying every webhook retry interval and the three days before a delivery is given up (tests run the schedule in seconds).",
+  }),
+  WEBHOOK_POLL_MS: described(numberSetting("must be a number of milliseconds from 50", 50).default(1000), {
+    group: "webhooks",
+    description: "Milliseconds between the delivery loop's passes under npm start, at least 50.",
+  }),
+  WEBHOOK_TIMEOUT_SECONDS: described(numberSetting("must be a positive number of seconds").default(10), {
+    group: "webhooks",
+    description: "Seconds one delivery attempt may take (a positive number).",
+  }),
+  CONTENT_DIR: described(z.string().optional(), {
+    group: "deployment",
+    default: "`content/docs`",
+    description: "The directory of the published documentation (markdown with front matter), relative to the working directory.",
+  }),
 });
 
 export type Settings = z.output<typeof settingsEnvSchema>;
@@ -159,71 +243,179 @@ export function localBaseUrl(port: string | undefined): string {
 
 /** Environment variables of CONTRACT.md §1, validated once at start. */
 export const rawEnvSchema = z.object({
-  BASE_URL: z
-    .string()
-    .transform((value, ctx) => {
-      let url: URL;
-      try {
-        url = new URL(value);
-      } catch {
-        ctx.addIssue({ code: "custom", message: "must be an absolute http(s) URL such as https://gate.example.com" });
-        return z.NEVER;
-      }
-      if (url.protocol !== "http:" && url.protocol !== "https:") {
-        ctx.addIssue({ code: "custom", message: "must start with http:// or https://" });
-        return z.NEVER;
-      }
-      if (url.search !== "" || url.hash !== "" || url.pathname !== "/" || url.username || url.password || !url.hostname) {
-        ctx.addIssue({ code: "custom", message: "must be an origin without path, query, fragment or credentials" });
-        return z.NEVER;
-      }
-      return url.origin;
-    })
-    .default(localBaseUrl(undefined)),
-  DATABASE_URL: z
-    .string()
-    .refine((v) => v.startsWith("file:") || /^postgres(ql)?:\/\//.test(v), "must be file:… (SQLite) or postgresql://…")
-    .default(DEFAULT_DATABASE_URL),
-  RELEASE_MODE: z.enum(["public", "private"], { message: "must be public or private" }).default("public"),
-  SIGNING_KEYS: z.string().optional(),
-  AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-  TRUSTED_PROXY: z
-    .string()
-    .refine(
-      (v) => v === "none" || v === "vercel" || /^[1-9][0-9]?$/.test(v) || parseProxyList(v) !== undefined,
-      "must be none, vercel, a hop count 1-99, or a comma list of proxy addresses, CIDR ranges and loopback (e.g. loopback,10.0.0.0/8)",
-    )
-    .default("none"),
-  /** Where server.ts listens; BASE_URL's local default follows it. */
-  PORT: z
-    .string()
-    .refine((v) => PORT_PATTERN.test(v) && Number(v) <= 65535, "must be a TCP port number (0-65535)")
-    .optional(),
-  /** The interface server.ts listens on (unset: every interface). */
-  HOSTNAME: z.string().optional(),
-  /** With a hop count: the socket peers whose X-Forwarded-For is believed (addresses, CIDR ranges, loopback). */
-  TRUSTED_PROXY_ADDRESSES: z
-    .string()
-    .refine((v) => parseProxyList(v) !== undefined, "must be a comma list of proxy addresses, CIDR ranges and loopback (e.g. loopback,10.0.0.0/8)")
-    .default("loopback"),
-  NODE_FRONT: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
-  SQLITE_CHECKPOINT_WORKER: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
-  GROUP_COMMIT: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
-  ASSERTION_CACHE: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
-  TURNS: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
-  LISTEN_SOCKETS: wholeNumber(1, 64).optional(),
-  /** A verified agent's allowance on the public reads, as a multiple of an address's (issue 44). */
-  VERIFIED_AGENT_ALLOWANCE_FACTOR: wholeNumber(1, 100).optional(),
-  NODE_ENV: z.string().optional(),
-  /** Set to 1 by Vercel: BASE_URL, DATABASE_URL and TRUSTED_PROXY are then checked for that platform. */
-  VERCEL: z.string().optional(),
-  /** Set by Vercel: the production domain (no scheme), BASE_URL's default there. */
-  VERCEL_PROJECT_PRODUCTION_URL: z.string().optional(),
-  /** 1: allow an http:// BASE_URL in production (a trial on a private network only). */
-  ALLOW_INSECURE_BASE_URL: z.enum(["0", "1"], { message: "must be 1 (allow an http:// BASE_URL in production) or 0" }).optional(),
+  BASE_URL: described(
+    z
+      .string()
+      .transform((value, ctx) => {
+        let url: URL;
+        try {
+          url = new URL(value);
+        } catch {
+          ctx.addIssue({ code: "custom", message: "must be an absolute http(s) URL such as https://gate.example.com" });
+          return z.NEVER;
+        }
+        if (url.protocol !== "http:" && url.protocol !== "https:") {
+          ctx.addIssue({ code: "custom", message: "must start with http:// or https://" });
+          return z.NEVER;
+        }
+        if (url.search !== "" || url.hash !== "" || url.pathname !== "/" || url.username || url.password || !url.hostname) {
+          ctx.addIssue({ code: "custom", message: "must be an origin without path, query, fragment or credentials" });
+          return z.NEVER;
+        }
+        return url.origin;
+      })
+      .default(localBaseUrl(undefined)),
+    {
+      group: "deployment",
+      default: "`http://localhost:$PORT` (`http://localhost:3000`); on Vercel `https://` + `VERCEL_PROJECT_PRODUCTION_URL`",
+      deploy: "always: the public `https://` origin, e.g. `https://gate.example.com`",
+      description:
+        "The service's public origin, e.g. `https://gate.example.com`: every absolute URL, the issuer, `aud` and the Bearer realm (its host name) derive from it, never from a request's Host header. A production start (`NODE_ENV=production` with a host that is not localhost) requires `https://` unless `ALLOW_INSECURE_BASE_URL=1`.",
+    },
+  ),
+  DATABASE_URL: described(
+    z
+      .string()
+      .refine((v) => v.startsWith("file:") || /^postgres(ql)?:\/\//.test(v), "must be file:… (SQLite) or postgresql://…")
+      .default(DEFAULT_DATABASE_URL),
+    {
+      group: "database",
+      show: "url",
+      deploy: "for PostgreSQL (always on Vercel, its pooled URL): `postgresql://…`; unset, the embedded SQLite file",
+      description:
+        "`file:…` (the embedded SQLite database, relative to the working directory) or `postgresql://…`. The embedded default migrates itself at start; a start never migrates any other database (run `npm run db:migrate` first). Vercel requires PostgreSQL.",
+    },
+  ),
+  RELEASE_MODE: described(z.enum(["public", "private"], { message: "must be public or private" }).default("public"), {
+    group: "deployment",
+    deploy: "decide: `public` publishes authorization discovery (the default), `private` hides it",
+    description:
+      "`public`: the authorization discovery documents (the protected resource's and the authorization server's metadata, the JWKS, `/auth.md`) are served and linked from the catalogs, the agent skills index and the Bearer challenges (`resource_metadata`); `private`: they answer JSON 404 and nothing links them (the docs name the example host `https://gate.example.com` for them). The delegated flow itself works in both modes.",
+  }),
+  SIGNING_KEYS: described(z.string().optional(), {
+    group: "deployment",
+    show: "secret",
+    default: "a key generated at the first start and kept in the database (refused in production)",
+    deploy: "production: the identity assertions' keys, from `npm run -s keys:new`",
+    description:
+      "A JSON array of private Ed25519 JWKs, as `npm run -s keys:new` prints it; the first signs identity assertions, every key verifies them. Required in production. Rotation: [security.md](security.md#rotating-signing-keys).",
+  }),
+  AUTH_SECRET: described(z.string().min(32, "must be at least 32 characters").optional(), {
+    group: "deployment",
+    show: "secret",
+    default: "generated at the first start and kept in the database (refused in production)",
+    deploy: "production: the sessions' secret, from `openssl rand -base64 48`",
+    description: "The member sign-in session secret, and the key (derived) that signs device cookies; at least 32 characters. Required in production.",
+  }),
+  TRUSTED_PROXY: described(
+    z
+      .string()
+      .refine(
+        (v) => v === "none" || v === "vercel" || /^[1-9][0-9]?$/.test(v) || parseProxyList(v) !== undefined,
+        "must be none, vercel, a hop count 1-99, or a comma list of proxy addresses, CIDR ranges and loopback (e.g. loopback,10.0.0.0/8)",
+      )
+      .default("none"),
+    {
+      group: "network",
+      default: "`none`; `vercel` under `VERCEL=1`",
+      deploy: "behind a reverse proxy: its address (`loopback` on the same host), so each client is a caller of its own",
+      description:
+        "Whose address a request is, for every per-caller limit. `none`: the socket's peer. A comma list of your proxies' addresses, CIDR ranges and `loopback` (e.g. `loopback,10.0.0.0/8`): the caller is the rightmost address of `X-Forwarded-For` and the socket peer that is not a listed proxy, so a client that reaches the port directly is keyed by its own address. A hop count N: the entry N hops from the right of `X-Forwarded-For`, believed only when the socket peer is in `TRUSTED_PROXY_ADDRESSES`. `vercel`: the platform's header (only under `VERCEL=1`, refused elsewhere). Only npm start (server.ts) sees the socket's peer: a bare `next start` cannot, assumes the nearest hop is a proxy, and so refuses `none` at a production start; npm start accepts `none`.",
+    },
+  ),
+  PORT: described(
+    z
+      .string()
+      .refine((v) => PORT_PATTERN.test(v) && Number(v) <= 65535, "must be a TCP port number (0-65535)")
+      .optional(),
+    {
+      group: "network",
+      default: PORT_DEFAULT,
+      description: "The port npm start and `npm run demo` listen on (0: a free port the system picks); without `BASE_URL` the service advertises `http://localhost:$PORT`.",
+    },
+  ),
+  HOSTNAME: described(z.string().optional(), {
+    group: "network",
+    default: "every interface (the systemd unit: `127.0.0.1`)",
+    deploy: "behind a proxy on the same host: `127.0.0.1` (the systemd unit sets it)",
+    description: "The address npm start listens on.",
+  }),
+  TRUSTED_PROXY_ADDRESSES: described(
+    z
+      .string()
+      .refine((v) => parseProxyList(v) !== undefined, "must be a comma list of proxy addresses, CIDR ranges and loopback (e.g. loopback,10.0.0.0/8)")
+      .default("loopback"),
+    {
+      group: "network",
+      description:
+        "With a hop count (`TRUSTED_PROXY=N`): the socket peers whose `X-Forwarded-For` is believed, a comma list of addresses, CIDR ranges and `loopback` (127.0.0.0/8 and ::1); from any other peer the socket address is the caller.",
+    },
+  ),
+  NODE_FRONT: onOff({
+    group: "tuning",
+    description:
+      "`on`: under npm start the token endpoint, the own-account routes, `/ask` and `/mcp` are answered straight from node:http by the same handlers (about ten times less CPU per request than Next's pipeline); `off`: Next serves everything, as on Vercel. The answers are the same.",
+  }),
+  SQLITE_CHECKPOINT_WORKER: onOff({
+    group: "tuning",
+    description:
+      "SQLite under npm start: `on`, a worker thread copies the log into the database file, off the Node thread; `off`: SQLite's own checkpoint runs inside whichever commit crosses 1,000 pages of log (bench/README.md has the measured difference).",
+  }),
+  GROUP_COMMIT: onOff({
+    group: "tuning",
+    description:
+      "SQLite: `on`, the transactions that start in one event-loop iteration share one commit and one sync of the log; `off`: each commits alone (bench/README.md has the measured difference).",
+  }),
+  ASSERTION_CACHE: onOff({
+    group: "tuning",
+    description:
+      "`on`: a JWT-bearer exchange of an identity assertion this process has already verified skips the signature check until the assertion expires (the validity window and the delegation are still checked every time); `off`: every exchange verifies in full.",
+  }),
+  TURNS: onOff({
+    group: "tuning",
+    description:
+      "Under npm start: `on`, requests the node:http front does not answer, the paced admission classes and new `/ask` searches start on event-loop turns, none in an iteration that accepted a connection; `off`: each starts as soon as it arrives or its lane admits it.",
+  }),
+  LISTEN_SOCKETS: described(wholeNumber(1, 64).optional(), {
+    group: "tuning",
+    default: LISTEN_SOCKETS_DEFAULT,
+    description:
+      "Under npm start on Linux, sockets listening on the one port (`SO_REUSEPORT`), each accepting one connection per event-loop iteration; elsewhere always 1 (bench/README.md has the measured difference).",
+  }),
+  VERIFIED_AGENT_ALLOWANCE_FACTOR: described(wholeNumber(1, 100).optional(), {
+    group: "network",
+    default: VERIFIED_AGENT_ALLOWANCE_FACTOR_DEFAULT,
+    description:
+      "A verified agent's allowance on the caller budgets (MCP, A2A, `/ask`, batch, the simulator, the map search, registration: counted under its origin), as a multiple of an address's; a whole number from 1 to 100.",
+  }),
+  NODE_ENV: described(z.string().optional(), {
+    group: "platform",
+    description: "`production` turns on the production checks when `BASE_URL` is not localhost (always on Vercel). npm start and `next start` set it themselves.",
+  }),
+  VERCEL: described(z.string().optional(), {
+    group: "platform",
+    description: "Set to `1` by Vercel, never by hand: `BASE_URL`, `DATABASE_URL` and `TRUSTED_PROXY` are then checked for that platform.",
+  }),
+  VERCEL_PROJECT_PRODUCTION_URL: described(z.string().optional(), {
+    group: "platform",
+    description: "Set by Vercel: the project's production domain (no scheme), `BASE_URL`'s default there.",
+  }),
+  ALLOW_INSECURE_BASE_URL: described(z.enum(["0", "1"], { message: "must be 1 (allow an http:// BASE_URL in production) or 0" }).optional(), {
+    group: "deployment",
+    description: "`1` lets an `http://` `BASE_URL` that is not localhost start in production: a trial on a private network only (no TLS, so no `Secure`-only cookies and no HSTS).",
+  }),
   ...admissionEnvShape(),
   ...settingsEnvSchema.shape,
 });
+
+/** The schemas that together read the environment (the RATE_LIMIT_* allowances apart: lib/rate-limit names them). */
+export const SETTING_SCHEMAS: readonly z.ZodObject[] = [rawEnvSchema, operationsSchema, tracingSchema, sharedStateSchema];
+
+/** Every name the schemas read. */
+const SCHEMA_NAMES: ReadonlySet<string> = new Set(SETTING_SCHEMAS.flatMap((schema) => Object.keys(schema.shape)));
+
+/** The families whose names the schemas hold (the budgets' family is checked with the budget table, lib/rate-limit). */
+const SCHEMA_PREFIXES = SETTING_PREFIXES.filter((prefix) => prefix !== ALLOWANCE_PREFIX);
 
 /** `loopback` in a proxy list: the whole IPv4 loopback range and ::1. */
 const LOOPBACK_RANGES = ["127.0.0.0/8", "::1/128"];
@@ -396,7 +588,7 @@ function deepFreeze<T>(value: T): T {
 
 /** The Ed25519 private-key JWK members, each 32 bytes in base64url. */
 const BASE64URL_32 = /^[A-Za-z0-9_-]{43}$/;
-const SIGNING_KEYS_SHAPE = 'must be a non-empty JSON array of private Ed25519 JWKs (kty OKP, crv Ed25519, x, d; see README "Deploying" to generate one)';
+const SIGNING_KEYS_SHAPE = "must be a non-empty JSON array of private Ed25519 JWKs (kty OKP, crv Ed25519, x, d; npm run -s keys:new prints one)";
 
 /** RFC 7638 thumbprint of an Ed25519 public key: what lib/keys uses as kid. */
 function ed25519Thumbprint(x: string): string {
@@ -474,7 +666,8 @@ export function checkConfig(env: Readonly<Record<string, string | undefined>>): 
   }
   const variables = { ...cleaned };
   const onVercel = cleaned.VERCEL === "1";
-  const problems: ConfigProblem[] = [];
+  // A misspelt setting would start with its default in silence: refused, with the name that was probably meant.
+  const problems: ConfigProblem[] = unknownSettingProblems(env, SCHEMA_NAMES, SCHEMA_PREFIXES);
   // On Vercel an unset BASE_URL is the project's production domain (set by the platform), never localhost.
   const derivedBaseUrl = onVercel && cleaned.BASE_URL === undefined ? vercelBaseUrl(cleaned.VERCEL_PROJECT_PRODUCTION_URL) : undefined;
   if (derivedBaseUrl !== undefined) cleaned.BASE_URL = derivedBaseUrl;
@@ -541,7 +734,10 @@ export function checkConfig(env: Readonly<Record<string, string | undefined>>): 
       detail: `must be https:// in production ${productionWhy}: serve it over TLS and set BASE_URL=https://…, or set ALLOW_INSECURE_BASE_URL=1 for a trial on a private network`,
     });
   if (production && cleaned.SIGNING_KEYS === undefined)
-    problems.push({ variable: "SIGNING_KEYS", detail: `is required in production ${productionWhy}: set it to a JSON array of private Ed25519 JWKs (README "Deploying")` });
+    problems.push({
+      variable: "SIGNING_KEYS",
+      detail: `is required in production ${productionWhy}: set it to a JSON array of private Ed25519 JWKs (npm run -s keys:new prints one)`,
+    });
   if (production && cleaned.AUTH_SECRET === undefined && !invalid.has("AUTH_SECRET"))
     problems.push({
       variable: "AUTH_SECRET",

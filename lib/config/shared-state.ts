@@ -2,31 +2,48 @@
 // names Redis (the variable Vercel's Redis integrations and most hosts set), SHARED_STATE_DEADLINE_MS bounds each
 // call to it. Part of the one configuration (getConfig().sharedState), checked with it.
 import { z } from "zod";
+import { described } from "./describe";
 import { malformedVariables, presentVariables } from "./variables";
 
 export const SHARED_STATE_DEADLINE_MS_DEFAULT = 50;
 
-const sharedStateSchema = z.object({
-  /** memory, postgres or redis; unset: redis with REDIS_URL, else postgres on PostgreSQL, else memory. */
-  SHARED_STATE: z.enum(["memory", "postgres", "redis"], { message: "must be memory, postgres or redis" }).optional(),
-  REDIS_URL: z
-    .string()
-    .refine((value) => {
-      try {
-        const url = new URL(value);
-        return (url.protocol === "redis:" || url.protocol === "rediss:") && url.hostname !== "";
-      } catch {
-        return false;
-      }
-    }, "must be a redis:// or rediss:// (TLS) URL, e.g. rediss://default:password@host:6379")
-    .optional(),
-  /** Milliseconds one call to the shared store may take before this instance answers from its fallback. */
-  SHARED_STATE_DEADLINE_MS: z
-    .string()
-    .regex(/^[0-9]+$/, "must be a whole number of milliseconds from 5 to 2000")
-    .transform(Number)
-    .refine((n) => n >= 5 && n <= 2000, "must be a whole number of milliseconds from 5 to 2000")
-    .default(SHARED_STATE_DEADLINE_MS_DEFAULT),
+export const sharedStateSchema = z.object({
+  SHARED_STATE: described(z.enum(["memory", "postgres", "redis"], { message: "must be memory, postgres or redis" }).optional(), {
+    group: "database",
+    default: "`redis` when `REDIS_URL` is set, else `postgres` on PostgreSQL, else `memory`",
+    description:
+      "Where the budgets that are someone's quota and every replay check (Web Bot Auth nonces, DPoP proofs) are kept, for the whole fleet: `redis`, `postgres` (the deployment's database) or `memory` (this process only: for one instance, e.g. SQLite or a single PostgreSQL host). Refused as `memory` on Vercel.",
+  }),
+  REDIS_URL: described(
+    z
+      .string()
+      .refine((value) => {
+        try {
+          const url = new URL(value);
+          return (url.protocol === "redis:" || url.protocol === "rediss:") && url.hostname !== "";
+        } catch {
+          return false;
+        }
+      }, "must be a redis:// or rediss:// (TLS) URL, e.g. rediss://default:password@host:6379")
+      .optional(),
+    {
+      group: "database",
+      show: "url",
+      default: "none",
+      deploy: "recommended for a fleet (Vercel: a Redis integration from its marketplace sets it)",
+      description:
+        "A Redis server (`redis://` or `rediss://` for TLS) that holds the fleet's budgets and replay checks; setting it makes `redis` the `SHARED_STATE` default. While it does not answer, each instance counts alone and `/readyz` says `shared_state: degraded`.",
+    },
+  ),
+  SHARED_STATE_DEADLINE_MS: described(
+    z
+      .string()
+      .regex(/^[0-9]+$/, "must be a whole number of milliseconds from 5 to 2000")
+      .transform(Number)
+      .refine((n) => n >= 5 && n <= 2000, "must be a whole number of milliseconds from 5 to 2000")
+      .default(SHARED_STATE_DEADLINE_MS_DEFAULT),
+    { group: "database", description: "Milliseconds one call to Redis may take before this instance answers from its fallback (5 to 2000)." },
+  ),
 });
 
 export interface SharedStateConfig {

@@ -1,6 +1,7 @@
 // Plain-language wording shared by the approval page and /account.
 import type { AuditType } from "@/lib/audit";
 import type { Scope } from "@/lib/schemas/service-auth";
+import type { DelegationStatus } from "./index";
 
 const SCOPE_WORDS: Record<Scope, string> = {
   "agent.account.read": "See your account ID and your e-mail address (read only)",
@@ -24,6 +25,17 @@ const AUDIT_WORDS: Record<AuditType, string> = {
 
 export function describeAuditType(type: AuditType): string {
   return AUDIT_WORDS[type];
+}
+
+/**
+ * The member's action is "Revoke" (the /account button, CONTRACT.md §8): a delegation the member ended reads
+ * "Revoked" on /account, as its log line reads "Delegation revoked" and the docs say. The API's status value stays
+ * `cancelled` (CONTRACT.md §6), and so does the webhook event `delegation.cancelled`.
+ */
+const STATUS_WORDS: Record<DelegationStatus, string> = { active: "Active", cancelled: "Revoked" };
+
+export function describeDelegationStatus(status: DelegationStatus): string {
+  return STATUS_WORDS[status];
 }
 
 /** "9 minutes", "1 minute", "less than a minute": the time left before an attempt expires. */

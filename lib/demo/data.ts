@@ -1,4 +1,4 @@
-// Local demo data: loaded by the start command when the database is empty; listed in the README.
+// Local demo data: loaded by the start command when the database is empty; listed in the README (Demo logins).
 export const DEMO_PASSWORD = "demo-password";
 
 /** A non-demo e-mail for tests that need a login hint no member has. */

@@ -77,7 +77,7 @@ export function headingAnchor(text: string): string {
   );
 }
 
-/** Markdown to searchable plain text: keeps words (also those in code), drops syntax. */
+/** Markdown to searchable plain text: keeps words (also those in inline code), drops syntax. */
 export function markdownToPlainText(markdown: string): string {
   return (
     markdown
@@ -95,12 +95,20 @@ export function markdownToPlainText(markdown: string): string {
   );
 }
 
+/**
+ * The sections of a body, each with its prose: fenced code blocks (commands, JSON answers, schemas) are left out, so
+ * a search matches and quotes what the page says, never a chunk of a schema (issue 51). Inline code stays.
+ */
 function splitSections(body: string): DocSection[] {
   const sections: { heading: string; lines: string[] }[] = [{ heading: "", lines: [] }];
   let inFence = false;
   for (const line of body.split("\n")) {
-    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
-    const heading = !inFence ? /^(#{2,3})\s+(.+?)\s*#*\s*$/.exec(line) : null;
+    if (/^\s*(```|~~~)/.test(line)) {
+      inFence = !inFence;
+      continue;
+    }
+    if (inFence) continue;
+    const heading = /^(#{2,3})\s+(.+?)\s*#*\s*$/.exec(line);
     if (heading) sections.push({ heading: heading[2]!, lines: [] });
     else sections.at(-1)!.lines.push(line);
   }
@@ -115,6 +123,12 @@ export class CorpusError extends Error {
     this.name = "CorpusError";
   }
 }
+
+/**
+ * The `<!-- not-run: why -->` line before a command block that tests/http/documented-commands.test.ts does not run
+ * (DEVELOPING.md "Documented commands"): a note for the source's editors, never served (pages, twins, get_doc).
+ */
+export const NOT_RUN_MARKER = /^[ \t]*<!--\s*not-run:[^\n]*?-->[ \t]*\n/gm;
 
 /** Parses one document file; throws CorpusError naming the file. */
 export function parseDoc(file: string, source: string): Doc {
@@ -133,7 +147,7 @@ export function parseDoc(file: string, source: string): Doc {
     throw new CorpusError(file, `${issue?.path.join(".") || "front matter"}: ${issue?.message ?? "invalid"}`);
   }
   const meta = parsed.data;
-  const body = text.slice(match[0].length).replace(/^\n+/, "").replace(/\s+$/, "") + "\n";
+  const body = text.slice(match[0].length).replace(NOT_RUN_MARKER, "").replace(/^\n+/, "").replace(/\s+$/, "") + "\n";
   return {
     slug: meta.slug,
     title: meta.title,

@@ -1,4 +1,4 @@
-// Every rate budget of the service in one table (README "Limits"): what it counts, what it is keyed by,
+// Every rate budget of the service in one table (docs/limits.md): what it counts, what it is keyed by,
 // its default allowance and window, where it is kept, and the environment variable that overrides the
 // allowance. Every budget that is someone's quota holds for the whole fleet: the anonymous read surfaces, the
 // lookups and the exchange in lib/shared-state (memory, PostgreSQL or Redis: a Map lookup per message with the
@@ -6,6 +6,7 @@
 // budget, which protects one process, is counted per instance.
 import { getConfig } from "@/lib/config";
 import { parseAllowance } from "@/lib/config/allowance";
+import { ALLOWANCE_PREFIX, unknownSettingProblems } from "@/lib/config/names";
 import { NO_ADDRESS_KEY, VERIFIED_AGENT_KEY_PREFIX } from "@/lib/http/client-ip";
 
 /**
@@ -25,7 +26,7 @@ export interface BudgetDefinition {
   readonly env: string;
   /** shared: lib/shared-state (the fleet); database: ./index.ts's table (the fleet); instance: this process's memory. */
   readonly store: "shared" | "database" | "instance";
-  /** One unit of the budget, for the README table. */
+  /** One unit of the budget, for docs/configuration.md and docs/limits.md. */
   readonly counts: string;
 }
 
@@ -188,9 +189,15 @@ export function limitFor(rule: RateLimitRule, subject: string): number {
   return rule.limit;
 }
 
-/** One problem per variable of the table that is set to something other than a whole number from 1 (for the start checks). */
+/** The variables of the table: the only RATE_LIMIT_* names that are settings. */
+export const BUDGET_VARIABLES: ReadonlySet<string> = new Set(Object.values(BUDGETS).map((budget) => budget.env));
+
+/**
+ * For the start checks: one problem per RATE_LIMIT_* variable the table does not name (with the nearest name it does),
+ * and per variable of the table set to something other than a whole number from 1.
+ */
 export function budgetEnvironmentProblems(env: Readonly<Record<string, string | undefined>>): { variable: string; detail: string }[] {
-  const problems: { variable: string; detail: string }[] = [];
+  const problems = unknownSettingProblems(env, BUDGET_VARIABLES, [ALLOWANCE_PREFIX]);
   for (const budget of Object.values(BUDGETS)) {
     if (parseAllowance(env[budget.env]) === "invalid")
       problems.push({ variable: budget.env, detail: `must be a whole number from 1 (the ${budget.name} allowance per ${budget.windowSeconds} seconds)` });

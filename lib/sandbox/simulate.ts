@@ -1,7 +1,10 @@
 // POST /api/v1/sandbox/simulate (SPEC.md, CONTRACT.md §9): production response schemas filled with fixed
-// synthetic values. It reads, signs and writes nothing, and it answers even while the database is down: its budget is
-// counted in lib/shared-state (per caller, a verified agent under its origin, issue 44), whose stores decide without
-// waiting on the database (the postgres store syncs in the background; Redis falls back to this instance's memory).
+// synthetic values. It imports no database, key or token module on purpose: nothing is read from the database, signed
+// or written, and it answers even while the database is down: its budget is counted in lib/shared-state (per caller, a
+// verified agent under its origin, issue 44), whose stores decide without waiting on the database (the postgres store
+// syncs in the background; Redis falls back to this instance's memory). Its texts are the server's own: the token
+// endpoint's error descriptions, and the batch scenario's items answered by the same docs functions and argument
+// schema the batch runs (issue 51).
 import { absoluteUrl, getConfig } from "@/lib/config";
 import { publicCaller } from "@/lib/agent-identity";
 import { readJsonObject } from "@/lib/http/body";
@@ -9,9 +12,18 @@ import { callerKey } from "@/lib/http/client-ip";
 import { chargeCaller } from "@/lib/rate-limit/charge";
 import { textReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { errorBody, errorReply, payloadTooLargeReply, rateLimitedReply } from "@/lib/http/errors";
-import { batchResponseSchema, simulateRequestSchema, type SimulateResponse, type SimulatorScenario } from "@/lib/schemas/public-read";
+import {
+  batchResponseSchema,
+  contentListArgumentsSchema,
+  docsAskArgumentsSchema,
+  simulateRequestSchema,
+  type SimulateResponse,
+  type SimulatorScenario,
+} from "@/lib/schemas/public-read";
 import { describeIssue } from "@/lib/schemas/issues";
 import { claimGrantTokenResponseSchema, errorBodySchema, registrationResponseSchema, SCOPES } from "@/lib/schemas/service-auth";
+import { askDocs, listContent } from "@/lib/docs/ask";
+import { TOKEN_ERROR_DESCRIPTIONS } from "@/lib/service-auth/token-errors";
 import { SIMULATE_MAX_BYTES } from "./limits";
 
 export { SIMULATE_MAX_BYTES };
@@ -41,6 +53,23 @@ function syntheticAssertion(): string {
   return `${base64url(header)}.${base64url(payload)}.${Buffer.from("simulated-signature-not-valid").toString("base64url")}`;
 }
 
+/** The batch's refusal of docs.ask arguments, as the batch words it (its argument schema and issue text). */
+function refusalOf(args: unknown): string {
+  const parsed = docsAskArgumentsSchema.safeParse(args);
+  return parsed.success ? "arguments are invalid." : describeIssue(parsed.error, "arguments");
+}
+
+/**
+ * The items of the batch scenario, as a batch of them answers (tests/http/simulator.test.ts sends it): the first three
+ * run, the fourth is shown as an item the deadline skipped.
+ */
+export const SIMULATED_BATCH_ITEMS = [
+  { id: "list-guides", operation: "content.list", arguments: { type: "guide", limit: 1 } },
+  { id: "q-scopes", operation: "docs.ask", arguments: { query: "which scopes exist", top_k: 1 } },
+  { id: "bad-item", operation: "docs.ask", arguments: { query: "x" } },
+  { id: "late-item", operation: "content.list", arguments: {} },
+] as const;
+
 function scenarioAnswer(scenario: SimulatorScenario): SimulateResponse {
   switch (scenario) {
     case "agent_auth_challenge":
@@ -66,7 +95,7 @@ function scenarioAnswer(scenario: SimulatorScenario): SimulateResponse {
       return {
         scenario,
         models: { method: "POST", path: "/oauth2/token", status: 400 },
-        response: errorBodySchema.parse(errorBody("authorization_pending", "The member has not decided yet; wait at least interval seconds, then poll again.")),
+        response: errorBodySchema.parse(errorBody("authorization_pending", TOKEN_ERROR_DESCRIPTIONS.authorization_pending!)),
       };
     case "agent_auth_success":
       return {
@@ -81,52 +110,21 @@ function scenarioAnswer(scenario: SimulatorScenario): SimulateResponse {
           assertion_expires: "2026-01-02T12:00:00.000Z",
         }),
       };
-    case "batch_mixed_result":
+    case "batch_mixed_result": {
+      const [list, ask, bad, late] = SIMULATED_BATCH_ITEMS;
       return {
         scenario,
         models: { method: "POST", path: "/api/v1/batch", status: 200 },
         response: batchResponseSchema.parse({
           results: [
-            {
-              id: "list-guides",
-              operation: "content.list",
-              status: "ok",
-              result: {
-                items: [
-                  {
-                    slug: "getting-started",
-                    title: "Getting started for agents",
-                    kind: "guide",
-                    summary: "What Agent Gate is, which of its surfaces to use for which job, and where an agent should start discovering it.",
-                    url: absoluteUrl("/docs/getting-started"),
-                    markdown_url: absoluteUrl("/docs/getting-started.md"),
-                    updated: "2026-01-01",
-                  },
-                ],
-              },
-            },
-            {
-              id: "q-scopes",
-              operation: "docs.ask",
-              status: "ok",
-              result: {
-                query: "which scopes exist",
-                answers: [
-                  {
-                    slug: "scopes",
-                    title: "Scopes",
-                    url: absoluteUrl("/docs/scopes"),
-                    excerpt: "Two scopes exist: agent.account.read and agent.registrations.read.",
-                    score: 12.5,
-                  },
-                ],
-              },
-            },
-            { id: "bad-item", operation: "docs.ask", status: "error", error: errorBody("invalid_request", "arguments.query: must be 2 to 500 characters after trimming.") },
-            { id: "late-item", operation: "content.list", status: "skipped" },
+            { id: list.id, operation: list.operation, status: "ok", result: listContent(contentListArgumentsSchema.parse(list.arguments)) },
+            { id: ask.id, operation: ask.operation, status: "ok", result: askDocs(ask.arguments.query, ask.arguments.top_k) },
+            { id: bad.id, operation: bad.operation, status: "error", error: errorBody("invalid_request", refusalOf(bad.arguments)) },
+            { id: late.id, operation: late.operation, status: "skipped" },
           ],
         }),
       };
+    }
   }
 }
 

@@ -16,6 +16,7 @@ import { pollClaim, refreshClaim, registerClaim, verificationUri, ATTEMPT_LIFETI
 import { exchangeIdentityAssertion } from "@/lib/assertions";
 import { observeTokenGrant } from "@/lib/operations/events";
 import { revokeAccessToken } from "@/lib/tokens";
+import { TOKEN_ERROR_DESCRIPTIONS } from "./token-errors";
 import {
   CLAIM_GRANT_TYPE,
   JWT_BEARER_GRANT_TYPE,
@@ -127,15 +128,7 @@ export async function handleClaimRefresh(request: ApiRequest, clock: Clock = sys
   return json(response);
 }
 
-const TOKEN_ERRORS: Partial<Record<ErrorCode, string>> = {
-  invalid_grant: "The claim or assertion is invalid, expired, revoked or unusable; begin a new registration.",
-  authorization_pending: "The account owner has not decided yet; wait at least the interval, then poll again.",
-  access_denied: "The account owner denied the delegation; stop.",
-  expired_token: "The ten-minute claim attempt expired; refresh it via POST /agent/identity/claim with the outer claim token.",
-  invalid_target: "The resource must be exactly the protected resource of this service.",
-};
-
-function tokenError(code: ErrorCode, description = TOKEN_ERRORS[code] ?? "The token request failed.", retryAfter?: number): ApiReply {
+function tokenError(code: ErrorCode, description = TOKEN_ERROR_DESCRIPTIONS[code] ?? "The token request failed.", retryAfter?: number): ApiReply {
   return errorReply(code, description, { headers: TOKEN_HEADERS, retryAfter });
 }
 

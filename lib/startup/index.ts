@@ -15,7 +15,9 @@ export async function refuseUnsafeStart(options: PreflightOptions = {}): Promise
     return config;
   }
   for (const problem of problems) console.error(startProblemLine(problem));
-  console.error(`[agent-gate] Not started: ${problems.length} problem${problems.length === 1 ? "" : "s"} above (README "Deploying" lists every check).`);
+  console.error(
+    `[agent-gate] Not started: ${problems.length} problem${problems.length === 1 ? "" : "s"} above (docs/deploying.md lists every check; npm run -s config prints what a start reads).`,
+  );
   process.exit(1);
 }
 

@@ -1,4 +1,4 @@
-// What a start checks before it serves anything (issue 19, README "Deploying"): the configuration (every bad
+// What a start checks before it serves anything (issue 19, docs/deploying.md): the configuration (every bad
 // variable at once, lib/config/schema.ts) and the database's migrations. The embedded SQLite default migrates
 // itself; any other database must be migrated by its operator (`npm run db:migrate`), so a start never
 // changes a shared database behind the back of whoever deploys it.
@@ -18,6 +18,8 @@ export interface PreflightOptions {
   projectDir?: string;
   /** Applies the migrations (tests inject a counting one); default: `prisma migrate deploy`. */
   migrate?: (databaseUrl: string, projectDir: string) => Promise<void>;
+  /** True: change nothing (`npm run config`): the embedded default's pending migrations are news, not applied. */
+  readOnly?: boolean;
   /** One line of news that is not a problem (the default database was migrated, the database could not be asked). */
   log?: (line: string) => void;
   /**
@@ -91,6 +93,10 @@ export async function preflight(options: PreflightOptions = {}): Promise<Preflig
     const selfMigrating = isDefaultDatabase(env) && (state.kind === "empty" || state.kind === "behind");
     // The default migrates itself on a start that goes ahead only; on a refused one, once the rest is fixed.
     if (selfMigrating && problems.length > 0) return { config: undefined, problems };
+    if (selfMigrating && options.readOnly === true) {
+      log("[agent-gate] The embedded SQLite database (DATABASE_URL default) is not migrated yet: the start applies its migrations.");
+      return { config: checked.ok ? checked.config : undefined, problems };
+    }
     if (selfMigrating) {
       try {
         await migrate(url, projectDir);

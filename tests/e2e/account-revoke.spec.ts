@@ -30,7 +30,8 @@ test("revoke from /account: token 401, assertion invalid_grant, status cancelled
   await row.getByRole("button", { name: "Revoke" }).click();
   await expect(page).toHaveURL(`${baseUrl()}/account?revoked=cancelled`);
   await expect(page.getByRole("status")).toContainText("Access revoked");
-  await expect(row).toContainText("Cancelled");
+  await expect(row).toContainText("Revoked");
+  await expect(row).not.toContainText("Cancelled");
   await expect(row.getByRole("button", { name: "Revoke" })).toHaveCount(0);
   await expect(page.locator("[data-testid=audit-row][data-type=cancellation]").filter({ hasText: registration.registration_id })).toHaveCount(1);
 

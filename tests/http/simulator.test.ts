@@ -2,6 +2,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { batchResponseSchema, SIMULATOR_SCENARIOS } from "@/lib/schemas/public-read";
 import { claimGrantTokenResponseSchema, errorBodySchema, registrationResponseSchema } from "@/lib/schemas/service-auth";
+import { SIMULATED_BATCH_ITEMS } from "@/lib/sandbox/simulate";
+import { approveAs, freshIp, newMember, poll, register, useAuthServer } from "../support/agent-auth";
 import { startServer, type TestServer } from "../support/server";
 
 const base = inject("baseUrl");
@@ -73,9 +75,11 @@ describe("with the database unreachable (and private release mode)", () => {
       expect(down.status).toBe(200);
       const up = await (await simulate(base, { scenario })).text();
       // Same bytes apart from the base URL, which differs between the two servers (it is also inside the
-      // synthetic assertion's claims, so that one value is compared decoded).
+      // synthetic assertion's claims, so that one value is compared decoded), and the batch scenario's search
+      // scores: its items are real docs answers, scored over the text as each deployment fills in its base URL.
       const normalize = (text: string, url: string) =>
         text
+          .replace(/"score":[0-9.]+/g, '"score":0')
           .replace(
             /"identity_assertion":"([^"]+)"/,
             (_m, jwt: string) =>
@@ -107,5 +111,48 @@ describe("with the database unreachable (and private release mode)", () => {
     expect(res.status).toBe(404);
     expect(res.headers.get("content-type")).toBe("application/json");
     expect(((await res.json()) as { error: string }).error).toBe("not_found");
+  });
+});
+
+/** The members of a JSON value, recursively (an array by its first item): its shape, without its values. */
+function shape(value: unknown): unknown {
+  if (Array.isArray(value)) return value.length > 0 ? [shape(value[0])] : [];
+  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, shape(member)]));
+  return typeof value;
+}
+
+describe("the simulator's texts are the server's (issue 51)", () => {
+  let auth = "";
+  useAuthServer((url) => {
+    auth = url;
+  });
+  const scenario = async (name: string) => ((await (await simulate(auth, { scenario: name })).json()) as { response: unknown }).response;
+
+  it("agent_auth_pending is, byte for byte, what a real poll answers before the member decides; challenge and success have its members", async () => {
+    const email = await newMember();
+    const reg = await register(auth, email);
+    const pending = await poll(auth, reg.claim_token);
+    expect(pending.status).toBe(400);
+    expect(await pending.json()).toEqual(await scenario("agent_auth_pending"));
+    expect(shape(await scenario("agent_auth_challenge"))).toEqual(shape(reg));
+    expect(await approveAs(reg, email)).toBe("approved");
+    await new Promise((resolve) => setTimeout(resolve, (reg.claim.interval + 0.5) * 1000));
+    const success = await poll(auth, reg.claim_token);
+    expect(success.status).toBe(200);
+    expect(shape(await scenario("agent_auth_success"))).toEqual(shape(await success.json()));
+  }, 30_000);
+
+  it("batch_mixed_result's items are what a batch of the same items answers (the skipped one apart)", async () => {
+    const ran = SIMULATED_BATCH_ITEMS.slice(0, 3);
+    const res = await fetch(`${auth}/api/v1/batch`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Forwarded-For": freshIp() },
+      body: JSON.stringify({ items: ran }),
+    });
+    expect(res.status).toBe(200);
+    const real = (await res.json()) as { results: unknown[] };
+    const simulated = (await scenario("batch_mixed_result")) as { results: unknown[] };
+    expect(simulated.results.slice(0, 3)).toEqual(real.results);
+    expect(simulated.results[3]).toEqual({ id: SIMULATED_BATCH_ITEMS[3].id, operation: SIMULATED_BATCH_ITEMS[3].operation, status: "skipped" });
   });
 });

@@ -1,6 +1,6 @@
 // Issue 19, item 6: `npm start` refuses what it cannot serve safely — every problem at once, each line naming
 // its variable and the fix, exit code 1, no request answered — and the embedded SQLite default migrates itself.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -9,6 +9,7 @@ import Database from "better-sqlite3";
 import { Client } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { freshDatabase, postgresAdminUrl, ROOT, testProvider, TMP } from "../support/databases";
+import { bareNextStart } from "../support/bare-next";
 import { freePort } from "../support/server";
 
 const KEY = { kty: "OKP", crv: "Ed25519", x: "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", d: "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A" };
@@ -198,6 +199,70 @@ describe("npm start refuses an unsafe configuration (exit code 1, nothing answer
     ]);
     await expectRefused({ ...production, DATABASE_URL: databaseUrl, SIGNING_KEYS: "[]" }, [/^Invalid configuration: SIGNING_KEYS must be a non-empty JSON array/]);
   }, 120_000);
+});
+
+/** `npm run -s config` with exactly `env` on a clean base, as npmStart runs `npm start`. */
+function npmRunConfig(env: Record<string, string>): { code: number | null; stdout: string; stderr: string } {
+  const base: Record<string, string> = {};
+  for (const name of ["PATH", "HOME", "TMPDIR", "LANG"]) {
+    const value = process.env[name];
+    if (value !== undefined) base[name] = value;
+  }
+  // NODE_ENV=test: the command checks as every production start does, whatever the shell has.
+  const childEnv = { ...base, NODE_ENV: "test", NEXT_TELEMETRY_DISABLED: "1", ...env } as const;
+  const run = spawnSync("npm", ["run", "-s", "config"], { cwd: ROOT, env: childEnv, encoding: "utf8", timeout: 60_000 });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** A bare `next start` (no server.ts) that is expected to refuse: its problem lines once it has exited with code 1. */
+async function bareRefusal(env: Record<string, string>, trustedProxy: string): Promise<string[]> {
+  const refused = await bareNextStart(trustedProxy, "production", env);
+  const timer = setTimeout(() => refused.child.kill("SIGKILL"), 60_000);
+  const code = await refused.exited;
+  clearTimeout(timer);
+  expect(code, refused.output()).toBe(1);
+  return problemLines(refused.output());
+}
+
+const MISSPELT = [
+  /^Invalid configuration: ADMISSION_PUBLIC_QUEU is not a setting; did you mean ADMISSION_PUBLIC_QUEUE\?$/,
+  /^Invalid configuration: RATE_LIMIT_ASK_PER_MINUT is not a setting; did you mean RATE_LIMIT_ASK_PER_MINUTE\?$/,
+];
+
+describe("every name checked: a misspelt setting stops every start mode, with the name meant (issue 51)", () => {
+  it("npm start, and `npm run -s config` lists the same lines and exits 1", async () => {
+    const env = { ...production, DATABASE_URL: await freshDatabase("misspelt"), RATE_LIMIT_ASK_PER_MINUT: "5", ADMISSION_PUBLIC_QUEU: "3" };
+    const lines = await expectRefused(env, MISSPELT);
+    const config = npmRunConfig(env);
+    expect(config.code, config.stderr).toBe(1);
+    expect(problemLines(config.stderr)).toEqual(lines);
+    expect(config.stdout).toMatch(/^ {2}RATE_LIMIT_ASK_PER_MINUTE +unset +default: 600 per minute$/m);
+  }, 120_000);
+
+  it("a bare `next start` (instrumentation.ts)", async () => {
+    expect(await bareRefusal({ ...production, RATE_LIMIT_ASK_PER_MINUT: "5", ADMISSION_PUBLIC_QUEU: "3" }, "1")).toEqual([
+      expect.stringMatching(MISSPELT[0]!),
+      expect.stringMatching(MISSPELT[1]!),
+    ]);
+  }, 90_000);
+
+  it("a start as on Vercel (VERCEL=1, no server.ts), where the first read is instrumentation.ts's", async () => {
+    const vercel = { ...production, VERCEL: "1", DATABASE_URL: UNREACHABLE_PG, RATE_LIMIT_ASK_PER_MINUT: "5", ADMISSION_PUBLIC_QUEU: "3" };
+    expect(await bareRefusal(vercel, "vercel")).toEqual([expect.stringMatching(MISSPELT[0]!), expect.stringMatching(MISSPELT[1]!)]);
+  }, 90_000);
+
+  it("`npm run -s config` on a good configuration: exit 0, every value with its source, no secret's value", async () => {
+    const env = { ...production, DATABASE_URL: UNREACHABLE_PG, METRICS_TOKEN: "metrics-token-value-123", ADMISSION_PUBLIC_QUEUE: "7" };
+    const config = npmRunConfig(env);
+    expect(config.code, config.stderr).toBe(0);
+    expect(config.stdout).toMatch(/^ {2}BASE_URL +https:\/\/gate\.example\.com +environment$/m);
+    expect(config.stdout).toMatch(/^ {2}ADMISSION_PUBLIC_QUEUE +7 +environment$/m);
+    expect(config.stdout).toMatch(/^ {2}ADMISSION_PUBLIC_IN_FLIGHT +16 +default$/m);
+    expect(config.stdout).toMatch(/^ {2}AUTH_SECRET +set +environment$/m);
+    expect(config.stdout).toMatch(/^ {2}CRON_SECRET +unset +default/m);
+    expect(config.stdout).toMatch(/^ {2}DATABASE_URL +postgresql:\/\/nobody:\*\*\*\*@127\.0\.0\.1:1\/none +environment$/m);
+    for (const secret of [SECRET, KEY.d, "metrics-token-value-123", ":nothing@"]) expect(config.stdout + config.stderr).not.toContain(secret);
+  }, 90_000);
 });
 
 describe("a database that is not migrated", () => {

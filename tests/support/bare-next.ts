@@ -18,7 +18,7 @@ export async function bareNextStart(trustedProxy: string, nodeEnv: "production" 
   const databaseUrl = await freshDatabase(`bare-${trustedProxy}`);
   const url = `http://127.0.0.1:${port}`;
   // No -H: under `next start -H 127.0.0.1` Next names the host `localhost` in the proxy's URL but not where it checks a
-  // rewrite's origin, so proxy.ts's rewrite to a markdown twin becomes a request it proxies to itself (README "Logs").
+  // rewrite's origin, so proxy.ts's rewrite to a markdown twin becomes a request it proxies to itself (docs/observability.md).
   const child = spawn(process.execPath, [path.join(ROOT, "node_modules", "next", "dist", "bin", "next"), "start", "-p", String(port)], {
     cwd: ROOT,
     env: {

@@ -73,11 +73,17 @@ function bodyOf(printed: string): string {
   return body;
 }
 
-/**
- * Runs `text` in bash with BASE set and the variables of earlier blocks (`variables`), bounded by `timeoutMs`, in a
- * throwaway directory (so a command meant for the operator's checkout, such as `npm run …`, finds no project).
- */
-export async function runShellBlock(text: string, base: string, variables = "", timeoutMs = 60_000): Promise<BlockRun> {
+export interface BlockOptions {
+  /** Where the block runs; default: a throwaway directory (a command meant for a checkout finds none there). */
+  cwd?: string;
+  /** Variables of the block's environment on top of the test's own (its DATABASE_URL and Vite's BASE_URL are left out). */
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+/** Runs `text` in bash with BASE set and the variables of earlier blocks (`variables`). */
+export async function runShellBlock(text: string, base: string, variables = "", options: BlockOptions = {}): Promise<BlockRun> {
+  const { timeoutMs = 60_000 } = options;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "doc-block-"));
   try {
     fs.writeFileSync(path.join(dir, "n"), "0");
@@ -90,11 +96,17 @@ export async function runShellBlock(text: string, base: string, variables = "", 
     const env: NodeJS.ProcessEnv = { ...process.env, BASE: base, __CALLS: dir, LC_ALL: "C.UTF-8" };
     delete env.DATABASE_URL;
     delete env.BASE_URL;
+    Object.assign(env, options.env);
     const { exitCode, stdout, stderr } = await new Promise<{ exitCode: number; stdout: string; stderr: string }>((resolve) => {
-      execFile("bash", [path.join(dir, "run.sh")], { cwd: dir, env, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024, killSignal: "SIGKILL" }, (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-        resolve({ exitCode: code, stdout, stderr });
-      });
+      execFile(
+        "bash",
+        [path.join(dir, "run.sh")],
+        { cwd: options.cwd ?? dir, env, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024, killSignal: "SIGKILL" },
+        (error, stdout, stderr) => {
+          const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+          resolve({ exitCode: code, stdout, stderr });
+        },
+      );
     });
     const count = Number(fs.readFileSync(path.join(dir, "n"), "utf8").trim());
     const calls: RecordedCall[] = [];

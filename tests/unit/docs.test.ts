@@ -18,6 +18,33 @@ import { simulate } from "@/lib/sandbox/simulate";
 import { turns } from "@/lib/server/turns";
 import { SIMULATOR_SCENARIOS, simulateResponseSchema, TOP_K_DEFAULT } from "@/lib/schemas/public-read";
 
+describe("answers drawn from prose (issue 51)", () => {
+  /** The lines of a body's fenced code blocks (commands, JSON answers, schemas), trimmed, those long enough to be told apart. */
+  function codeLines(body: string): string[] {
+    const lines: string[] = [];
+    let inFence = false;
+    for (const line of body.split("\n")) {
+      if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+      else if (inFence && line.trim().length >= 24) lines.push(line.trim());
+    }
+    return lines;
+  }
+
+  it("no section of any document is searched or quoted by what only its code blocks say", () => {
+    for (const doc of getCorpus().docs) {
+      const prose = doc.sections.map((section) => section.text).join("\n");
+      const onlyInCode = codeLines(doc.body).filter((line) => !doc.body.replace(/```[\s\S]*?```/g, "").includes(line));
+      for (const line of onlyInCode) expect(prose, `${doc.slug}: ${line}`).not.toContain(line.replace(/[`*]/g, ""));
+    }
+  });
+
+  it('"how do I poll for a token" is answered from the walkthrough\'s prose, never a webhook JSON Schema', () => {
+    const { answers } = askDocs("how do I poll for a token", 5);
+    expect(answers[0]?.slug).toBe("service-auth");
+    for (const answer of answers) expect(answer.excerpt).not.toMatch(/"\$schema"|"type":|"properties"|json-schema\.org/);
+  });
+});
+
 describe("corpus", () => {
   it("loads every document with valid front matter, unique slugs, in reading order", () => {
     const corpus = getCorpus();

@@ -92,6 +92,9 @@ describe("the docs' placeholders and markers", () => {
     );
     const { html } = renderMarkdown(doc.body);
     expect(html).not.toContain("not-run");
+    // Nor is it served as markdown (twins, /auth.md, get_doc read the body): issue 51.
+    expect(doc.body).not.toContain("not-run");
+    expect(doc.body.startsWith("```bash\ncurl -s x\n```")).toBe(true);
     expect(html).toContain("curl -s x");
     expect(html).toContain("&lt;b&gt;bold&lt;/b&gt;");
   });

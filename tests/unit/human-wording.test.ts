@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { authorizePath, loginPathFor, redirectAfterDecision } from "@/lib/approval";
 import { safeReturnPath } from "@/lib/auth/return-path";
-import { describeAuditType, describeScope, describeTimeLeft, formatUtc } from "@/lib/delegations/wording";
+import { describeAuditType, describeDelegationStatus, describeScope, describeTimeLeft, formatUtc } from "@/lib/delegations/wording";
 import { AUDIT_TYPES } from "@/lib/audit";
 import { SCOPES } from "@/lib/schemas/service-auth";
 
@@ -28,6 +28,13 @@ describe("wording", () => {
   it("has plain words for every scope and audit type", () => {
     for (const scope of SCOPES) expect(describeScope(scope)).toMatch(/read only/);
     for (const type of AUDIT_TYPES) expect(describeAuditType(type).length).toBeGreaterThan(5);
+  });
+
+  it("one word for the member's action, revoke: the /account status and the activity log (issue 51)", () => {
+    expect(describeDelegationStatus("cancelled")).toBe("Revoked");
+    expect(describeDelegationStatus("active")).toBe("Active");
+    expect(describeAuditType("cancellation")).toBe("Delegation revoked");
+    for (const type of AUDIT_TYPES) expect(describeAuditType(type)).not.toMatch(/cancel/i);
   });
 
   it("describes the time left and formats times in UTC", () => {

@@ -1,5 +1,6 @@
 // Issue 33: the shipped Vercel configuration deploys on every plan (Hobby refuses a cron job that runs more than
 // once a day), and its build migrates through the platform's direct URL, not the pooled DATABASE_URL.
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -57,5 +58,23 @@ describe("the migration step's database URL", () => {
   it("else DATABASE_URL, else the embedded default", () => {
     expect(migrationDatabaseUrl({ DATABASE_URL: pooled, DATABASE_URL_UNPOOLED: "", POSTGRES_URL_NON_POOLING: "" }, fallback)).toBe(pooled);
     expect(migrationDatabaseUrl({}, fallback)).toBe(fallback);
+  });
+});
+
+describe("Vercel's build (docs/vercel.md)", () => {
+  const root = path.resolve(__dirname, "../..");
+
+  it("compiles no SQLite addon there: npm install's postinstall says so and stops (a deployment there runs on PostgreSQL)", () => {
+    const run = spawnSync("npx", ["tsx", "scripts/sqlite-addon.ts"], { cwd: root, env: { ...process.env, VERCEL: "1" }, encoding: "utf8", timeout: 60_000 });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toContain("better-sqlite3: not compiled on Vercel");
+    expect(run.stderr).not.toContain("compiling");
+  });
+
+  it("loading the SQLite driver loads no addon (only opening a database does), so PostgreSQL runs without one", () => {
+    const probe = "process.dlopen = () => { throw new Error('the addon was loaded'); }; require('better-sqlite3'); console.log('loaded without its addon');";
+    const run = spawnSync(process.execPath, ["-e", probe], { cwd: root, encoding: "utf8" });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout.trim()).toBe("loaded without its addon");
   });
 });

@@ -3,7 +3,7 @@
 // message's throughput on the bench machine). The app's connection therefore commits with synchronous = NORMAL
 // (WAL frames appended, not yet synced) and an answer that depends on a commit waits for `afterCommit()`: an
 // fdatasync of the log file on libuv's thread pool, one for all the commits made while the previous one ran.
-// A power loss can still undo only what was never answered (README "Deploying", issue 32). SQLite itself syncs
+// A power loss can still undo only what was never answered (docs/operating.md, issue 32). SQLite itself syncs
 // the log before every checkpoint, so a checkpoint never copies frames that are not on disk.
 import fs from "node:fs";
 

@@ -1,12 +1,15 @@
 // Issue #17 item 7, rehearsed: `npm run keys:new` gives a new key; added as the second key it changes
 // nothing, promoted to first it signs new assertions while old ones keep exchanging, and once the old key
 // is dropped its assertions stop. Each step is a restart (SIGNING_KEYS is read once per process).
+import { spawnSync } from "node:child_process";
 import { decodeProtectedHeader } from "jose";
 import { describe, expect, it, vi } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { getDb } from "@/lib/db/prisma";
 import { newSigningJwk, type NewSigningJwk } from "@/lib/operations/keys";
 import { SCOPES } from "@/lib/schemas/service-auth";
+import { configFrom } from "@/lib/config";
+import { ROOT } from "../../support/databases";
 import { useTestConfigAfterReset } from "../../support/config";
 
 type Modules = {
@@ -36,6 +39,17 @@ describe("signing key rotation", () => {
     expect(jwk.d).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(jwk.kid).toBe(await calculateJwkThumbprint({ kty: "OKP", crv: "Ed25519", x: jwk.x }, "sha256"));
     expect((await newSigningJwk()).kid).not.toBe(jwk.kid);
+  });
+
+  it("npm run -s keys:new prints the one key recipe's shape: SIGNING_KEYS's value, an array of one key the start accepts (issue 51)", () => {
+    const run = spawnSync("npm", ["run", "-s", "keys:new"], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+    expect(run.status, run.stderr).toBe(0);
+    const lines = run.stdout.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    const keys = JSON.parse(lines[0]!) as NewSigningJwk[];
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatchObject({ kty: "OKP", crv: "Ed25519", kid: expect.any(String) });
+    expect(configFrom({ SIGNING_KEYS: lines[0]! }).signingKeys).toEqual(keys);
   });
 
   it("old assertions keep exchanging during the overlap and stop once the old key is dropped", async () => {
