@@ -38,6 +38,12 @@ export const LISTEN_SOCKETS_DEFAULT = 4;
  */
 export const VERIFIED_AGENT_ALLOWANCE_FACTOR_DEFAULT = 2;
 
+/**
+ * Issue 53: a verified agent origin reported by this many distinct members within 24 hours is blocked (0: never
+ * automatically). Only origins: an address is shared by too many agents to block on reports.
+ */
+export const AGENT_REPORTS_BLOCK_THRESHOLD_DEFAULT = 3;
+
 const wholeNumber = (min: number, max: number) =>
   z
     .string()
@@ -213,6 +219,10 @@ export const rawEnvSchema = z.object({
   LISTEN_SOCKETS: wholeNumber(1, 64).optional(),
   /** A verified agent's allowance on the public reads, as a multiple of an address's (issue 44). */
   VERIFIED_AGENT_ALLOWANCE_FACTOR: wholeNumber(1, 100).optional(),
+  /** 1: every registration must carry a verified Web Bot Auth signature (issue 53); an unsigned one is 401 signature_required. */
+  AGENT_SIGNATURE_REQUIRED: z.enum(["0", "1"], { message: "must be 1 (refuse unsigned registrations) or 0" }).default("0"),
+  /** Distinct members' reports within 24 hours that block a verified agent origin (issue 53); 0: never automatically. */
+  AGENT_REPORTS_BLOCK_THRESHOLD: wholeNumber(0, 1000).optional(),
   NODE_ENV: z.string().optional(),
   /** Set to 1 by Vercel: BASE_URL, DATABASE_URL and TRUSTED_PROXY are then checked for that platform. */
   VERCEL: z.string().optional(),
@@ -320,6 +330,10 @@ export interface AppConfig {
   agentDirectoryAllowPrivate: boolean;
   /** VERIFIED_AGENT_ALLOWANCE_FACTOR: a verified agent's caller budgets are this many times an address's (default 2). */
   verifiedAgentAllowanceFactor: number;
+  /** AGENT_SIGNATURE_REQUIRED=1: unsigned registrations are refused with 401 signature_required (issue 53). */
+  agentSignatureRequired: boolean;
+  /** AGENT_REPORTS_BLOCK_THRESHOLD: distinct reporters within 24 hours that block a verified origin; 0: never (issue 53). */
+  agentReportsBlockThreshold: number;
 }
 
 export interface WebhookSettings {
@@ -593,6 +607,8 @@ export function checkConfig(env: Readonly<Record<string, string | undefined>>): 
       tracing: tracingFrom(env),
       agentDirectoryAllowPrivate: raw.AGENT_DIRECTORY_ALLOW_PRIVATE === "1",
       verifiedAgentAllowanceFactor: raw.VERIFIED_AGENT_ALLOWANCE_FACTOR ?? VERIFIED_AGENT_ALLOWANCE_FACTOR_DEFAULT,
+      agentSignatureRequired: raw.AGENT_SIGNATURE_REQUIRED === "1",
+      agentReportsBlockThreshold: raw.AGENT_REPORTS_BLOCK_THRESHOLD ?? AGENT_REPORTS_BLOCK_THRESHOLD_DEFAULT,
     }),
   };
 }
