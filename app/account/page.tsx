@@ -18,6 +18,21 @@ const REVOKE_MESSAGES: Record<string, string> = {
   not_found: "That access could not be found.",
 };
 
+/** One setting of the "Agent requests" form: a checkbox, its label and what it does. */
+function SettingBox({ field, checked, label, children }: { field: string; checked: boolean; label: string; children: React.ReactNode }) {
+  return (
+    <>
+      <div className="checkbox">
+        <input type="checkbox" id={field} name={field} defaultChecked={checked} aria-describedby={`${field}_help`} />
+        <label htmlFor={field}>{label}</label>
+      </div>
+      <p id={`${field}_help`} className="muted">
+        {children}
+      </p>
+    </>
+  );
+}
+
 export default async function AccountPage({ searchParams }: { searchParams: SearchParams }) {
   const member = await getMemberSession();
   if (!member) redirect("/login?callbackUrl=%2Faccount");
@@ -126,33 +141,13 @@ export default async function AccountPage({ searchParams }: { searchParams: Sear
         <h2 id="agent-settings">Agent requests</h2>
         <form method="post" action={SETTINGS_PATH} className="settings">
           <input type="hidden" name="form_token" value={settingsToken} />
-          <div className="checkbox">
-            <input
-              type="checkbox"
-              id={SETTING_FIELDS.verifiedAgentsOnly}
-              name={SETTING_FIELDS.verifiedAgentsOnly}
-              defaultChecked={settings.verifiedAgentsOnly}
-              aria-describedby={`${SETTING_FIELDS.verifiedAgentsOnly}_help`}
-            />
-            <label htmlFor={SETTING_FIELDS.verifiedAgentsOnly}>Only verified agents may ask for access</label>
-          </div>
-          <p id={`${SETTING_FIELDS.verifiedAgentsOnly}_help`} className="muted">
+          <SettingBox field={SETTING_FIELDS.verifiedAgentsOnly} checked={settings.verifiedAgentsOnly} label="Only verified agents may ask for access">
             A verified agent signs its requests, so the approval page shows who sent it. A request from an agent that does not sign can then only be denied.
-          </p>
-          <div className="checkbox">
-            <input
-              type="checkbox"
-              id={SETTING_FIELDS.confirmUnverifiedAgents}
-              name={SETTING_FIELDS.confirmUnverifiedAgents}
-              defaultChecked={settings.confirmUnverifiedAgents}
-              aria-describedby={`${SETTING_FIELDS.confirmUnverifiedAgents}_help`}
-            />
-            <label htmlFor={SETTING_FIELDS.confirmUnverifiedAgents}>Ask unverified agents to confirm a code</label>
-          </div>
-          <p id={`${SETTING_FIELDS.confirmUnverifiedAgents}_help`} className="muted">
+          </SettingBox>
+          <SettingBox field={SETTING_FIELDS.confirmUnverifiedAgents} checked={settings.confirmUnverifiedAgents} label="Ask unverified agents to confirm a code">
             When you approve an agent that does not sign its requests, you are shown a 6-digit code, and the agent gets access only after you tell it that code. Someone who sent
             you a link could not use your approval without asking you for the code.
-          </p>
+          </SettingBox>
           <div className="actions">
             <button type="submit">Save settings</button>
           </div>

@@ -2,7 +2,8 @@
 // time (every other one is closed). Statuses: initiated | confirming | approved | denied | closed ("expired" is
 // derived from expiresAt; "confirming": approved by the member, waiting for the agent's confirmation code, issue
 // 53). Every write that decides a race is a conditional update whose row count the caller checks. The attempt's
-// network hash (issue 53) is kept only while it is undecided: every decision clears it.
+// network hash (issue 53) is kept only while it is undecided (or waits for its confirmation code): every final decision
+// clears it.
 import { randomUUID } from "node:crypto";
 import { db, readDate, readOptionalDate } from "@/lib/db";
 
@@ -147,15 +148,21 @@ export function decide(id: string, decision: "approved" | "denied", memberId: st
 /** The member approved, and the agent must now send back the code shown to them: initiated → confirming; 0 when decided first or expired. */
 export function beginConfirmation(id: string, codeHash: string, memberId: string, now: Date): Promise<number> {
   return db().execute(
-    `UPDATE "ClaimAttempt" SET "status" = 'confirming', "confirmationCodeHash" = $1, "decidedAt" = $2, "decidedByMemberId" = $3, "networkHash" = NULL
+    `UPDATE "ClaimAttempt" SET "status" = 'confirming', "confirmationCodeHash" = $1, "decidedAt" = $2, "decidedByMemberId" = $3
      WHERE "id" = $4 AND "status" = 'initiated' AND "expiresAt" > $2`,
     [codeHash, now, memberId, id],
   );
 }
 
-/** The agent sent the right code: confirming → approved (the code's hash is no longer needed); 0 when decided first or expired. */
+/**
+ * The agent sent the right code: confirming → approved, and neither the code's hash nor the network's is needed any
+ * more (a confirming attempt keeps the network hash, since the member may still report it); 0 when decided first or expired.
+ */
 export function completeConfirmation(id: string, now: Date): Promise<number> {
-  return db().execute(`UPDATE "ClaimAttempt" SET "status" = 'approved', "confirmationCodeHash" = NULL WHERE "id" = $1 AND "status" = 'confirming' AND "expiresAt" > $2`, [id, now]);
+  return db().execute(
+    `UPDATE "ClaimAttempt" SET "status" = 'approved', "confirmationCodeHash" = NULL, "networkHash" = NULL WHERE "id" = $1 AND "status" = 'confirming' AND "expiresAt" > $2`,
+    [id, now],
+  );
 }
 
 /** Counts a wrong confirmation code; the new count, or null when the attempt is no longer confirming. */

@@ -2,6 +2,7 @@
 // where a request came, "I didn't start this", the sign-in page a link leads to, and both member settings end to end
 // (verified agents only; a confirmation code the agent must send back). Each spec uses a member of its own, so the
 // demo members other specs use keep their settings. The axe audit of every new state is in accessibility.spec.ts.
+import type { Page } from "@playwright/test";
 import { newAgentKey, signRequest, startDirectory, type DirectoryServer } from "../support/web-bot-agent";
 import { pollToken, type Registration } from "./agent";
 import { baseUrl, expect, signIn, signInFromLoginPage, test } from "./fixtures";
@@ -10,6 +11,18 @@ import { addMember, chooseSettings, registerFromBrowser, registerFromOtherAddres
 const WARNING = "Agent Gate never sends you approval links by e-mail or message. If someone sent you this link, deny it.";
 
 let directory: DirectoryServer | undefined;
+
+/** A member of its own who chose these settings on /account, with an unsigned request open on the approval page. */
+async function memberWithSettings(page: Page, label: string, settings: { verifiedOnly: boolean; confirm: boolean }, clientName: string) {
+  const email = addMember(label);
+  await signInFromLoginPage(page, email);
+  await chooseSettings(page, settings);
+  await expect(page.getByLabel("Only verified agents may ask for access")).toBeChecked({ checked: settings.verifiedOnly });
+  await expect(page.getByLabel("Ask unverified agents to confirm a code")).toBeChecked({ checked: settings.confirm });
+  const registration = await registerFromBrowser(page, email, clientName);
+  await page.goto(registration.claim.verification_uri);
+  return { email, registration };
+}
 test.afterAll(async () => {
   await directory?.close();
 });
@@ -71,13 +84,7 @@ test("the sign-in page a verification link leads to warns before the member sign
 });
 
 test("only verified agents: an unsigned request offers Deny only; a signed one is approved as before", async ({ page, request }) => {
-  const email = addMember("verified-only");
-  await signInFromLoginPage(page, email);
-  await chooseSettings(page, { verifiedOnly: true, confirm: false });
-  await expect(page.getByLabel("Only verified agents may ask for access")).toBeChecked();
-
-  const unsigned = await registerFromBrowser(page, email, "Unsigned Agent");
-  await page.goto(unsigned.claim.verification_uri);
+  const { email, registration: unsigned } = await memberWithSettings(page, "verified-only", { verifiedOnly: true, confirm: false }, "Unsigned Agent");
   await expect(page.getByRole("heading", { name: "Only verified agents may ask for access" })).toBeVisible();
   await expect(page.getByTestId("verified-only-explanation")).toContainText("This request is not signed, so it cannot be approved.");
   await expect(page.getByRole("button", { name: "Approve" })).toHaveCount(0);
@@ -106,13 +113,7 @@ test("only verified agents: an unsigned request offers Deny only; a signed one i
 });
 
 test("a confirmation code: approving shows it, the agent sends it back, then gets its tokens", async ({ page, request }) => {
-  const email = addMember("confirm");
-  await signInFromLoginPage(page, email);
-  await chooseSettings(page, { verifiedOnly: false, confirm: true });
-  await expect(page.getByLabel("Ask unverified agents to confirm a code")).toBeChecked();
-
-  const registration = await registerFromBrowser(page, email, "Code Agent");
-  await page.goto(registration.claim.verification_uri);
+  const { registration } = await memberWithSettings(page, "confirm", { verifiedOnly: false, confirm: true }, "Code Agent");
   await expect(page.getByTestId("confirmation-code-note")).toBeVisible();
   await page.getByLabel("Code").fill(registration.claim.user_code);
   await page.getByRole("button", { name: "Approve", exact: true }).click();

@@ -96,7 +96,7 @@ describe("the confirmation code (RFC 10027 §6.1.16)", () => {
   async function confirming(clock: ManualClock) {
     const member = await newMember();
     await saveConsentSettings(member.id, { verifiedAgentsOnly: false, confirmUnverifiedAgents: true }, new Date());
-    const reg = await register(member, clock);
+    const reg = await register(member, clock, { network: await networkHash("203.0.113.61") });
     const outcome = await decide(reg, member, "approve", clock);
     if (outcome.outcome !== "confirm") throw new Error(`expected confirm, got ${outcome.outcome}`);
     return { member, reg, code: outcome.confirmationCode };
@@ -121,7 +121,7 @@ describe("the confirmation code (RFC 10027 §6.1.16)", () => {
     const tokens = await pollClaim(reg.claimToken, clock, null, `${code.slice(0, 3)} ${code.slice(3)}`);
     if (!tokens.ok) throw new Error(`expected tokens, got ${tokens.error}`);
     expect(await verifyAccessToken(tokens.accessToken, clock)).not.toBeNull();
-    expect((await attemptRow(reg.attempt.attemptId)).confirmationCodeHash).toBeNull();
+    expect(await attemptRow(reg.attempt.attemptId)).toMatchObject({ status: "approved", confirmationCodeHash: null, networkHash: null });
     expect(await getDb().delegation.count({ where: { registrationId: reg.registrationId, status: "active" } })).toBe(1);
     // Later polls need no code (and ignore one).
     clock.advance(5);
@@ -179,6 +179,10 @@ describe("the confirmation code (RFC 10027 §6.1.16)", () => {
     expect(await decide(second.reg, second.member, "approve", clock)).toEqual({ outcome: "already_decided" });
     expect(await decide(second.reg, second.member, "report", clock)).toEqual({ outcome: "reported" });
     expect(await pollClaim(second.reg.claimToken, clock, null, second.code)).toEqual({ ok: false, error: "access_denied" });
+    // Still undecided until the agent confirmed: the report keeps the request's network hash.
+    const report = await getDb().agentReport.findFirstOrThrow({ where: { registrationId: second.reg.registrationId } });
+    expect(report.networkHash).toBe(await networkHash("203.0.113.61"));
+    expect((await attemptRow(second.reg.attempt.attemptId)).networkHash).toBeNull();
   });
 
   it("is never asked of a signed agent, nor of a member who did not turn it on", async () => {
