@@ -4,6 +4,7 @@
 // commands, AGENT_SIGNATURE_REQUIRED, the settings form, and the proof that the verified-only setting is no
 // membership oracle: its registration and poll answers are byte for byte those of any pending request.
 import { spawnSync } from "node:child_process";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decisionFormBinding } from "@/lib/approval";
 import { SETTING_FIELDS, settingsFormToken } from "@/lib/consent/settings-form";
@@ -27,6 +28,7 @@ import {
 } from "../support/agent-auth";
 import { sessionCookie } from "../support/browser-session";
 import { configureFile } from "../support/config";
+import { expectNoInternals, hostileString } from "../support/hostile";
 import { childEnv, ROOT } from "../support/databases";
 import type { TestServer } from "../support/server";
 import { newAgentKey, signRequest, startDirectory, type AgentKey, type DirectoryServer } from "../support/web-bot-agent";
@@ -555,4 +557,66 @@ describe("the settings form (POST /account/settings)", () => {
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");
   });
+});
+
+describe("hostile input on issue 53's surfaces (full-range strings, repeated fields)", () => {
+  /** A form body whose values may hold any UTF-16 code unit: lone surrogates become U+FFFD, as a browser sends them. */
+  const formOf = (fields: [string, string][]) => fields.map(([name, value]) => `${encodeURIComponent(name)}=${new URLSearchParams({ v: value }).toString().slice(2)}`).join("&");
+
+  it("confirmation_code: any value is a clear 400 (never a 500, never an internal); a pending request ignores a well-formed one", { timeout: 240_000 }, async () => {
+    const email = await newMember();
+    const reg = await register(base, email);
+    await fc.assert(
+      fc.asyncProperty(fc.array(hostileString(40), { minLength: 1, maxLength: 2 }), async (codes) => {
+        const body = formOf([["grant_type", CLAIM_GRANT], ["claim_token", reg.claim_token], ...codes.map((code): [string, string] => ["confirmation_code", code])]);
+        const response = await postForm(base, "/oauth2/token", body);
+        const text = await response.text();
+        expect(response.status, text).toBe(400);
+        const answer = JSON.parse(text) as { error: string; error_description: string };
+        expect(Object.keys(answer)).toEqual(["error", "error_description"]);
+        expect(["authorization_pending", "slow_down", "invalid_request"]).toContain(answer.error);
+        expectNoInternals(text, base, "token endpoint");
+      }),
+      { numRuns: 40 },
+    );
+    // Nothing moved: the request is still pending, its attempt undecided.
+    expect((await getDb().claimAttempt.findFirstOrThrow({ where: { registrationId: reg.registration_id } })).status).toBe("initiated");
+  });
+
+  it(
+    "the settings form and the decision form: any field value is 303, 400 or 403 (never a 500), and only the member's own well-formed form changes anything",
+    { timeout: 240_000 },
+    async () => {
+      const email = await newMember();
+      const memberId = await memberIdOf(email);
+      const cookie = await sessionCookie(base, email);
+      const token = await settingsFormToken(memberId);
+      const reg = await register(base, email);
+      const decisionToken = await createFormToken(decisionFormBinding(memberId, attemptTokenOf(reg)));
+      const field = fc.oneof(hostileString(30), fc.constantFrom("on", "off", "", "approve", "deny", "report", token, decisionToken));
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom("/account/settings", "/agent/authorize/decision"),
+          fc.array(fc.tuple(fc.constantFrom(SETTING_FIELDS.verifiedAgentsOnly, SETTING_FIELDS.confirmUnverifiedAgents, "form_token", "decision", "claim_attempt_token"), field), {
+            maxLength: 4,
+          }),
+          async (path, fields) => {
+            const tokenField: [string, string] = ["form_token", path === "/account/settings" ? token : decisionToken];
+            const response = await fetch(`${base}${path}`, {
+              method: "POST",
+              redirect: "manual",
+              headers: { "content-type": "application/x-www-form-urlencoded", cookie, "sec-fetch-site": "same-origin", origin: "null" },
+              body: formOf([tokenField, ...fields]),
+            });
+            const text = await response.text();
+            expect([303, 400, 403], `${path} ${response.status}`).toContain(response.status);
+            expectNoInternals(text, base, path);
+          },
+        ),
+        { numRuns: 60 },
+      );
+      // A decision was possible only with the attempt's own token, which no case sent as claim_attempt_token.
+      expect((await getDb().claimAttempt.findFirstOrThrow({ where: { registrationId: reg.registration_id } })).status).toBe("initiated");
+    },
+  );
 });
