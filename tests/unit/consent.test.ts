@@ -13,6 +13,7 @@ import {
 } from "@/lib/consent/confirmation";
 import { compareNetworks, networkHash } from "@/lib/consent/network";
 import { describeAsked, PHISHING_WARNING } from "@/lib/delegations/wording";
+import { checkConfig, configFrom } from "@/lib/config";
 import { addressKey, NO_ADDRESS_KEY } from "@/lib/http/client-ip";
 import { configureFile, useTestConfig } from "../support/config";
 
@@ -126,5 +127,27 @@ describe("the approval page's words", () => {
 
   it("warns that approval links never come by e-mail or message", () => {
     expect(PHISHING_WARNING).toBe("Agent Gate never sends you approval links by e-mail or message. If someone sent you this link, deny it.");
+  });
+});
+
+describe("the operator's variables", () => {
+  it("AGENT_SIGNATURE_REQUIRED: off unless 1; anything but 0 or 1 stops the start", () => {
+    expect(configFrom({}).agentSignatureRequired).toBe(false);
+    expect(configFrom({ AGENT_SIGNATURE_REQUIRED: "1" }).agentSignatureRequired).toBe(true);
+    expect(configFrom({ AGENT_SIGNATURE_REQUIRED: "0" }).agentSignatureRequired).toBe(false);
+    const checked = checkConfig({ AGENT_SIGNATURE_REQUIRED: "yes" });
+    expect(checked.ok).toBe(false);
+    if (!checked.ok) expect(checked.problems.map((p) => p.variable)).toEqual(["AGENT_SIGNATURE_REQUIRED"]);
+  });
+
+  it("AGENT_REPORTS_BLOCK_THRESHOLD: 3 unless set, 0 (never) to 1000", () => {
+    expect(configFrom({}).agentReportsBlockThreshold).toBe(3);
+    expect(configFrom({ AGENT_REPORTS_BLOCK_THRESHOLD: "0" }).agentReportsBlockThreshold).toBe(0);
+    expect(configFrom({ AGENT_REPORTS_BLOCK_THRESHOLD: "1000" }).agentReportsBlockThreshold).toBe(1000);
+    for (const value of ["1001", "-1", "2.5", "three"]) {
+      const checked = checkConfig({ AGENT_REPORTS_BLOCK_THRESHOLD: value });
+      expect(checked.ok, value).toBe(false);
+      if (!checked.ok) expect(checked.problems).toEqual([{ variable: "AGENT_REPORTS_BLOCK_THRESHOLD", detail: "must be a whole number from 0 to 1000" }]);
+    }
   });
 });
