@@ -93,7 +93,8 @@ test("only verified agents: an unsigned request offers Deny only; a signed one i
   expect(await pollToken(request, unsigned.claim_token)).toMatchObject({ status: 400, body: { error: "authorization_pending" } });
   await page.getByRole("button", { name: "Deny", exact: true }).click();
   await expect(page).toHaveURL(`${baseUrl()}/agent/authorize/done?result=denied`);
-  await page.waitForTimeout(unsigned.claim.interval * 1000 + 200);
+  // Past the interval, and past the server's 5 s keep-alive, so the poll never meets a connection as it closes.
+  await page.waitForTimeout(unsigned.claim.interval * 1000 + 1500);
   expect(await pollToken(request, unsigned.claim_token)).toMatchObject({ status: 400, body: { error: "access_denied" } });
 
   const key = await newAgentKey();
@@ -127,7 +128,7 @@ test("a confirmation code: approving shows it, the agent sends it back, then get
   await expect(page.getByRole("button", { name: "I didn't start this", exact: true })).toBeVisible();
 
   expect(await pollToken(request, registration.claim_token)).toMatchObject({ status: 400, body: { error: "confirmation_required" } });
-  await page.waitForTimeout(registration.claim.interval * 1000 + 200);
+  await page.waitForTimeout(registration.claim.interval * 1000 + 1500);
   const confirmed = await request.post(`${baseUrl()}/oauth2/token`, {
     form: { grant_type: "urn:vendor:agent-auth:grant-type:claim", claim_token: registration.claim_token, confirmation_code: shown },
   });
