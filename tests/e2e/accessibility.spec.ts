@@ -121,7 +121,7 @@ test("signed in: the pages whose header changes", async ({ page }) => {
   audit.expectNone();
 });
 
-test("issue 53's states at desktop and phone widths: the sign-in warning, the context lines and report button, the verified-only page, the confirmation code, the report's result, both settings", async ({
+test("issue 53's states at desktop and phone widths: its docs, the sign-in warning, the context lines and report button, the verified-only page, the confirmation code, the report's result, both settings", async ({
   page,
 }) => {
   test.setTimeout(240_000);
@@ -138,6 +138,11 @@ test("issue 53's states at desktop and phone widths: the sign-in warning, the co
     }
   };
 
+  // The risk assessment's wide table and the developers' page, on a phone too.
+  for (const path of ["/docs/approval-safety", "/docs/confirmation-codes"]) {
+    await page.goto(`${baseUrl()}${path}`);
+    await atBothWidths(path);
+  }
   const email = addMember("a11y");
   const elsewhere = await registerFromOtherAddress(email, "Audit Agent Elsewhere");
   await page.goto(elsewhere.claim.verification_uri);
