@@ -3,10 +3,10 @@
 // (verified agents only; a confirmation code the agent must send back). Each spec uses a member of its own, so the
 // demo members other specs use keep their settings. The axe audit of every new state is in accessibility.spec.ts.
 import type { Page } from "@playwright/test";
-import { newAgentKey, signRequest, startDirectory, type DirectoryServer } from "../support/web-bot-agent";
+import { newAgentKey, startDirectory, type DirectoryServer } from "../support/web-bot-agent";
 import { pollToken, type Registration } from "./agent";
 import { baseUrl, expect, signIn, signInFromLoginPage, test } from "./fixtures";
-import { addMember, chooseSettings, registerFromBrowser, registerFromOtherAddress } from "./support/consent";
+import { addMember, chooseSettings, registerFromBrowser, registerFromOtherAddress, registerSigned } from "./support/consent";
 
 const WARNING = "Agent Gate never sends you approval links by e-mail or message. If someone sent you this link, deny it.";
 
@@ -99,13 +99,7 @@ test("only verified agents: an unsigned request offers Deny only; a signed one i
 
   const key = await newAgentKey();
   directory = await startDirectory([key]);
-  const url = `${baseUrl()}/agent/identity`;
-  const signedResponse = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(await signRequest(key, directory.origin, "POST", url)) },
-    body: JSON.stringify({ type: "service_auth", login_hint: email, client_name: "Signed Agent" }),
-  });
-  const signed = (await signedResponse.json()) as Registration;
+  const signed = await registerSigned(key, directory.origin, email, "Signed Agent");
   await page.goto(signed.claim.verification_uri);
   await expect(page.getByTestId("verified-origin")).toHaveText(`Verified: sent by ${new URL(directory.origin).host}`);
   await page.getByLabel("Code").fill(signed.claim.user_code);

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import path from "node:path";
 import type { Page } from "@playwright/test";
+import { signRequest, type AgentKey } from "../../support/web-bot-agent";
 import type { Registration } from "../agent";
 import { baseUrl } from "../fixtures";
 
@@ -35,6 +36,13 @@ export async function registerFromBrowser(page: Page, loginHint: string, clientN
     },
     registrationBody(loginHint, clientName),
   );
+}
+
+/** A registration signed with Cloudflare's web-bot-auth signer for `origin` (a verified agent). */
+export async function registerSigned(key: AgentKey, origin: string, loginHint: string, clientName: string): Promise<Registration> {
+  const url = `${baseUrl()}/agent/identity`;
+  const headers = { "content-type": "application/json", ...(await signRequest(key, origin, "POST", url)) };
+  return (await (await fetch(url, { method: "POST", headers, body: registrationBody(loginHint, clientName) })).json()) as Registration;
 }
 
 /** A registration sent from 127.0.0.2, another address of this host: "a different network" to the browser. */
