@@ -122,7 +122,7 @@ export const config = {
     // Everything but the paths that never render a page: API routes, tool servers, discovery documents, the
     // forms' POST handlers, the operator endpoints, the internal markdown route and Next's own files (the front
     // answers the hottest of these before Next); they keep the static policy of next.config.ts.
-    "/((?!api(?:/|$)|mcp(?:/|$)|a2a$|ask$|healthz$|readyz$|metrics$|oauth2/|\\.well-known/|_next/|page-markdown(?:/|$)|agent/identity|agent/authorize/decision$|account/revoke$|openapi\\.json$|sitemap\\.xml$|robots\\.txt$|auth\\.md$|favicon\\.ico$).*)",
+    "/((?!api(?:/|$)|mcp(?:/|$)|a2a$|ask$|healthz$|readyz$|metrics$|oauth2/|\\.well-known/|_next/|page-markdown(?:/|$)|agent/identity|agent/authorize/decision$|account/revoke$|account/settings$|openapi\\.json$|sitemap\\.xml$|robots\\.txt$|auth\\.md$|favicon\\.ico$).*)",
     // Every request with a body, whatever its path, for the body limits (next-auth's /api/auth/* included).
     { source: "/((?!_next/).*)", has: [{ type: "header", key: "content-length" }] },
     { source: "/((?!_next/).*)", has: [{ type: "header", key: "transfer-encoding" }] },

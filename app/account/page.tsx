@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { getMemberSession } from "@/lib/auth/options";
+import { consentSettingsOf } from "@/lib/consent";
+import { SETTING_FIELDS, SETTINGS_PATH, settingsFormToken } from "@/lib/consent/settings-form";
 import { listDelegations } from "@/lib/delegations";
 import { listMemberAuditLog } from "@/lib/delegations/audit-log";
 import { REVOKE_PATH, revokeFormToken } from "@/lib/delegations/revoke-form";
@@ -16,11 +18,31 @@ const REVOKE_MESSAGES: Record<string, string> = {
   not_found: "That access could not be found.",
 };
 
+/** One setting of the "Agent requests" form: a checkbox, its label and what it does. */
+function SettingBox({ field, checked, label, children }: { field: string; checked: boolean; label: string; children: React.ReactNode }) {
+  return (
+    <>
+      <div className="checkbox">
+        <input type="checkbox" id={field} name={field} defaultChecked={checked} aria-describedby={`${field}_help`} />
+        <label htmlFor={field}>{label}</label>
+      </div>
+      <p id={`${field}_help`} className="muted">
+        {children}
+      </p>
+    </>
+  );
+}
+
 export default async function AccountPage({ searchParams }: { searchParams: SearchParams }) {
   const member = await getMemberSession();
   if (!member) redirect("/login?callbackUrl=%2Faccount");
-  const { revoked } = await searchParams;
-  const [delegations, auditLog] = await Promise.all([listDelegations(member.memberId), listMemberAuditLog(member.memberId)]);
+  const { revoked, settings: settingsSaved } = await searchParams;
+  const [delegations, auditLog, settings, settingsToken] = await Promise.all([
+    listDelegations(member.memberId),
+    listMemberAuditLog(member.memberId),
+    consentSettingsOf(member.memberId),
+    settingsFormToken(member.memberId),
+  ]);
   const forms = new Map(await Promise.all(delegations.filter((d) => d.status === "active").map(async (d) => [d.id, await revokeFormToken(member.memberId, d.id)] as const)));
   const revokeMessage = typeof revoked === "string" ? REVOKE_MESSAGES[revoked] : undefined;
 
@@ -33,6 +55,11 @@ export default async function AccountPage({ searchParams }: { searchParams: Sear
       {revokeMessage ? (
         <p role="status" className="notice">
           {revokeMessage}
+        </p>
+      ) : null}
+      {settingsSaved === "saved" ? (
+        <p role="status" className="notice">
+          Your settings for agent requests were saved.
         </p>
       ) : null}
 
@@ -107,6 +134,24 @@ export default async function AccountPage({ searchParams }: { searchParams: Sear
             </tbody>
           </table>
         )}
+      </section>
+
+      {/* Issue 53 (RFC 10027 §6.1.7, §6.1.16): both off unless the member turns them on. */}
+      <section className="card" aria-labelledby="agent-settings" id="agent-settings-card">
+        <h2 id="agent-settings">Agent requests</h2>
+        <form method="post" action={SETTINGS_PATH} className="settings">
+          <input type="hidden" name="form_token" value={settingsToken} />
+          <SettingBox field={SETTING_FIELDS.verifiedAgentsOnly} checked={settings.verifiedAgentsOnly} label="Only verified agents may ask for access">
+            A verified agent signs its requests, so the approval page shows who sent it. A request from an agent that does not sign can then only be denied.
+          </SettingBox>
+          <SettingBox field={SETTING_FIELDS.confirmUnverifiedAgents} checked={settings.confirmUnverifiedAgents} label="Ask unverified agents to confirm a code">
+            When you approve an agent that does not sign its requests, you are shown a 6-digit code, and the agent gets access only after you tell it that code. Someone who sent
+            you a link could not use your approval without asking you for the code.
+          </SettingBox>
+          <div className="actions">
+            <button type="submit">Save settings</button>
+          </div>
+        </form>
       </section>
 
       <section className="card" aria-labelledby="audit-heading">

@@ -1,13 +1,14 @@
 // Store of the AuditEvent table (CONTRACT.md §11): what happened, when, to which account and registration;
 // never a secret. Recorded inside the transaction of the state change it describes (it joins it).
 // "sign_in_throttled": a sign-in refused before its password was checked (lib/auth/sign-in.ts); detail is the
-// counter that refused it, never the e-mail or the password.
+// counter that refused it, never the e-mail or the password. "report": the member reported a request they did not
+// start (issue 53, lib/consent).
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { db, readDate } from "@/lib/db";
 import { firstTimeOrderedIdAt, timeOrderedId } from "@/lib/ids";
 
-export const AUDIT_TYPES = ["registration", "approval", "denial", "token_issue", "exchange", "revocation", "cancellation", "sign_in_throttled"] as const;
+export const AUDIT_TYPES = ["registration", "approval", "denial", "token_issue", "exchange", "revocation", "cancellation", "sign_in_throttled", "report"] as const;
 export type AuditType = (typeof AUDIT_TYPES)[number];
 
 export interface AuditEntry {

@@ -41,6 +41,12 @@ export const LISTEN_SOCKETS_DEFAULT = 4;
  */
 export const VERIFIED_AGENT_ALLOWANCE_FACTOR_DEFAULT = 2;
 
+/**
+ * Issue 53: a verified agent origin reported by this many distinct members within 24 hours is blocked (0: never
+ * automatically). Only origins: an address is shared by too many agents to block on reports.
+ */
+export const AGENT_REPORTS_BLOCK_THRESHOLD_DEFAULT = 3;
+
 const wholeNumber = (min: number, max: number) =>
   z
     .string()
@@ -388,6 +394,17 @@ export const rawEnvSchema = z.object({
     description:
       "A verified agent's allowance on the caller budgets (MCP, A2A, `/ask`, batch, the simulator, the map search, registration: counted under its origin), as a multiple of an address's; a whole number from 1 to 100.",
   }),
+  AGENT_SIGNATURE_REQUIRED: described(z.enum(["0", "1"], { message: "must be 1 (refuse unsigned registrations) or 0" }).default("0"), {
+    group: "deployment",
+    description:
+      "`1`: every registration (`POST /agent/identity`) must carry a verified Web Bot Auth signature; an unsigned one is refused with 401 `signature_required` and a `WWW-Authenticate: Signature` challenge, for every member. `0`: members decide for themselves (the \"Only verified agents may ask for access\" setting on /account).",
+  }),
+  AGENT_REPORTS_BLOCK_THRESHOLD: described(wholeNumber(0, 1000).optional(), {
+    group: "deployment",
+    default: AGENT_REPORTS_BLOCK_THRESHOLD_DEFAULT,
+    description:
+      "How many distinct members reporting a verified agent origin (\"I didn't start this\") within 24 hours block it automatically: its new registrations get 403 `agent_blocked` and its delegations are cancelled (`npm run -s agents:block -- --unblock` lifts it). `0`: never automatically. Unsigned agents are never blocked on reports.",
+  }),
   NODE_ENV: described(z.string().optional(), {
     group: "platform",
     description: "`production` turns on the production checks when `BASE_URL` is not localhost (always on Vercel). npm start and `next start` set it themselves.",
@@ -517,6 +534,10 @@ export interface AppConfig {
   agentDirectoryAllowPrivate: boolean;
   /** VERIFIED_AGENT_ALLOWANCE_FACTOR: a verified agent's caller budgets are this many times an address's (default 2). */
   verifiedAgentAllowanceFactor: number;
+  /** AGENT_SIGNATURE_REQUIRED=1: unsigned registrations are refused with 401 signature_required (issue 53). */
+  agentSignatureRequired: boolean;
+  /** AGENT_REPORTS_BLOCK_THRESHOLD: distinct reporters within 24 hours that block a verified origin; 0: never (issue 53). */
+  agentReportsBlockThreshold: number;
 }
 
 export interface WebhookSettings {
@@ -797,6 +818,8 @@ export function checkConfig(env: Readonly<Record<string, string | undefined>>): 
       sharedState: sharedStateFrom(env, raw.DATABASE_URL.startsWith("file:") ? "sqlite" : "postgresql"),
       agentDirectoryAllowPrivate: raw.AGENT_DIRECTORY_ALLOW_PRIVATE === "1",
       verifiedAgentAllowanceFactor: raw.VERIFIED_AGENT_ALLOWANCE_FACTOR ?? VERIFIED_AGENT_ALLOWANCE_FACTOR_DEFAULT,
+      agentSignatureRequired: raw.AGENT_SIGNATURE_REQUIRED === "1",
+      agentReportsBlockThreshold: raw.AGENT_REPORTS_BLOCK_THRESHOLD ?? AGENT_REPORTS_BLOCK_THRESHOLD_DEFAULT,
     }),
   };
 }

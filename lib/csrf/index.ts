@@ -11,7 +11,7 @@ import { getAuthSecret } from "@/lib/local-secrets";
 import { constantTimeEqual } from "@/lib/crypto/secrets";
 import type { HeaderReader } from "@/lib/http/api";
 
-export type FormPurpose = "agent-authorize-decision" | "delegation-revoke";
+export type FormPurpose = "agent-authorize-decision" | "delegation-revoke" | "consent-settings";
 
 /** A form stays usable as long as a member session lasts (8 hours). */
 export const FORM_TOKEN_LIFETIME_SECONDS = 8 * 60 * 60;

@@ -54,8 +54,9 @@ export type CancelOutcome =
 /**
  * Cancels one of the member's delegations in one transaction: the delegation and its registration become
  * "cancelled", every access token of the delegation is revoked now, and a "cancellation" audit event is kept.
+ * `cause`: the member revoked it (default), or its agent's verified origin was blocked (issue 53, lib/consent).
  */
-export async function cancelDelegation(memberId: string, delegationId: string, clock: Clock = systemClock): Promise<CancelOutcome> {
+export async function cancelDelegation(memberId: string, delegationId: string, clock: Clock = systemClock, cause: "member" | "agent_blocked" = "member"): Promise<CancelOutcome> {
   if (typeof delegationId !== "string" || delegationId.length === 0 || delegationId.length > 100) return { outcome: "not_found" };
   return transaction(async (): Promise<CancelOutcome> => {
     const now = clock.now();
@@ -67,8 +68,9 @@ export async function cancelDelegation(memberId: string, delegationId: string, c
     if (!delegation) throw new Error("a delegation cancelled in this transaction was not found");
     await markCancelled(delegation.registrationId, now);
     const revokedTokens = await revokeDelegationTokens(delegationId, now);
-    await recordAudit({ type: "cancellation", memberId, registrationId: delegation.registrationId, detail: delegation.clientName ?? null }, clock);
-    await webhookDelegationCancelled(delegation.registrationId, memberId, delegationId, revokedTokens, clock);
+    const detail = cause === "agent_blocked" ? `agent blocked${delegation.clientName ? `: ${delegation.clientName}` : ""}` : (delegation.clientName ?? null);
+    await recordAudit({ type: "cancellation", memberId, registrationId: delegation.registrationId, detail }, clock);
+    await webhookDelegationCancelled(delegation.registrationId, memberId, delegationId, revokedTokens, clock, cause === "agent_blocked" ? cause : undefined);
     return { outcome: "cancelled", revokedTokens };
   });
 }

@@ -21,6 +21,7 @@ const AUDIT_WORDS: Record<AuditType, string> = {
   revocation: "Access token revoked",
   cancellation: "Delegation revoked",
   sign_in_throttled: "Sign-in attempts slowed down after wrong passwords",
+  report: "You reported a request you didn't start",
 };
 
 export function describeAuditType(type: AuditType): string {
@@ -51,3 +52,13 @@ export function formatUtc(date: Date | null): string {
   if (!date) return "never";
   return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
+
+/** "Asked 2 minutes ago (14:03 UTC)": when a request was made, relative and absolute (issue 53, RFC 10027 §6.1.14). */
+export function describeAsked(askedAt: Date, now: Date): string {
+  const minutes = Math.floor(Math.max(0, now.getTime() - askedAt.getTime()) / 60_000);
+  const ago = minutes < 1 ? "less than a minute ago" : minutes === 1 ? "1 minute ago" : minutes < 60 ? `${minutes} minutes ago` : `${Math.floor(minutes / 60)} h ago`;
+  return `Asked ${ago} (${askedAt.toISOString().slice(11, 16)} UTC)`;
+}
+
+/** The line every page of an approval link carries (RFC 10027 §6.1.13, user education). */
+export const PHISHING_WARNING = "Agent Gate never sends you approval links by e-mail or message. If someone sent you this link, deny it.";

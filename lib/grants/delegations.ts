@@ -75,3 +75,12 @@ export async function registrationsDelegatedBy(memberId: string): Promise<string
   const rows = await db().query<{ registrationId: string }>(`SELECT "registrationId" FROM "Delegation" WHERE "memberId" = $1`, [memberId]);
   return rows.map((row) => row.registrationId);
 }
+
+/** The active delegations of registrations signed by this verified agent origin (issue 53: blocking an origin cancels them). */
+export async function activeDelegationsOfOrigin(origin: string): Promise<{ id: string; memberId: string }[]> {
+  return db().query<{ id: string; memberId: string }>(
+    `SELECT d."id", d."memberId" FROM "Delegation" d JOIN "Registration" r ON r."id" = d."registrationId"
+     WHERE r."agentOrigin" = $1 AND d."status" = 'active' ORDER BY d."approvedAt", d."id"`,
+    [origin],
+  );
+}

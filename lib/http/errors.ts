@@ -28,6 +28,11 @@ export const ERROR_STATUS = {
   replayed_signature: 401,
   unknown_key: 401,
   directory_unavailable: 401,
+  // Issue 53: AGENT_SIGNATURE_REQUIRED and an unsigned registration; a blocked agent origin; an approval that waits
+  // for the agent's confirmation code (RFC 6749 §5.2's shape, like authorization_pending).
+  signature_required: 401,
+  agent_blocked: 403,
+  confirmation_required: 400,
   server_error: 500,
   temporarily_unavailable: 503,
 } as const;
@@ -293,13 +298,23 @@ export type SignatureRefusalCode = "invalid_signature" | "expired_signature" | "
 
 /**
  * The challenge of a refused HTTP Message Signature (RFC 9421, Web Bot Auth profile): the scheme names what to send,
- * `tag` the profile, `error` the reason, as the Bearer challenge does for tokens.
+ * `tag` the profile, `error` the reason, as the Bearer challenge does for tokens; without a signature at all, no
+ * error (as RFC 6750 §3.1 answers a request without credentials).
  */
-export function signatureChallenge(code: SignatureRefusalCode): string {
-  return `Signature realm="${getConfig().realm}", tag="web-bot-auth", error="${code}"`;
+export function signatureChallenge(code?: SignatureRefusalCode): string {
+  return `Signature realm="${getConfig().realm}", tag="web-bot-auth"${code ? `, error="${code}"` : ""}`;
 }
 
 /** 401 for a signature that is present but not accepted: CONTRACT.md §2's body naming the reason, and the challenge. */
 export function signatureRefusalReply(code: SignatureRefusalCode, detail: string): ApiReply {
   return errorReply(code, `The request's Web Bot Auth signature was not accepted: ${detail}.`, { challenge: signatureChallenge(code) });
+}
+
+/** 401 signature_required (issue 53): this service accepts only registrations signed in the Web Bot Auth profile. */
+export function signatureRequiredReply(): ApiReply {
+  return errorReply(
+    "signature_required",
+    "This service accepts only registrations signed with HTTP Message Signatures in the Web Bot Auth profile (RFC 9421); sign the request and send it again.",
+    { challenge: signatureChallenge() },
+  );
 }

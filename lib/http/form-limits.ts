@@ -5,3 +5,5 @@
 export const DECISION_FORM_LIMIT_BYTES = 4096;
 /** POST /account/revoke: a delegation id and a form token. */
 export const REVOKE_FORM_LIMIT_BYTES = 2048;
+/** POST /account/settings: two checkboxes and a form token (issue 53). */
+export const SETTINGS_FORM_LIMIT_BYTES = 2048;

@@ -1,6 +1,6 @@
 // Store of the LocalSecret table. Local development keeps generated secrets in the database so restarts keep
 // sessions (CONTRACT.md §1); production always takes them from the environment (lib/config enforces it).
-import { randomBytes } from "node:crypto";
+import { hkdfSync, randomBytes } from "node:crypto";
 import { getConfig } from "@/lib/config";
 import { db, isUniqueViolation } from "@/lib/db";
 
@@ -33,4 +33,13 @@ export function getAuthSecret(): Promise<string> {
     throw error;
   });
   return authSecret;
+}
+
+/**
+ * A key of its own for one purpose, derived from AUTH_SECRET by HKDF-SHA256 with the purpose as `info` (RFC 5869):
+ * no two purposes share key material, and none is AUTH_SECRET itself. The same on every instance of a deployment
+ * (they share AUTH_SECRET); changing AUTH_SECRET changes every derived key.
+ */
+export async function derivedKey(purpose: `agent-gate ${string} v${number}`): Promise<Buffer> {
+  return Buffer.from(hkdfSync("sha256", await getAuthSecret(), Buffer.alloc(0), purpose, 32));
 }

@@ -15,7 +15,7 @@ import {
   simulateResponseSchema,
 } from "@/lib/schemas/public-read";
 import { livenessResponseSchema, readinessResponseSchema } from "@/lib/schemas/operations";
-import { errorBodySchema, ownAccountResponseSchema, ownRegistrationsResponseSchema, SCOPES } from "@/lib/schemas/service-auth";
+import { errorBodySchema, ownAccountResponseSchema, ownRegistrationsResponseSchema, SCOPES, tokenRequestSchema } from "@/lib/schemas/service-auth";
 
 type Schema = z.ZodType;
 
@@ -262,7 +262,11 @@ export function openApiDocument(): Record<string, unknown> {
     };
   }
 
+  // The token endpoint's form (its grants and fields, the claim grant's confirmation_code included) is published as a
+  // component, though /oauth2/token is not one of the direct JSON reads above.
+  ref(tokenRequestSchema);
   const components = componentSchemas(registry);
+  const errorContent = { "application/json": { schema: { $ref: `#/components/schemas/${schemaName(errorBodySchema)}` } } };
 
   return {
     openapi: "3.1.1",
@@ -302,7 +306,23 @@ export function openApiDocument(): Record<string, unknown> {
           description:
             "A Web Bot Auth signature was present but not accepted (POST /agent/identity): error invalid_signature, expired_signature, replayed_signature, unknown_key or directory_unavailable; nothing was written.",
           headers: { "WWW-Authenticate": { description: 'Signature realm="<host>", tag="web-bot-auth", error="<code>"', schema: { type: "string" } } },
-          content: { "application/json": { schema: { $ref: `#/components/schemas/${schemaName(errorBodySchema)}` } } },
+          content: errorContent,
+        },
+        // Issue 53 (RFC 10027): the answers of the consent-phishing defences.
+        SignatureRequired: {
+          description:
+            "POST /agent/identity without a Web Bot Auth signature where the operator accepts signed agents only (AGENT_SIGNATURE_REQUIRED): error signature_required; nothing was written.",
+          headers: { "WWW-Authenticate": { description: 'Signature realm="<host>", tag="web-bot-auth"', schema: { type: "string" } } },
+          content: errorContent,
+        },
+        AgentBlocked: {
+          description:
+            "POST /agent/identity signed by a verified agent origin that the operator, or members' reports, blocked: HTTP 403, error agent_blocked; nothing was written.",
+          content: errorContent,
+        },
+        ConfirmationRequired: {
+          description: `POST /oauth2/token with the claim grant (form ${schemaName(tokenRequestSchema)}): the account owner approved and was shown a 6-digit confirmation code; HTTP 400, error confirmation_required, until a poll carries confirmation_code. A wrong code is invalid_grant; the third wrong code denies the request (access_denied). ${base}/docs/confirmation-codes.`,
+          content: errorContent,
         },
       },
       securitySchemes: {

@@ -18,6 +18,8 @@ import { deleteEndedSharedState } from "@/lib/shared-state/postgres";
 import { deleteDeadTokensBefore } from "@/lib/grants/access-tokens";
 import { deleteEndedAttemptsBefore } from "@/lib/grants/claim-attempts";
 import { deleteUnapprovedBefore } from "@/lib/grants/registrations";
+import { REPORT_RETENTION_DAYS } from "@/lib/consent";
+import { deleteReportsBefore } from "@/lib/consent/reports";
 import { getConfig } from "@/lib/config";
 import { Pacer, type PacingOptions } from "@/lib/operations/pacing";
 
@@ -39,7 +41,7 @@ export const IDLE_DUTY_CYCLE = 1;
 /** Any number that fits a bigint; names this service's lock among others on the same server. */
 export const JANITOR_LOCK_KEY = "4711001717";
 
-export const JANITOR_TABLES = ["AccessToken", "ClaimAttempt", "Registration", "RateLimitBucket", "SharedState", "A2ATask", "AuditEvent"] as const;
+export const JANITOR_TABLES = ["AccessToken", "ClaimAttempt", "Registration", "RateLimitBucket", "SharedState", "A2ATask", "AuditEvent", "AgentReport"] as const;
 export type JanitorTable = (typeof JANITOR_TABLES)[number];
 
 export type JanitorReport = { ran: true; removed: Record<JanitorTable, number> } | { ran: false; reason: "another instance holds the janitor lock" };
@@ -107,6 +109,8 @@ async function sweep(options: JanitorPassOptions, provider: "sqlite" | "postgres
     ["SharedState", (limit) => deleteEndedSharedState(at(0), limit)],
     ["A2ATask", (limit) => deleteExpiredTasks(at(0), limit)],
     ["AuditEvent", (limit) => deleteAuditEventsBefore(at(retentionDays * DAY_MS), limit)],
+    // Reports of requests members did not start (issue 53), with the network hash they keep.
+    ["AgentReport", (limit) => deleteReportsBefore(at(REPORT_RETENTION_DAYS * DAY_MS), limit)],
   ];
   const removed = {} as Record<JanitorTable, number>;
   for (const [table, remove] of plan) removed[table] = await deleteInBatches(remove, run);

@@ -10,7 +10,7 @@
 import type { WorkClass } from "@/lib/admission";
 import type { HttpMethod } from "@/lib/http/route";
 import { A2A_BODY_LIMIT } from "@/lib/a2a/limits";
-import { DECISION_FORM_LIMIT_BYTES, REVOKE_FORM_LIMIT_BYTES } from "@/lib/http/form-limits";
+import { DECISION_FORM_LIMIT_BYTES, REVOKE_FORM_LIMIT_BYTES, SETTINGS_FORM_LIMIT_BYTES } from "@/lib/http/form-limits";
 import { MCP_BODY_LIMIT } from "@/lib/mcp/limits";
 import { SIMULATE_MAX_BYTES } from "@/lib/sandbox/limits";
 import { BATCH_MAX_BYTES } from "@/lib/schemas/public-read";
@@ -93,6 +93,7 @@ export const ROUTES = [
   page("/login"),
   page("/account"),
   api("/account/revoke", "pages", { methods: ["POST"], bodyLimit: REVOKE_FORM_LIMIT_BYTES }),
+  api("/account/settings", "pages", { methods: ["POST"], bodyLimit: SETTINGS_FORM_LIMIT_BYTES }),
   page("/agent/authorize"),
   api("/agent/authorize/decision", "pages", { methods: ["POST"], bodyLimit: DECISION_FORM_LIMIT_BYTES }),
   page("/agent/authorize/done"),

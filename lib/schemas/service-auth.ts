@@ -74,7 +74,20 @@ export type ClaimRefreshResponse = z.infer<typeof claimRefreshResponseSchema>;
 
 // ---- POST /oauth2/token (form-encoded; unrecognized fields are ignored, CONTRACT.md §5) ----
 
-export const claimGrantRequestSchema = z.object({ grant_type: z.literal(CLAIM_GRANT_TYPE), claim_token: text().min(1).max(512) }).meta({ id: "ClaimGrantRequest" });
+export const claimGrantRequestSchema = z
+  .object({
+    grant_type: z.literal(CLAIM_GRANT_TYPE),
+    claim_token: text().min(1).max(512),
+    // Issue 53 (RFC 10027 §6.1.16): ignored unless the approval waits for it (400 confirmation_required).
+    confirmation_code: text()
+      .min(1)
+      .max(32)
+      .optional()
+      .describe(
+        "The 6-digit confirmation code the account owner was shown when they approved (spaces and dashes are ignored). Send it only after a poll answered confirmation_required; a wrong code is invalid_grant, and the third wrong code denies the request.",
+      ),
+  })
+  .meta({ id: "ClaimGrantRequest" });
 
 export const jwtBearerGrantRequestSchema = z
   .object({ grant_type: z.literal(JWT_BEARER_GRANT_TYPE), assertion: text().min(1).max(8192), resource: text().min(1).max(2048) })

@@ -8,7 +8,9 @@ import { sha256 } from "@/lib/crypto/secrets";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { readForm, readJsonObject, type BodyResult } from "@/lib/http/body";
 import { clientIp } from "@/lib/http/client-ip";
-import { errorReply, payloadTooLargeReply, rateLimitedReply, signatureRefusalReply, type ErrorCode } from "@/lib/http/errors";
+import { errorReply, payloadTooLargeReply, rateLimitedReply, signatureRefusalReply, signatureRequiredReply, type ErrorCode } from "@/lib/http/errors";
+import { getConfig } from "@/lib/config";
+import { isOriginBlocked, networkHash } from "@/lib/consent";
 import { agentCallerKey, agentIdentityOf, isSigned } from "@/lib/agent-identity";
 import { normalizeEmail } from "@/lib/members/normalize";
 import { budgetRule, chargeBudgets, hitRateLimit, rateLimitHeaders, type RateLimitRule } from "@/lib/rate-limit";
@@ -68,6 +70,8 @@ async function limited(rule: RateLimitRule, subject: string, clock: Clock): Prom
   return result.allowed ? null : rateLimitedReply(result.resetSeconds, { ...rateLimitHeaders(result), ...NO_STORE });
 }
 
+const AGENT_BLOCKED_DESCRIPTION = "The operator of this service has blocked this agent origin after reports of requests members did not start; nothing was written.";
+
 /** POST /agent/identity */
 export async function handleRegistration(request: ApiRequest, clock: Clock = systemClock): Promise<ApiReply> {
   const body = await readJsonObject(request, AUTH_BODY_LIMIT);
@@ -84,8 +88,12 @@ export async function handleRegistration(request: ApiRequest, clock: Clock = sys
   if (refused) return refused;
   if (identity?.kind === "invalid") return signatureRefusalReply(identity.reason, identity.detail);
   const agent = identity?.kind === "verified" ? { origin: identity.origin, thumbprint: identity.thumbprint } : null;
+  // Issue 53: the operator may refuse unsigned agents, and blocked origins; the network is kept as a keyed hash.
+  if (agent === null && getConfig().agentSignatureRequired) return signatureRequiredReply();
+  if (agent !== null && (await isOriginBlocked(agent.origin))) return errorReply("agent_blocked", AGENT_BLOCKED_DESCRIPTION);
+  const network = await networkHash(clientIp(request.headers));
   const scopes = parsed.data.scopes ?? [...SCOPES];
-  const reg = await registerClaim({ loginHint, clientName: parsed.data.client_name ?? null, scopes, agent }, clock);
+  const reg = await registerClaim({ loginHint, clientName: parsed.data.client_name ?? null, scopes, agent, network }, clock);
   const response: RegistrationResponse = {
     registration_id: reg.registrationId,
     registration_type: "service_auth",
@@ -116,7 +124,8 @@ export async function handleClaimRefresh(request: ApiRequest, clock: Clock = sys
   if (!body.ok) return bodyError(body);
   const parsed = claimRefreshRequestSchema.safeParse(body.value);
   if (!parsed.success) return errorReply("invalid_request", describeIssue(parsed.error));
-  const outcome = await refreshClaim({ claimToken: parsed.data.claim_token, email: parsed.data.email }, clock);
+  const network = await networkHash(clientIp(request.headers));
+  const outcome = await refreshClaim({ claimToken: parsed.data.claim_token, email: parsed.data.email, network }, clock);
   if (!outcome.ok) return errorReply(REFRESH_ERRORS[outcome.error].code, REFRESH_ERRORS[outcome.error].description);
   const response: ClaimRefreshResponse = {
     registration_id: outcome.registrationId,
@@ -126,6 +135,13 @@ export async function handleClaimRefresh(request: ApiRequest, clock: Clock = sys
     claim_attempt: attemptObject(outcome.attempt),
   };
   return json(response);
+}
+
+/** Issue 53's answers, each in RFC 6749 §5.2's shape: the error the agent acts on, and why. */
+function confirmationError(outcome: { error: "wrong_confirmation_code"; remainingTries: number } | { error: "confirmation_denied" }): ApiReply {
+  if (outcome.error === "confirmation_denied") return tokenError("access_denied", "The confirmation code was wrong three times, so the request was denied; stop.");
+  const tries = outcome.remainingTries === 1 ? "1 try is" : `${outcome.remainingTries} tries are`;
+  return tokenError("invalid_grant", `The confirmation code is not correct; ${tries} left before the request is denied. Ask the account owner for the code again.`);
 }
 
 function tokenError(code: ErrorCode, description = TOKEN_ERROR_DESCRIPTIONS[code] ?? "The token request failed.", retryAfter?: number): ApiReply {
@@ -160,10 +176,11 @@ export async function handleToken(request: ApiRequest, clock: Clock = systemCloc
   const input = parsed.data;
   const signedBy = await verifiedOriginOf(request, clock);
   if (input.grant_type === CLAIM_GRANT_TYPE) {
-    const outcome = await pollClaim(input.claim_token, clock, signedBy);
+    const outcome = await pollClaim(input.claim_token, clock, signedBy, input.confirmation_code);
     if (!outcome.ok) {
       if (outcome.error === "slow_down") return tokenError("slow_down", `Polling too fast; the interval is now ${outcome.interval} seconds.`, outcome.interval);
       if (outcome.error === "agent_binding") return tokenError("invalid_grant", AGENT_BINDING_DESCRIPTION);
+      if (outcome.error === "wrong_confirmation_code" || outcome.error === "confirmation_denied") return confirmationError(outcome);
       return tokenError(outcome.error);
     }
     const response: ClaimGrantTokenResponse = {

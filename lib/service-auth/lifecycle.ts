@@ -1,8 +1,9 @@
 // THE claim lifecycle of a service_auth registration (SPEC.md "States and transitions", CONTRACT.md §3–5, §8, §11).
 //
 // A registration holds an outer claim (clm_, 24 h). Inside it lives one claim attempt at a time (cat_ link +
-// 8-digit user code, 600 s). Attempt statuses in the database: initiated | approved | denied | closed
-// (closed = replaced by a refresh); "expired" is derived from expiresAt. Registration statuses: pending |
+// 8-digit user code, 600 s). Attempt statuses in the database: initiated | confirming | approved | denied | closed
+// (closed = replaced by a refresh; confirming = approved by a member who asked unverified agents for a confirmation
+// code, until the agent sends it: issue 53, lib/consent); "expired" is derived from expiresAt. Registration statuses: pending |
 // active | denied | expired | cancelled (cancelled is set by lib/delegations when the member revokes).
 //
 // Every transition is one transaction (lib/db), and every write that decides a race is a conditional update on
@@ -27,6 +28,8 @@ import type { AttemptRow, AttemptWithRegistration } from "@/lib/grants/claim-att
 import * as delegations from "@/lib/grants/delegations";
 import * as registrations from "@/lib/grants/registrations";
 import * as webhooks from "@/lib/webhooks/emit";
+import { approvalPolicy, recordReport } from "@/lib/consent";
+import { confirmationCodeMatches, hashConfirmationCode, MAX_WRONG_CONFIRMATION_CODES, newConfirmationCode } from "@/lib/consent/confirmation";
 
 export const ATTEMPT_LIFETIME_SECONDS = 600;
 export const OUTER_CLAIM_LIFETIME_SECONDS = 24 * 3600;
@@ -51,8 +54,8 @@ export interface NewAttempt {
   interval: number;
 }
 
-/** A new attempt for the registration (inside the caller's transaction). */
-async function createAttempt(registrationId: string, now: Date): Promise<NewAttempt> {
+/** A new attempt for the registration (inside the caller's transaction); `networkHash`: lib/consent's hash of the requesting network. */
+async function createAttempt(registrationId: string, now: Date, networkHash: string | null = null): Promise<NewAttempt> {
   const attemptToken = newSecret("cat_");
   const userCode = randomDigits(USER_CODE_DIGITS);
   const expiresAt = new Date(now.getTime() + ATTEMPT_LIFETIME_SECONDS * 1000);
@@ -63,6 +66,7 @@ async function createAttempt(registrationId: string, now: Date): Promise<NewAtte
     expiresAt,
     interval: INITIAL_POLL_INTERVAL_SECONDS,
     now,
+    networkHash,
   });
   return { attemptId, attemptToken, userCode, expiresAt, interval: INITIAL_POLL_INTERVAL_SECONDS };
 }
@@ -81,7 +85,7 @@ export interface NewRegistration {
 
 /** POST /agent/identity: a registration with its outer claim and first attempt. Unknown e-mails get one too (nobody can approve it). */
 export async function registerClaim(
-  input: { loginHint: string; clientName: string | null; scopes: readonly Scope[]; agent?: { origin: string; thumbprint: string } | null },
+  input: { loginHint: string; clientName: string | null; scopes: readonly Scope[]; agent?: { origin: string; thumbprint: string } | null; network?: string | null },
   clock: Clock = systemClock,
 ): Promise<NewRegistration> {
   const now = clock.now();
@@ -99,7 +103,7 @@ export async function registerClaim(
       now,
       agent: input.agent ?? null,
     });
-    const attempt = await createAttempt(registrationId, now);
+    const attempt = await createAttempt(registrationId, now, input.network);
     const member = await findMemberByEmail(loginHint);
     await recordAudit({ type: "registration", memberId: member?.id ?? null, registrationId, detail: input.clientName ? `${input.clientName}: ${scope}` : scope }, clock);
     if (member) await webhooks.webhookDelegationRequested(registrationId, member.id, clock);
@@ -115,7 +119,7 @@ export type RefreshOutcome =
   { ok: true; registrationId: string; attempt: NewAttempt } | { ok: false; error: "invalid_claim_token" | "email_mismatch" | "claim_expired" | "claimed_or_in_flight" };
 
 /** POST /agent/identity/claim: a new attempt once the previous one expired; the old one closes at once. */
-export async function refreshClaim(input: { claimToken: string; email: string }, clock: Clock = systemClock): Promise<RefreshOutcome> {
+export async function refreshClaim(input: { claimToken: string; email: string; network?: string | null }, clock: Clock = systemClock): Promise<RefreshOutcome> {
   if (!CLAIM_TOKEN_SYNTAX.test(input.claimToken)) return { ok: false, error: "invalid_claim_token" };
   const now = clock.now();
   return transaction(async (): Promise<RefreshOutcome> => {
@@ -129,11 +133,12 @@ export async function refreshClaim(input: { claimToken: string; email: string },
     if (registration.status !== "pending") return { ok: false, error: "claimed_or_in_flight" };
     const previous = await attempts.currentAttempt(registration.id);
     if (previous) {
-      if (previous.status !== "initiated" || !isPast(previous.expiresAt, now)) return { ok: false, error: "claimed_or_in_flight" };
+      // An attempt that ran out waiting for its confirmation code (confirming) is refreshed like an undecided one.
+      if ((previous.status !== "initiated" && previous.status !== "confirming") || !isPast(previous.expiresAt, now)) return { ok: false, error: "claimed_or_in_flight" };
       // The race decider: of two refreshes (or a refresh and a late approval) only one closes this attempt.
       if ((await attempts.closeInitiated(previous.id)) !== 1) return { ok: false, error: "claimed_or_in_flight" };
     }
-    const attempt = await createAttempt(registration.id, now);
+    const attempt = await createAttempt(registration.id, now, input.network);
     return { ok: true, registrationId: registration.id, attempt };
   });
 }
@@ -145,6 +150,10 @@ export type PollOutcome =
   | { ok: false; error: "invalid_grant" | "authorization_pending" | "access_denied" | "expired_token" }
   /** The registration was signed (issue 44) and this poll is not signed by a key of the same origin: invalid_grant. */
   | { ok: false; error: "agent_binding" }
+  /** Issue 53: approved, waiting for the confirmation code the member was shown; a wrong one; the third wrong one (denied). */
+  | { ok: false; error: "confirmation_required" }
+  | { ok: false; error: "confirmation_denied" }
+  | { ok: false; error: "wrong_confirmation_code"; remainingTries: number }
   | { ok: false; error: "slow_down"; interval: number };
 
 const POLL_ROUNDS = 3;
@@ -155,7 +164,7 @@ type PollDecision = Exclude<PollOutcome, { ok: true }> | { ok: true; token: Issu
 const tooSoon = (attempt: AttemptRow, now: Date): attempt is AttemptRow & { lastPolledAt: Date } =>
   attempt.lastPolledAt !== null && now.getTime() - attempt.lastPolledAt.getTime() < attempt.interval * 1000;
 
-async function decidePoll(claimTokenHash: string, signedBy: string | null, now: Date, clock: Clock): Promise<PollDecision> {
+async function decidePoll(claimTokenHash: string, signedBy: string | null, confirmationCode: string | undefined, now: Date, clock: Clock): Promise<PollDecision> {
   const registration = await registrations.findRegistrationByClaimTokenHash(claimTokenHash);
   if (!registration) return { ok: false, error: "invalid_grant" };
   // Before anything moves (pace, slot, token): a leaked claim token alone is useless for a signed registration.
@@ -180,16 +189,12 @@ async function decidePoll(claimTokenHash: string, signedBy: string | null, now: 
         return { ok: false, error: "access_denied" };
       case "initiated":
         return { ok: false, error: isPast(attempt.expiresAt, now) ? "expired_token" : "authorization_pending" };
-      case "approved": {
-        const delegation = await delegations.findDelegationOfRegistration(registration.id);
-        // Cancelled by the member (lib/delegations) → the claim is unusable.
-        if (!delegation || delegation.status !== "active") return { ok: false, error: "invalid_grant" };
-        const token = await issueAccessToken(
-          { registrationId: registration.id, delegationId: delegation.id, memberId: delegation.memberId, scope: delegation.scope, grant: "claim" },
-          clock,
-        );
-        return { ok: true, token, claims: { memberId: delegation.memberId, registrationId: registration.id, scope: delegation.scope, clientName: delegation.clientName } };
+      case "confirming": {
+        const refused = await confirmApproval(attempt, registration, confirmationCode, now, clock);
+        return refused ?? issueClaimTokens(registration.id, clock);
       }
+      case "approved":
+        return issueClaimTokens(registration.id, clock);
       default:
         return { ok: false, error: "invalid_grant" };
     }
@@ -199,14 +204,52 @@ async function decidePoll(claimTokenHash: string, signedBy: string | null, now: 
   return { ok: false, error: "slow_down", interval: latest?.interval ?? INITIAL_POLL_INTERVAL_SECONDS };
 }
 
+/** A fresh access token and the assertion's claims for an approved registration (unless the member cancelled it). */
+async function issueClaimTokens(registrationId: string, clock: Clock): Promise<PollDecision> {
+  const delegation = await delegations.findDelegationOfRegistration(registrationId);
+  // Cancelled by the member (lib/delegations) → the claim is unusable.
+  if (!delegation || delegation.status !== "active") return { ok: false, error: "invalid_grant" };
+  const token = await issueAccessToken({ registrationId, delegationId: delegation.id, memberId: delegation.memberId, scope: delegation.scope, grant: "claim" }, clock);
+  return { ok: true, token, claims: { memberId: delegation.memberId, registrationId, scope: delegation.scope, clientName: delegation.clientName } };
+}
+
+/**
+ * Issue 53: a poll on an approval that waits for the agent's confirmation code. Null when the code is right (the
+ * approval is now complete); otherwise the answer: confirmation_required without a code, a wrong code counted, the
+ * third one denying the request. The poll's pace was already checked, so guesses come no faster than the interval.
+ */
+async function confirmApproval(
+  attempt: AttemptRow,
+  registration: registrations.RegistrationRow,
+  sentCode: string | undefined,
+  now: Date,
+  clock: Clock,
+): Promise<Exclude<PollDecision, { ok: true }> | null> {
+  if (isPast(attempt.expiresAt, now)) return { ok: false, error: "expired_token" };
+  if (sentCode === undefined) return { ok: false, error: "confirmation_required" };
+  const pending = await attempts.pendingConfirmation(attempt.id);
+  if (!pending) return { ok: false, error: "invalid_grant" };
+  if (!(await confirmationCodeMatches(attempt.id, sentCode, pending.codeHash))) {
+    const failures = await attempts.countWrongConfirmation(attempt.id);
+    if (failures === null) return { ok: false, error: "invalid_grant" };
+    if (failures < MAX_WRONG_CONFIRMATION_CODES) return { ok: false, error: "wrong_confirmation_code", remainingTries: MAX_WRONG_CONFIRMATION_CODES - failures };
+    const detail = `closed after ${MAX_WRONG_CONFIRMATION_CODES} wrong confirmation codes`;
+    await closeAsDenied(attempt, pending.memberId, now, clock, detail, "too_many_wrong_confirmation_codes");
+    return { ok: false, error: "confirmation_denied" };
+  }
+  if ((await attempts.completeConfirmation(attempt.id, now)) !== 1) return { ok: false, error: "invalid_grant" };
+  await grantApproval({ registrationId: registration.id, clientName: registration.clientName, scope: registration.scope }, pending.memberId, now, clock);
+  return null;
+}
+
 /** POST /oauth2/token with the claim grant. */
-/** `signedBy`: the verified Web Bot Auth origin of the poll (issue 44), null when unsigned. */
-export async function pollClaim(claimToken: string, clock: Clock = systemClock, signedBy: string | null = null): Promise<PollOutcome> {
+/** `signedBy`: the verified Web Bot Auth origin of the poll (issue 44), null when unsigned. `confirmationCode`: issue 53. */
+export async function pollClaim(claimToken: string, clock: Clock = systemClock, signedBy: string | null = null, confirmationCode?: string): Promise<PollOutcome> {
   if (!CLAIM_TOKEN_SYNTAX.test(claimToken)) return { ok: false, error: "invalid_grant" };
   // Load signing keys outside the transaction: the first load may itself use the database.
   await getKeySet();
   const now = clock.now();
-  const decision = await transaction(() => decidePoll(sha256(claimToken), signedBy, now, clock));
+  const decision = await transaction(() => decidePoll(sha256(claimToken), signedBy, confirmationCode, now, clock));
   observeTokenGrant("claim", decision.ok ? "approved" : decision.error);
   if (!decision.ok) return decision;
   const assertion = await signIdentityAssertion(decision.claims, clock);
@@ -234,13 +277,15 @@ export type AttemptForApproval =
       expiresAt: Date;
       isOwner: boolean;
     }
+  /** Issue 53: approved, waiting for the agent to send the confirmation code shown to the member. */
+  | { state: "confirming"; attemptId: string; registrationId: string; expiresAt: Date; isOwner: boolean }
   | { state: "not_found" | "expired" | "closed" | "approved" | "denied" };
 
 function findAttempt(attemptToken: string): Promise<AttemptWithRegistration | null> {
   return attempts.findAttemptByTokenHash(sha256(attemptToken));
 }
 
-type AttemptState = "open" | "not_found" | "expired" | "closed" | "approved" | "denied";
+type AttemptState = "open" | "confirming" | "not_found" | "expired" | "closed" | "approved" | "denied";
 
 function attemptState(attempt: AttemptWithRegistration | null, now: Date): AttemptState {
   if (!attempt) return "not_found";
@@ -249,7 +294,7 @@ function attemptState(attempt: AttemptWithRegistration | null, now: Date): Attem
   if (attempt.status === "denied") return "denied";
   // An attempt created late in the outer claim ends with the claim.
   if (isPast(attempt.expiresAt, now) || isPast(attempt.registration.claimExpiresAt, now)) return "expired";
-  return "open";
+  return attempt.status === "confirming" ? "confirming" : "open";
 }
 
 function isOwner(attempt: AttemptWithRegistration, member: { email: string }): boolean {
@@ -261,7 +306,9 @@ export async function viewAttemptForApproval(attemptToken: string, member: { id:
   if (!ATTEMPT_TOKEN_SYNTAX.test(attemptToken)) return { state: "not_found" };
   const attempt = await findAttempt(attemptToken);
   const state = attemptState(attempt, clock.now());
-  if (state !== "open" || !attempt) return { state: state === "open" ? "not_found" : state };
+  if (state === "confirming" && attempt)
+    return { state, attemptId: attempt.id, registrationId: attempt.registrationId, expiresAt: attempt.expiresAt, isOwner: isOwner(attempt, member) };
+  if (state !== "open" || !attempt) return { state: state === "open" || state === "confirming" ? "not_found" : state };
   return {
     state: "open",
     attemptId: attempt.id,
@@ -276,6 +323,10 @@ export async function viewAttemptForApproval(attemptToken: string, member: { id:
 
 export type DecisionOutcome =
   | { outcome: "approved" | "denied" }
+  /** Issue 53: denied with "I didn't start this"; the member's settings or a blocked origin allow Deny only; approved, with the confirmation code to show. */
+  | { outcome: "reported" }
+  | { outcome: "not_allowed"; reason: "verified_only" | "agent_blocked" }
+  | { outcome: "confirm"; confirmationCode: string }
   | { outcome: "wrong_code"; remainingTries: number }
   | { outcome: "locked" } // fifth wrong code: attempt closed as denied
   | { outcome: "not_owner" } // member e-mail (normalized) differs from login hint: nothing changes, attempt stays pending
@@ -286,12 +337,19 @@ function normalizeUserCode(code: string): string {
   return code.replace(/[\s-]/g, "");
 }
 
-/** Closes an initiated attempt as denied (a refusal or the fifth wrong code); false when another request decided first. */
-async function closeAsDenied(attempt: AttemptWithRegistration, memberId: string, now: Date, clock: Clock, detail: string): Promise<boolean> {
+/** Closes an undecided attempt as denied (a refusal, the fifth wrong code, a report…); false when another request decided first. */
+async function closeAsDenied(
+  attempt: { id: string; registrationId: string },
+  memberId: string,
+  now: Date,
+  clock: Clock,
+  detail: string,
+  reason: webhooks.DenialReason = detail.startsWith("closed after") ? "too_many_wrong_codes" : "refused",
+): Promise<boolean> {
   if ((await attempts.decide(attempt.id, "denied", memberId, now)) !== 1) return false;
   await registrations.moveRegistration(attempt.registrationId, "pending", "denied", now);
   await recordAudit({ type: "denial", memberId, registrationId: attempt.registrationId, detail }, clock);
-  await webhooks.webhookDelegationDenied(attempt.registrationId, memberId, detail.startsWith("closed after") ? "too_many_wrong_codes" : "refused", clock);
+  await webhooks.webhookDelegationDenied(attempt.registrationId, memberId, reason, clock);
   observeDecision("denied", attempt.registrationId, memberId);
   return true;
 }
@@ -301,7 +359,7 @@ async function closeAsDenied(attempt: AttemptWithRegistration, memberId: string,
  * the exact user code, and a wrong code counts toward the five that close the attempt as denied.
  */
 export async function decideAttempt(
-  input: { attemptToken: string; member: { id: string; email: string }; userCode: string; decision: "approve" | "deny" },
+  input: { attemptToken: string; member: { id: string; email: string }; userCode: string; decision: "approve" | "deny" | "report" },
   clock: Clock = systemClock,
 ): Promise<DecisionOutcome> {
   if (!ATTEMPT_TOKEN_SYNTAX.test(input.attemptToken)) return { outcome: "not_found" };
@@ -318,6 +376,18 @@ export async function decideAttempt(
     if (input.decision === "deny") {
       return (await closeAsDenied(attempt, memberId, now, clock, "denied by the member")) ? { outcome: "denied" } : { outcome: "already_decided" };
     }
+    if (input.decision === "report") {
+      // The network hash is read before the denial clears it: the report keeps it (lib/consent).
+      const context = await attempts.attemptContext(attempt.id);
+      if (!(await closeAsDenied(attempt, memberId, now, clock, "reported by the member as not started by them", "reported"))) return { outcome: "already_decided" };
+      const { clientName, agentOrigin } = attempt.registration;
+      await recordReport({ memberId, registrationId: attempt.registrationId, clientName, agentOrigin, networkHash: context?.networkHash ?? null }, clock);
+      return { outcome: "reported" };
+    }
+    if (state === "confirming") return { outcome: "already_decided" };
+    // Issue 53: the member's settings and the operator's blocks may allow Deny only.
+    const policy = await approvalPolicy(memberId, attempt.registration.agentOrigin);
+    if (!policy.approvable) return { outcome: "not_allowed", reason: policy.reason };
 
     const code = normalizeUserCode(input.userCode);
     const codeMatches = /^\d{8}$/.test(code) && constantTimeEqual(sha256(code), attempt.userCodeHash);
@@ -331,21 +401,28 @@ export async function decideAttempt(
       return { outcome: "wrong_code", remainingTries: MAX_WRONG_CODES - failedCodeCount };
     }
 
+    if (policy.confirmationCode) {
+      // The approval completes when the agent sends this code back (pollClaim); until then the registration is pending.
+      const confirmationCode = newConfirmationCode();
+      const codeHash = await hashConfirmationCode(attempt.id, confirmationCode);
+      return (await attempts.beginConfirmation(attempt.id, codeHash, memberId, now)) === 1 ? { outcome: "confirm", confirmationCode } : { outcome: "already_decided" };
+    }
+
     // The race decider: of two approvals (or an approval and a refusal) exactly one moves the attempt.
     if ((await attempts.decide(attempt.id, "approved", memberId, now)) !== 1) return { outcome: "already_decided" };
-    if ((await registrations.moveRegistration(attempt.registrationId, "pending", "active", now)) !== 1) throw new Error("registration was not pending while its attempt was open");
-    await delegations.insertDelegation({
-      registrationId: attempt.registrationId,
-      memberId,
-      clientName: attempt.registration.clientName,
-      scope: attempt.registration.scope,
-      approvedAt: now,
-    });
-    await recordAudit({ type: "approval", memberId, registrationId: attempt.registrationId, detail: attempt.registration.scope }, clock);
-    await webhooks.webhookDelegationApproved(attempt.registrationId, memberId, clock);
-    observeDecision("approved", attempt.registrationId, memberId);
+    await grantApproval({ registrationId: attempt.registrationId, clientName: attempt.registration.clientName, scope: attempt.registration.scope }, memberId, now, clock);
     return { outcome: "approved" };
   });
+}
+
+/** An approved attempt's consequences: the registration is active, the delegation exists, and the approval is recorded and announced. */
+async function grantApproval(registration: { registrationId: string; clientName: string | null; scope: string }, memberId: string, now: Date, clock: Clock): Promise<void> {
+  const { registrationId, clientName, scope } = registration;
+  if ((await registrations.moveRegistration(registrationId, "pending", "active", now)) !== 1) throw new Error("registration was not pending while its attempt was open");
+  await delegations.insertDelegation({ registrationId, memberId, clientName, scope, approvedAt: now });
+  await recordAudit({ type: "approval", memberId, registrationId, detail: scope }, clock);
+  await webhooks.webhookDelegationApproved(registrationId, memberId, clock);
+  observeDecision("approved", registrationId, memberId);
 }
 
 // ---------------------------------------------------------------- registration status for readers

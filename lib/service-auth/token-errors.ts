@@ -8,4 +8,6 @@ export const TOKEN_ERROR_DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
   access_denied: "The account owner denied the delegation; stop.",
   expired_token: "The ten-minute claim attempt expired; refresh it via POST /agent/identity/claim with the outer claim token.",
   invalid_target: "The resource must be exactly the protected resource of this service.",
+  confirmation_required:
+    "The account owner approved, and the approval page showed them a 6-digit confirmation code: ask them for it, then poll again (at the interval) with confirmation_code.",
 };

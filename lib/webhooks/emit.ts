@@ -77,14 +77,30 @@ export async function webhookDelegationApproved(registrationId: string, memberId
   await enqueueEvent("delegation.approved", { ...data, delegation_id: await delegationIdOf(registrationId) }, clock);
 }
 
-export async function webhookDelegationDenied(registrationId: string, memberId: string, reason: "refused" | "too_many_wrong_codes", clock: Clock): Promise<void> {
+export type DenialReason = WebhookEventData<"delegation.denied">["reason"];
+
+export async function webhookDelegationDenied(registrationId: string, memberId: string, reason: DenialReason, clock: Clock): Promise<void> {
   const { data } = await commonData(registrationId, memberId);
   await enqueueEvent("delegation.denied", { ...data, reason }, clock);
 }
 
-export async function webhookDelegationCancelled(registrationId: string, memberId: string, delegationId: string, revokedTokens: number, clock: Clock): Promise<void> {
+/** `reason` only when the member did not revoke it themselves (issue 53): a member's revocation keeps its payload. */
+export async function webhookDelegationCancelled(
+  registrationId: string,
+  memberId: string,
+  delegationId: string,
+  revokedTokens: number,
+  clock: Clock,
+  reason?: "agent_blocked",
+): Promise<void> {
   const { data } = await commonData(registrationId, memberId);
-  await enqueueEvent("delegation.cancelled", { ...data, delegation_id: delegationId, revoked_tokens: revokedTokens }, clock);
+  await enqueueEvent("delegation.cancelled", { ...data, delegation_id: delegationId, revoked_tokens: revokedTokens, ...(reason ? { reason } : {}) }, clock);
+}
+
+/** The member reported a request they did not start (issue 53); sent after its delegation.denied. */
+export async function webhookDelegationReported(registrationId: string, memberId: string, reportId: string, originBlocked: boolean, clock: Clock): Promise<void> {
+  const { data } = await commonData(registrationId, memberId);
+  await enqueueEvent("delegation.reported", { ...data, report_id: reportId, origin_blocked: originBlocked }, clock);
 }
 
 export async function webhookTokenRevoked(registrationId: string, memberId: string, clock: Clock): Promise<void> {

@@ -4,7 +4,15 @@
 import { z } from "zod";
 import { SCOPES } from "@/lib/schemas/service-auth";
 
-export const WEBHOOK_EVENT_TYPES = ["delegation.requested", "delegation.approved", "delegation.denied", "delegation.cancelled", "delegation.expired", "token.revoked"] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  "delegation.requested",
+  "delegation.approved",
+  "delegation.denied",
+  "delegation.cancelled",
+  "delegation.expired",
+  "token.revoked",
+  "delegation.reported",
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 const common = {
@@ -23,11 +31,28 @@ const dataSchemas = {
   "delegation.approved": z.strictObject({ ...common, delegation_id: z.string().describe("The delegation the approval created.") }),
   "delegation.denied": z.strictObject({
     ...common,
-    reason: z.enum(["refused", "too_many_wrong_codes"]).describe("refused: the member chose Deny; too_many_wrong_codes: the fifth wrong code closed the attempt."),
+    reason: z
+      .enum(["refused", "too_many_wrong_codes", "reported", "too_many_wrong_confirmation_codes"])
+      .describe(
+        'refused: the member chose Deny; too_many_wrong_codes: the fifth wrong code closed the attempt; reported: the member chose "I didn\'t start this" (a delegation.reported event follows); too_many_wrong_confirmation_codes: the agent sent a wrong confirmation code three times.',
+      ),
   }),
-  "delegation.cancelled": z.strictObject({ ...common, delegation_id: z.string(), revoked_tokens: z.number().int().min(0).describe("Access tokens revoked with it.") }),
+  "delegation.cancelled": z.strictObject({
+    ...common,
+    delegation_id: z.string(),
+    revoked_tokens: z.number().int().min(0).describe("Access tokens revoked with it."),
+    reason: z
+      .literal("agent_blocked")
+      .optional()
+      .describe("agent_blocked: the operator blocked the agent's verified origin, or members' reports did; absent when the member revoked it."),
+  }),
   "delegation.expired": z.strictObject({ ...common }),
   "token.revoked": z.strictObject({ ...common, delegation_id: z.string().describe("The delegation the revoked token belonged to.") }),
+  "delegation.reported": z.strictObject({
+    ...common,
+    report_id: z.string().describe("The report, as `npm run agents:reports` lists it."),
+    origin_blocked: z.boolean().describe("Whether this report blocked the agent's verified origin (enough distinct members reported it within 24 hours)."),
+  }),
 } as const satisfies Record<WebhookEventType, z.ZodType>;
 
 export type WebhookEventData<T extends WebhookEventType> = z.infer<(typeof dataSchemas)[T]>;
@@ -47,6 +72,7 @@ export const webhookPayloadSchemas: { [T in WebhookEventType]: ReturnType<typeof
   "delegation.cancelled": envelope("delegation.cancelled"),
   "delegation.expired": envelope("delegation.expired"),
   "token.revoked": envelope("token.revoked"),
+  "delegation.reported": envelope("delegation.reported"),
 };
 
 /** The JSON Schema (draft 2020-12) of one event type's payload, as published in the docs. */

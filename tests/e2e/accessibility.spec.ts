@@ -6,6 +6,7 @@ import type { Page } from "@playwright/test";
 import { getCorpus } from "../../lib/docs/corpus";
 import { registerAgent } from "./agent";
 import { baseUrl, expect, signInFromLoginPage, test } from "./fixtures";
+import { addMember, chooseSettings, registerFromBrowser, registerFromOtherAddress } from "./support/consent";
 
 const WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
 
@@ -117,5 +118,58 @@ test("signed in: the pages whose header changes", async ({ page }) => {
   const audit = new Audit(page);
   await signInFromLoginPage(page, "edsger@example.com");
   for (const path of ["/", "/docs", DOC_PATHS[0]!, "/map", "/members/ada-lovelace"]) await audit.visit(path, `${path} (signed in)`);
+  audit.expectNone();
+});
+
+test("issue 53's states at desktop and phone widths: its docs, the sign-in warning, the context lines and report button, the verified-only page, the confirmation code, the report's result, both settings", async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  const audit = new Audit(page);
+  /** Audits the page as it is, at a desktop width and at a phone's. */
+  const atBothWidths = async (label: string) => {
+    for (const [width, height] of [
+      [1280, 900],
+      [360, 740],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      await page.waitForLoadState("networkidle");
+      await audit.check(`${label} (${width} px)`);
+    }
+  };
+
+  // The risk assessment's wide table and the developers' page, on a phone too.
+  for (const path of ["/docs/approval-safety", "/docs/confirmation-codes"]) {
+    await page.goto(`${baseUrl()}${path}`);
+    await atBothWidths(path);
+  }
+  const email = addMember("a11y");
+  const elsewhere = await registerFromOtherAddress(email, "Audit Agent Elsewhere");
+  await page.goto(elsewhere.claim.verification_uri);
+  await expect(page.getByTestId("phishing-warning")).toBeVisible();
+  await atBothWidths("/login from a verification link");
+
+  await signInFromLoginPage(page, email);
+  await chooseSettings(page, { verifiedOnly: true, confirm: true });
+  await atBothWidths("/account with both settings on");
+  const unsigned = await registerFromBrowser(page, email, "Audit Agent Unsigned");
+  await page.goto(unsigned.claim.verification_uri);
+  await expect(page.getByRole("heading", { name: "Only verified agents may ask for access" })).toBeVisible();
+  await atBothWidths("/agent/authorize, verified agents only");
+
+  await chooseSettings(page, { verifiedOnly: false, confirm: true });
+  await page.goto(elsewhere.claim.verification_uri);
+  await expect(page.getByTestId("request-network")).toHaveAttribute("data-network", "different");
+  await atBothWidths("/agent/authorize with its context lines and report button");
+  await page.getByRole("button", { name: "I didn't start this", exact: true }).click();
+  await expect(page).toHaveURL(/result=reported$/);
+  await atBothWidths("/agent/authorize/done after a report");
+
+  const confirming = await registerFromBrowser(page, email, "Audit Agent Confirming");
+  await page.goto(confirming.claim.verification_uri);
+  await page.getByLabel("Code").fill(confirming.claim.user_code);
+  await page.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(page.getByTestId("confirmation-code")).toBeVisible();
+  await atBothWidths("/agent/authorize showing the confirmation code");
   audit.expectNone();
 });

@@ -130,6 +130,7 @@ describe("/openapi.json", () => {
       "/oauth2/revoke": "authorization flow (form-encoded), documented in /auth.md",
       "/agent/authorize/decision": "human form POST",
       "/account/revoke": "human form POST",
+      "/account/settings": "human form POST",
       "/api/auth/[...nextauth]": "member sign-in (next-auth)",
       "/api/map/search": "same-origin plumbing of /map, not a supported integration",
       "/api/[...path]": "JSON 404 for unknown API paths",

@@ -25,6 +25,9 @@ const STORES: Readonly<Record<string, string>> = {
   WebhookEndpoint: "lib/webhooks/stores/endpoints.ts",
   WebhookEvent: "lib/webhooks/stores/events.ts",
   WebhookDelivery: "lib/webhooks/stores/deliveries.ts",
+  ConsentSetting: "lib/consent/settings.ts",
+  AgentReport: "lib/consent/reports.ts",
+  BlockedAgentOrigin: "lib/consent/blocks.ts",
 };
 
 function sourceFiles(dir: string): string[] {

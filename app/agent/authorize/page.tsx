@@ -1,10 +1,13 @@
 import type { Metadata } from "next";
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { authorizePath, DECISION_PATH, loadApprovalView, loginPathFor } from "@/lib/approval";
+import { authorizePath, CONFIRMATION_COOKIE, DECISION_PATH, loadApprovalView, loginPathFor } from "@/lib/approval";
 import { describeScope, describeTimeLeft } from "@/lib/delegations/wording";
+import { callerKey } from "@/lib/http/client-ip";
+import { PhishingWarning } from "@/app/components/phishing-warning";
 import { SignOutButton } from "@/app/components/sign-out-button";
+import { ConfirmationCodePanel, DecisionFields, DenyOnlyForm, ReportButton, RequestContextLines, TimeLeftLine } from "./consent";
 import { Notice } from "./notice";
-import { TimeLeft } from "./time-left";
 
 export const metadata: Metadata = { title: "Approve an agent", robots: { index: false, follow: false } };
 
@@ -20,7 +23,9 @@ function errorMessage(error: string | string[] | undefined, remaining: string | 
 
 export default async function AuthorizePage({ searchParams }: { searchParams: SearchParams }) {
   const params = await searchParams;
-  const view = await loadApprovalView(params.claim_attempt_token);
+  // The browser's network (compared with the request's, issue 53) and the sealed confirmation code, if it has one.
+  const browser = { callerKey: callerKey(await headers()), confirmationCookie: (await cookies()).get(CONFIRMATION_COOKIE)?.value };
+  const view = await loadApprovalView(params.claim_attempt_token, browser);
   if (view.kind === "sign_in") redirect(view.loginPath);
   const unknownLink = (
     <Notice title="This link is not valid">
@@ -28,7 +33,8 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Se
     </Notice>
   );
   if (view.kind === "not_found") return unknownLink;
-  const { attempt, member, formToken, attemptToken } = view;
+  const { attempt, member, formToken, attemptToken, context, policy, confirmationCode } = view;
+  const now = new Date();
   switch (attempt.state) {
     case "not_found":
       return unknownLink;
@@ -58,7 +64,16 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Se
       );
   }
 
-  if (!attempt.isOwner || !formToken) {
+  if (attempt.state === "confirming" && attempt.isOwner && formToken) {
+    return (
+      <ConfirmationCodePanel code={confirmationCode}>
+        <TimeLeftLine expiresAt={attempt.expiresAt} serverText={describeTimeLeft(attempt.expiresAt, now)} label="The code works for:" />
+        <DenyOnlyForm attemptToken={attemptToken} formToken={formToken} withReport />
+      </ConfirmationCodePanel>
+    );
+  }
+
+  if (attempt.state === "confirming" || !attempt.isOwner || !formToken) {
     // Never show whose account the request names: only that it is not the signed-in member's.
     return (
       <div className="card narrow approval">
@@ -75,11 +90,47 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Se
   }
 
   const message = errorMessage(params.error, params.remaining);
-  const serverTimeLeft = describeTimeLeft(attempt.expiresAt, new Date());
+  const serverTimeLeft = describeTimeLeft(attempt.expiresAt, now);
+  const contextLines = context ? <RequestContextLines context={context} now={now} /> : null;
+
+  // Issue 53: the member accepts verified agents only, or the operator blocked this agent: Deny is all there is.
+  if (policy && !policy.approvable) {
+    return (
+      <div className="card narrow approval">
+        {policy.reason === "verified_only" ? (
+          <>
+            <h1>Only verified agents may ask for access</h1>
+            <p data-testid="verified-only-explanation">
+              You chose on your account page to accept requests only from verified agents: agents that sign their requests, so this page can show who sent them. This request is not
+              signed, so it cannot be approved.
+            </p>
+            <p>
+              If you started it yourself, ask your agent to sign its requests, or turn the setting off on your account page and ask your agent to start again. Otherwise, deny it.
+            </p>
+          </>
+        ) : (
+          <>
+            <h1>This agent is blocked</h1>
+            <p data-testid="agent-blocked-explanation">
+              Requests from <strong>{attempt.agentOrigin ? new URL(attempt.agentOrigin).host : "this agent"}</strong> were blocked by the operator of this service after members
+              reported requests they did not start. It cannot be approved. Deny it.
+            </p>
+          </>
+        )}
+        <PhishingWarning />
+        {contextLines}
+        <TimeLeftLine expiresAt={attempt.expiresAt} serverText={serverTimeLeft} label="Time left before it closes by itself:" />
+        <DenyOnlyForm attemptToken={attemptToken} formToken={formToken} />
+      </div>
+    );
+  }
+
   return (
     <div className="card narrow approval">
       <h1>Approve access for an agent?</h1>
       <p>An agent asks for read-only access to your account. Approve only if you started this yourself.</p>
+      <PhishingWarning />
+      {contextLines}
 
       {attempt.agentOrigin ? (
         <section aria-labelledby="agent-verified" className="verified-agent">
@@ -124,13 +175,15 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Se
         <p className="muted">It cannot change anything, and you can revoke its access at any time on your account page.</p>
       </section>
 
-      <p className="time-left">
-        Time left to decide: <TimeLeft expiresAt={attempt.expiresAt.toISOString()} serverText={`about ${serverTimeLeft}`} />
-      </p>
+      <TimeLeftLine expiresAt={attempt.expiresAt} serverText={serverTimeLeft} />
+      {policy?.approvable && policy.confirmationCode ? (
+        <p className="notice" data-testid="confirmation-code-note">
+          Because of your settings, approving shows you a 6-digit code. Your agent gets access only after you tell it that code.
+        </p>
+      ) : null}
 
       <form method="post" action={DECISION_PATH} className="decision">
-        <input type="hidden" name="claim_attempt_token" value={attemptToken} />
-        <input type="hidden" name="form_token" value={formToken} />
+        <DecisionFields attemptToken={attemptToken} formToken={formToken} />
         <label htmlFor="user_code">Code</label>
         <input
           id="user_code"
@@ -159,7 +212,11 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Se
           <button type="submit" name="decision" value="deny" className="danger" formNoValidate>
             Deny
           </button>
+          <ReportButton />
         </div>
+        <p className="muted" id="report-help">
+          &ldquo;I didn&apos;t start this&rdquo; denies the request and tells the operator, who can block agents that send requests nobody started.
+        </p>
       </form>
     </div>
   );

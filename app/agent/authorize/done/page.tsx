@@ -15,11 +15,15 @@ const RESULTS = {
     title: "Request closed",
     body: "The code was typed wrongly five times, so this request was closed as denied and the agent did not get access. If it was yours, ask your agent to start again.",
   },
+  reported: {
+    title: "Thank you: request denied and reported",
+    body: "The agent did not get access, and the operator of this service was told that you did not start this request. Nothing else is needed from you. If someone sent you the link, do not open links from them again.",
+  },
 } as const;
 
 export default async function DecisionDonePage({ searchParams }: { searchParams: SearchParams }) {
   const { result } = await searchParams;
-  const content = result === "approved" || result === "denied" || result === "locked" ? RESULTS[result] : null;
+  const content = typeof result === "string" && Object.hasOwn(RESULTS, result) ? RESULTS[result as keyof typeof RESULTS] : null;
   return (
     <Notice title={content?.title ?? "Nothing to show"}>
       <p>{content?.body ?? "There is no decision to show here."}</p>
