@@ -17,14 +17,13 @@ import { requestListener } from "@/lib/server/request-listener";
 import { turns } from "@/lib/server/turns";
 import { startWebhookDelivery } from "@/lib/webhooks/delivery";
 import { startJanitor } from "@/lib/operator/janitor";
-import { outliveClosedLogPipes } from "@/lib/operations/log";
+import { errorLog, logger, outliveClosedLogPipes, routeConsoleToLog, startLogger } from "@/lib/operations/log";
 import { observeRequest } from "@/lib/server/observe";
 import { transportSecurityHeaders } from "@/lib/http/security-headers";
 import { markServerEntry, refuseUnsafeStart } from "@/lib/startup";
 import { Admission, admissionBounds, callerShare } from "@/lib/admission";
 import { refusalSurface, writeBodyRefusal, writeShed, writeUnqueuedRefusal } from "@/lib/server/overload";
 import { recordShed } from "@/lib/operations/metrics";
-import { logger } from "@/lib/operations/log";
 import { isStaticFilePath, pathOf, routePolicy, routeTemplate } from "@/lib/routes";
 import { chargeBudgets } from "@/lib/rate-limit";
 import { BodyGate } from "@/lib/server/body-gate";
@@ -42,12 +41,17 @@ async function main(): Promise<void> {
   // Preflight before listen: every configuration problem at once (PORT and HOSTNAME included), an unmigrated
   // database (the embedded default migrates itself): exit 1 before a port is taken.
   const config = await refuseUnsafeStart();
+  // From here every line is the logger's, Next's and the libraries' console output included.
+  routeConsoleToLog();
   const { port, hostname } = config;
 
   // Before the first query opens the database, so the app connection knows a worker checkpoints for it.
   const checkpointer =
     config.databaseProvider === "sqlite" && config.sqliteCheckpointWorker
-      ? startSqliteCheckpointer(sqliteFilePath(config.databaseUrl), { holdConnection: holdSqliteConnection })
+      ? startSqliteCheckpointer(sqliteFilePath(config.databaseUrl), {
+          holdConnection: holdSqliteConnection,
+          onFailure: (what, message) => logger().error({ type: "sqlite_checkpoint_failed", what }, `SQLite checkpoint worker: ${what} failed: ${message}`),
+        })
       : null;
 
   // Webhook delivery runs in this process (content/docs/webhooks.md); on Vercel the cron route and after() do.
@@ -154,7 +158,7 @@ async function main(): Promise<void> {
   const shutdown = (signal: NodeJS.Signals): void => {
     if (stopping) return;
     stopping = true;
-    console.error(`[agent-gate] ${signal}: no new connections; finishing the requests in flight`);
+    logger().info({ type: "shutdown", signal }, `${signal}: no new connections; finishing the requests in flight`);
     // Keep-alive connections are closed as soon as their request is answered; requests still running after
     // the grace period lose their connection.
     const sweep = setInterval(() => server.closeIdleConnections(), 100);
@@ -175,17 +179,23 @@ async function main(): Promise<void> {
         await closeConnection();
         process.exit(0);
       })().catch((error: unknown) => {
-        console.error(`[agent-gate] shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
+        errorLog(error, "shutdown");
         process.exit(1);
       });
     });
   };
   process.once("SIGTERM", shutdown);
   process.once("SIGINT", shutdown);
-  console.log(`[agent-gate] listening on http://${hostname ?? "0.0.0.0"}:${listening.port}${config.nodeFront ? "" : " (NODE_FRONT=off)"}`);
+  const url = `http://${hostname ?? "0.0.0.0"}:${listening.port}`;
+  logger().info({ type: "listening", url, node_front: config.nodeFront }, `listening on ${url}${config.nodeFront ? "" : " (NODE_FRONT=off)"}`);
 }
 
 main().catch((error: unknown) => {
-  console.error(`[agent-gate] could not start: ${error instanceof Error ? error.message : String(error)}`);
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  // Before the logger exists (no configuration yet) or after: the start's own synchronous one, out before the exit.
+  startLogger().fatal(
+    { type: "start_failed", error_name: error instanceof Error ? error.name : typeof error, error_code: typeof code === "string" ? code : undefined },
+    `could not start: ${error instanceof Error ? error.message : String(error)}`,
+  );
   process.exit(1);
 });

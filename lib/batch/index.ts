@@ -10,6 +10,7 @@ import { readJsonObject } from "@/lib/http/body";
 import { clientIp } from "@/lib/http/client-ip";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { errorBody, errorReply, payloadTooLargeReply, rateLimitedReply, type ErrorBody } from "@/lib/http/errors";
+import { errorLog } from "@/lib/operations/log";
 import { budgetRule, hitRateLimit, rateLimitHeaders, type RateLimitRule } from "@/lib/rate-limit";
 import {
   BATCH_DEADLINE_MS,
@@ -75,7 +76,7 @@ export async function runBatch(items: BatchItem[], options: BatchRunOptions = {}
       results.push(outcome.status === "ok" ? { id, operation, status: "ok", result: outcome.result } : { id, operation, status: "error", error: outcome.error });
     } catch (error) {
       // One failing operation must not sink the others; the details stay in the log.
-      console.error(`[agent-gate] batch operation ${item.operation} failed: ${String((error as Error)?.message ?? error).slice(0, 300)}`);
+      errorLog(error, `batch operation ${item.operation}`);
       results.push({ id, operation, status: "error", error: errorBody("server_error", "This operation failed on the service; retry it later.") });
     }
   }

@@ -25,8 +25,8 @@ export { BACKSTOP_PAGES, checkpointerRunsFor };
 /** Past this many pages of log (~16 MB) the worker asks for a hold to let the log restart. */
 export const RESTART_PAGES = 4000;
 
-/** Messages between the worker (lib/db/sqlite-checkpoint-worker.ts) and the app. */
-export type WorkerMessage = "hold" | "restartable";
+/** Messages between the worker (lib/db/sqlite-checkpoint-worker.ts) and the app; `failed`: a failure for the app's log. */
+export type WorkerMessage = "hold" | "restartable" | { failed: string; message: string };
 export type AppMessage = "held";
 
 /** What the worker is started with. */
@@ -57,6 +57,11 @@ export interface CheckpointerOptions {
   restartPages?: number;
   /** Takes the app's connection once no statement or transaction runs on it; resolves with its release. */
   holdConnection?: () => Promise<(() => void) | null>;
+  /**
+   * Told of each failure of the worker (`what` failed, with SQLite's text) and of the worker's end by an uncaught error
+   * (`what`: "the worker"); server.ts logs them (this layer has no logger). None: they go unreported.
+   */
+  onFailure?: (what: string, message: string) => void;
 }
 
 /** The longest the app holds its connection for the worker, whatever happens to the worker. */
@@ -72,19 +77,20 @@ export function startSqliteCheckpointer(file: string, options: CheckpointerOptio
   let endHold: (() => void) | null = null;
   worker.on("message", (message: WorkerMessage) => {
     if (message === "restartable") return endHold?.();
-    if (message === "hold") void holdFor(worker, options.holdConnection, (end) => (endHold = end));
+    if (message === "hold") return void holdFor(worker, options.holdConnection, (end) => (endHold = end));
+    options.onFailure?.(message.failed, message.message);
   });
   const forget = (): void => {
     if (globalForCheckpointer.agentGateCheckpointer?.worker === worker) globalForCheckpointer.agentGateCheckpointer = undefined;
   };
-  // The worker only ends by itself when it cannot open the file (it logged why): the backstop checkpoints.
+  // The worker only ends by itself when it cannot open the file (it reported why): the backstop checkpoints.
   worker.on("exit", () => {
     endHold?.();
     forget();
   });
   worker.on("error", (error) => {
     // The backstop still checkpoints; only the pauses come back.
-    console.error(`[agent-gate] SQLite checkpoint worker stopped: ${error.message.slice(0, 200)}`);
+    options.onFailure?.("the worker", error.message.slice(0, 200));
     forget();
   });
   globalForCheckpointer.agentGateCheckpointer = { file, worker };

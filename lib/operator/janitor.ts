@@ -18,6 +18,7 @@ import { deleteDeadTokensBefore } from "@/lib/grants/access-tokens";
 import { deleteEndedAttemptsBefore } from "@/lib/grants/claim-attempts";
 import { deleteUnapprovedBefore } from "@/lib/grants/registrations";
 import { getConfig } from "@/lib/config";
+import { errorLog } from "@/lib/operations/log";
 import { Pacer, type PacingOptions } from "@/lib/operations/pacing";
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -172,7 +173,7 @@ export function startJanitor(options: StartJanitorOptions = {}): () => Promise<v
       running = runJanitorPass(passOptions)
         .then(
           (report) => options.onPass?.({ report }),
-          (error: unknown) => (options.onPass ? options.onPass({ error }) : console.error(`[agent-gate] janitor pass failed: ${describeError(error)}`)),
+          (error: unknown) => (options.onPass ? options.onPass({ error }) : errorLog(error, "janitor pass")),
         )
         .finally(() => schedule(intervalMs));
     }, delayMs);
@@ -185,13 +186,6 @@ export function startJanitor(options: StartJanitorOptions = {}): () => Promise<v
     if (timer) clearTimeout(timer);
     await running;
   };
-}
-
-/** A failure's kind and code, never its whole message (a driver's message may name hosts or files). */
-function describeError(error: unknown): string {
-  if (typeof error !== "object" || error === null) return "unknown error";
-  const { name, code } = error as { name?: unknown; code?: unknown };
-  return [typeof name === "string" ? name : "Error", typeof code === "string" ? code : ""].filter(Boolean).join(" ");
 }
 
 /** "AccessToken 12, ClaimAttempt 0, …" for logs and the CLI. */

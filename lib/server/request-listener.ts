@@ -18,6 +18,7 @@ import type http from "node:http";
 import type { AdmissionTicket, WorkClass } from "@/lib/admission";
 import { AGENT_HEADER, CALLER_HEADER, PEER_HEADER } from "@/lib/http/client-ip";
 import { markServerEntry } from "@/lib/http/server-entry";
+import { errorLog } from "@/lib/operations/log";
 import type { TurnQueue } from "@/lib/server/turns";
 
 /** Answers a request itself (true) or leaves it to the next handler (false). */
@@ -97,7 +98,7 @@ function handOver(next: NextHandler, req: http.IncomingMessage, res: http.Server
   if (requestId !== undefined) res.setHeader("X-Request-Id", requestId);
   if (responseHeaders) for (const [name, value] of responseHeaders) res.setHeader(name, value);
   const dropOnFailure = (error: unknown): void => {
-    console.error(`[agent-gate] request handler failed: ${error instanceof Error ? error.name : typeof error}`);
+    errorLog(error, "next request handler");
     res.destroy();
   };
   try {

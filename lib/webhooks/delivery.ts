@@ -12,6 +12,7 @@ import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { getConfig } from "@/lib/config";
 import { isDatabaseUnavailable, transaction } from "@/lib/db";
+import { errorLog, logger } from "@/lib/operations/log";
 import { Pacer, type PacingOptions } from "@/lib/operations/pacing";
 import { expireLapsedPending } from "@/lib/grants/registrations";
 import { webhookDelegationExpired } from "./emit";
@@ -235,8 +236,8 @@ export function startWebhookDelivery(options: PassOptions = {}): DeliveryLoop {
       .catch((error: unknown) => {
         if (Date.now() - lastLogged < 60_000) return;
         lastLogged = Date.now();
-        const reason = isDatabaseUnavailable(error) ? "the database is unavailable" : error instanceof Error ? error.name : "unknown error";
-        console.error(`[agent-gate] webhook delivery pass failed (${reason}); retrying`);
+        if (!isDatabaseUnavailable(error)) return errorLog(error, "webhook delivery pass");
+        logger().warn({ type: "webhook_delivery_failed", reason: "database_unavailable" }, "webhook delivery pass failed: the database is unavailable; retrying");
       })
       .finally(() => {
         if (!stopped) {

@@ -10,6 +10,7 @@ import { Client } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { freshDatabase, postgresAdminUrl, ROOT, testProvider, TMP } from "../support/databases";
 import { freePort } from "../support/server";
+import { startProblems } from "../support/log";
 
 const KEY = { kty: "OKP", crv: "Ed25519", x: "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", d: "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A" };
 const SECRET = "a-session-secret-of-more-than-32-characters";
@@ -106,9 +107,29 @@ async function npmStart(env: Record<string, string>, cwd: string = ROOT): Promis
   return run;
 }
 
-/** The problem lines a refused start printed, in order. */
+type LogLine = { type?: unknown; msg?: unknown; level?: unknown; variable?: unknown };
+
+/** Every line the start wrote, each of which must be a JSON log line with a type (issue 51: one log format). */
+function logLines(output: string): LogLine[] {
+  return output
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => {
+      let parsed: LogLine;
+      try {
+        parsed = JSON.parse(line) as LogLine;
+      } catch {
+        throw new Error(`not a JSON log line: ${line}`);
+      }
+      expect(typeof parsed.type, line).toBe("string");
+      return parsed;
+    });
+}
+
+/** The problems a refused start reported, in order (every line checked to be a JSON log line first). */
 function problemLines(output: string): string[] {
-  return output.split("\n").filter((line) => /^(Invalid configuration|Database not ready): /.test(line));
+  logLines(output);
+  return startProblems(output);
 }
 
 async function expectRefused(env: Record<string, string>, expected: RegExp[]): Promise<string[]> {
@@ -118,7 +139,9 @@ async function expectRefused(env: Record<string, string>, expected: RegExp[]): P
   const lines = problemLines(run.output);
   expect(lines, run.output).toHaveLength(expected.length);
   expected.forEach((pattern, index) => expect(lines[index]).toMatch(pattern));
-  expect(run.output).toMatch(/Not started: \d+ problems? above/);
+  const refused = logLines(run.output).filter((line) => line.type === "start_refused");
+  expect(refused, run.output).toHaveLength(1);
+  expect(refused[0]).toMatchObject({ level: "fatal", msg: expect.stringMatching(/^Not started: \d+ problems? above/) });
   return lines;
 }
 
@@ -285,7 +308,9 @@ describe("the embedded SQLite default (DATABASE_URL unset) migrates itself", () 
     const run = await npmStart({ BASE_URL: "http://localhost:3000" }, project);
     try {
       expect(run.answered, run.output).toBe(200);
-      expect(run.output).toContain("Applied the migrations to the embedded SQLite database");
+      expect(logLines(run.output)).toContainEqual(
+        expect.objectContaining({ type: "start", msg: expect.stringContaining("Applied the migrations to the embedded SQLite database") }),
+      );
       const db = new Database(path.join(project, "data", "app.db"), { readonly: true });
       const applied = (db.prepare(`SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL`).all() as { migration_name: string }[]).map(
         (r) => r.migration_name,
