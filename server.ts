@@ -24,11 +24,12 @@ import { markServerEntry, refuseUnsafeStart } from "@/lib/startup";
 import { Admission, admissionBounds, callerShare } from "@/lib/admission";
 import { refusalSurface, writeBodyRefusal, writeShed, writeUnqueuedRefusal } from "@/lib/server/overload";
 import { recordShed } from "@/lib/operations/metrics";
-import { isStaticFilePath, pathOf, routePolicy, routeTemplate } from "@/lib/routes";
+import { isStaticFilePath, resolveRoute, routeOfTarget } from "@/lib/routes";
+import { pathOf } from "@/lib/http/api";
 import { chargeBudgets } from "@/lib/rate-limit";
 import { BodyGate } from "@/lib/server/body-gate";
 import { staticFiles } from "@/lib/server/static-files";
-import { headerReader } from "@/lib/server/front/node";
+import { headerReader } from "@/lib/server/headers";
 import { deriveCallerKey } from "@/lib/http/client-ip";
 import { flushTraces, traceNodeRequest, tracingOn } from "@/lib/tracing";
 import { listenerIdentity } from "@/lib/agent-identity";
@@ -85,7 +86,7 @@ async function main(): Promise<void> {
     },
     heapShedShare: limits.heapShedShare,
     refuse: (req, res, workClass, reason) => {
-      const surface = refusalSurface(req, routePolicy(pathOf(req.url)).refusal, workClass);
+      const surface = refusalSurface(req, routeOfTarget(req.url).refusal, workClass);
       if (workClass === null) writeUnqueuedRefusal(req, res, surface);
       else writeShed(req, res, surface, reason);
     },
@@ -109,7 +110,7 @@ async function main(): Promise<void> {
       callerShare: limits.callerShare,
     },
     refuse: (req, res, refusal) => {
-      const route = routePolicy(pathOf(req.url));
+      const route = routeOfTarget(req.url);
       recordShed(route.workClass ?? "unqueued", `body_${refusal}`);
       writeBodyRefusal(req, res, refusalSurface(req, route.refusal, route.workClass), refusal, route.bodyLimit, deadlineSeconds);
     },
@@ -123,11 +124,11 @@ async function main(): Promise<void> {
     admission,
     // Every request this listener receives gets its one line and sample here, the listener's own refusals included; the
     // route files' wrapper and proxy.ts see that server.ts started the process and make none (lib/http/observe.ts).
-    observe: (req, res) => observeRequest(req, res, routeTemplate(pathOf(req.url)), { setHeader: false }),
+    observe: (req, res) => observeRequest(req, res, routeOfTarget(req.url).route, { setHeader: false }),
     responseHeaders: transportSecurity,
     front: config.nodeFront ? serveFront : undefined,
     turns: queue,
-    route: routePolicy,
+    route: resolveRoute,
     callerOf: (req) => deriveCallerKey(headerReader(req)),
     // Issue 44: a signed public read or token request is verified once, here, when its agent's directory is cached (the
     // handlers read the stamp: registration, the claim poll and exchange binding, the budgets). Only a public read is

@@ -4,7 +4,7 @@ import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { errorLog } from "@/lib/operations/log";
 import { recordHandlerFailure } from "@/lib/operations/metrics";
 import { activeTraceResponse, inRequestSpan, TRACE_RESPONSE_HEADER, traceHttpRequest, tracingOn } from "@/lib/tracing";
-import { fromWebRequest, toWebResponse, type ApiReply, type ApiRequest } from "./api";
+import { fromWebRequest, targetOf, toWebResponse, type ApiReply, type ApiRequest } from "./api";
 import { errorReply, methodNotAllowedReply, temporarilyUnavailableReply } from "./errors";
 
 export type RouteContext<P = Record<string, string | string[]>> = { params: Promise<P> };
@@ -37,9 +37,13 @@ export type ApiHandler<P = Record<string, never>> = (request: ApiRequest, params
 
 /**
  * A route handler serving an ApiHandler (the one handler shape): a failure becomes the same JSON answer as in
- * the front; a HEAD request gets the GET answer's status and headers without its body.
+ * the front; a HEAD request gets the GET answer's status and headers without its body. `requestedPath`: the path
+ * the request's span goes by (lib/routes/handlers.ts names a rewritten markdown twin by its page; default: the URL's).
  */
-export function apiRoute<P = Record<string, never>>(handler: ApiHandler<P>): (request: Request, context: RouteContext<P>) => Promise<Response> {
+export function apiRoute<P = Record<string, never>>(
+  handler: ApiHandler<P>,
+  requestedPath: (request: Request) => string = (request) => targetOf(request.url),
+): (request: Request, context: RouteContext<P>) => Promise<Response> {
   const answer = async (apiRequest: ApiRequest, context: RouteContext<P>): Promise<Response> => {
     try {
       const reply = await handler(apiRequest, (await context?.params) as P);
@@ -53,7 +57,8 @@ export function apiRoute<P = Record<string, never>>(handler: ApiHandler<P>): (re
   return (request, context) => {
     const apiRequest = fromWebRequest(request);
     if (!tracingOn() || inRequestSpan()) return answer(apiRequest, context);
-    return traceHttpRequest(apiRequest, async () => withTraceResponse(await answer(apiRequest, context)));
+    const traced = { method: apiRequest.method, target: requestedPath(request), headers: apiRequest.headers };
+    return traceHttpRequest(traced, async () => withTraceResponse(await answer(apiRequest, context)));
   };
 }
 

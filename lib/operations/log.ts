@@ -147,17 +147,9 @@ export function requestIdFrom(header: string | null | undefined): string {
   return typeof header === "string" && REQUEST_ID.test(header) ? header : randomUUID();
 }
 
-/** A route template never carries a query or fragment, whatever a caller passes. */
-export function routeTemplate(template: string): string {
-  const query = template.indexOf("?");
-  const fragment = template.indexOf("#");
-  const cut = query === -1 ? fragment : fragment === -1 ? query : Math.min(query, fragment);
-  return cut === -1 ? template : template.slice(0, cut);
-}
-
 export interface RequestLogEntry {
   method: string;
-  /** The route template ("/api/v1/members/[slug]"), never the raw path. */
+  /** The route template (lib/routes resolveRoute: "/members/[slug]"), never the raw path. */
   route: string;
   status: number;
   durationMs: number;
@@ -174,7 +166,7 @@ export function requestLog(entry: RequestLogEntry, log: Logger = logger()): void
       type: "request",
       request_id: entry.requestId,
       method: entry.method,
-      route: routeTemplate(entry.route),
+      route: entry.route,
       status: entry.status,
       duration_ms: Math.round(entry.durationMs * 1000) / 1000,
       client_ip: entry.clientIp,

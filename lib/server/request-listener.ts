@@ -16,6 +16,7 @@
 //    keeps admitting new connections; a request whose client has left meanwhile is skipped.
 import type http from "node:http";
 import type { AdmissionTicket, WorkClass } from "@/lib/admission";
+import { pathOf } from "@/lib/http/api";
 import { AGENT_HEADER, CALLER_HEADER, PEER_HEADER } from "@/lib/http/client-ip";
 import { markServerEntry } from "@/lib/http/server-entry";
 import { errorLog } from "@/lib/operations/log";
@@ -79,13 +80,6 @@ export interface ListenerRoute {
 }
 
 const GENERAL_ROUTE: ListenerRoute = { workClass: "general", bodyLimit: Infinity };
-
-/** The path of a request target, without its query. */
-function pathOf(url: string | undefined): string {
-  const raw = url ?? "/";
-  const mark = raw.indexOf("?");
-  return mark < 0 ? raw : raw.slice(0, mark);
-}
 
 /** Whether the client is gone (it closed the connection while its request waited for a turn). */
 function abandoned(req: http.IncomingMessage): boolean {

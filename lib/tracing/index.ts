@@ -80,18 +80,16 @@ export function parseTraceparent(traceparent: unknown, tracestate?: unknown): Sp
 const REQUEST_SPAN = createContextKey("agent-gate.request-span");
 
 /**
- * The request's path, handed to ./sdk.ts's span processor in the request span's parent context: it names the span by
- * the route table's template (lib/routes sits above this layer, and Next's route bundles hold their own copy of this
- * module, which nothing at start can reach; the one SDK is reached through the API's global registry, and context
- * keys are global symbols). The path itself never becomes an attribute.
+ * The request's target, handed to ./sdk.ts's span processor in the request span's parent context: it names the span
+ * by the route table's template, the one its log line and metrics name (lib/routes sits above this layer, and Next's
+ * route bundles hold their own copy of this module, which nothing at start can reach; the one SDK is reached through
+ * the API's global registry, and context keys are global symbols). Only the span's parent context holds it, in this
+ * process: the target itself never becomes an attribute.
  */
-export const REQUEST_PATH = createContextKey("agent-gate.request-path");
+export const REQUEST_TARGET = createContextKey("agent-gate.request-target");
 
-/** The request's route (its template in lib/routes) and class of work, for the request span. */
-export type RouteOfPath = (path: string) => { route: string; workClass: string | null };
-
-/** The route of a path no entry of the table names: one name, so a scan of random paths makes no new span names. */
-export const UNMATCHED_ROUTE = "(unmatched)";
+/** The request's route (its template in lib/routes, or "(unmatched)") and class of work, for the request span. */
+export type RouteOfTarget = (target: string) => { route: string; workClass: string | null };
 
 /** The headers the request span reads. */
 interface TraceHeaders {
@@ -101,10 +99,10 @@ interface TraceHeaders {
 /** A request's SERVER span and the context its work runs in (the span, and REQUEST_SPAN naming it). */
 function startRequestSpan(method: string, target: string, headers: TraceHeaders): { span: Span; scope: Context } {
   const remote = parseTraceparent(headers.get("traceparent"), headers.get("tracestate"));
-  const parent = (remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : ROOT_CONTEXT).setValue(REQUEST_PATH, pathOfTarget(target));
-  // Named and given its route and class of work by ./sdk.ts as it starts (REQUEST_PATH).
+  const parent = (remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : ROOT_CONTEXT).setValue(REQUEST_TARGET, target);
+  // Named and given its route and class of work by ./sdk.ts as it starts (REQUEST_TARGET).
   const span = tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { "http.request.method": method } }, parent);
-  return { span, scope: trace.setSpan(parent, span).setValue(REQUEST_SPAN, span.spanContext()).deleteValue(REQUEST_PATH) };
+  return { span, scope: trace.setSpan(parent, span).setValue(REQUEST_SPAN, span.spanContext()).deleteValue(REQUEST_TARGET) };
 }
 
 function endRequestSpan(span: Span, status: number): void {
@@ -195,20 +193,6 @@ async function runInSpan<T>(span: Span, scope: Context, run: () => Promise<T>): 
 function markFailed(span: Span, type: string): void {
   span.setAttribute("error.type", type);
   span.setStatus({ code: SpanStatusCode.ERROR });
-}
-
-/** The path of a request target (origin form, or an absolute URL as a web Request gives it), without its query. */
-function pathOfTarget(target: string): string {
-  let start = 0;
-  if (!target.startsWith("/")) {
-    const scheme = target.indexOf("://");
-    start = scheme < 0 ? 0 : target.indexOf("/", scheme + 3);
-    if (start < 0) return "/";
-  }
-  const query = target.indexOf("?", start);
-  const fragment = target.indexOf("#", start);
-  const end = query < 0 ? fragment : fragment < 0 ? query : Math.min(query, fragment);
-  return end < 0 ? target.slice(start) : target.slice(start, end);
 }
 
 /** An error's class name only: a message may carry what the caller sent. */

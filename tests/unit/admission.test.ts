@@ -5,7 +5,7 @@ import { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { describe, expect, it } from "vitest";
 import { Admission, admissionBounds, WORK_CLASSES, type AdmissionBounds, type AdmissionTicket, type ShedReason, type WorkClass } from "@/lib/admission";
-import { pathOf, routePolicy } from "@/lib/routes";
+import { resolveRoute, routeOfTarget } from "@/lib/routes";
 import { HeapPressure } from "@/lib/admission/heap";
 import { AdmissionLane } from "@/lib/admission/lane";
 import { Pacer } from "@/lib/admission/pacer";
@@ -143,13 +143,13 @@ describe("classes of work", () => {
       ["/metrics", null],
       ["/_next/static/chunks/app.js", null],
     ];
-    for (const [path, expected] of cases) expect(routePolicy(path).workClass, path).toBe(expected);
+    for (const [path, expected] of cases) expect(resolveRoute(path).workClass, path).toBe(expected);
   });
 });
 
 /** The ticket server.ts gives a request: its route's class (lib/routes), and one caller for every request here. */
 function ticketOf(req: IncomingMessage, caller = "127.0.0.1"): AdmissionTicket {
-  return { workClass: routePolicy(pathOf(req.url)).workClass, caller };
+  return { workClass: routeOfTarget(req.url).workClass, caller };
 }
 
 interface FakeExchange {

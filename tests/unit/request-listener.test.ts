@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { AGENT_HEADER, CALLER_HEADER, PEER_HEADER } from "@/lib/http/client-ip";
 import { requestListener, type NextHandler, type RequestListenerOptions } from "@/lib/server/request-listener";
 import { TurnQueue } from "@/lib/server/turns";
-import { routePolicy } from "@/lib/routes";
+import { resolveRoute } from "@/lib/routes";
 import { captureLog } from "../support/log";
 
 const servers: http.Server[] = [];
@@ -194,7 +194,7 @@ describe("the request hook", () => {
 
   it("answers probes at once, without waiting for a turn", async () => {
     const turns = new TurnQueue(() => undefined); // no turn ever comes
-    const port = await serve((_req, res) => res.end("ok"), { turns, route: routePolicy });
+    const port = await serve((_req, res) => res.end("ok"), { turns, route: resolveRoute });
     for (const path of ["/healthz", "/readyz", "/_next/static/chunks/app.js"]) expect((await get(port, path)).body, path).toBe("ok");
     expect(turns.waiting).toBe(0);
   });

@@ -15,7 +15,7 @@ import { createLogger, requestIdFrom, setLogger } from "@/lib/operations/log";
 import { handleMetrics } from "@/lib/operator/metrics";
 import { recordRateLimitRefusal } from "@/lib/operations/metrics";
 import { observeRequest } from "@/lib/server/observe";
-import { routeTemplate } from "@/lib/routes";
+import { resolveRoute, routeOfTarget } from "@/lib/routes";
 import { handleClaimRefresh, handleRegistration, handleRevoke, handleToken } from "@/lib/service-auth/http";
 import { apiRequest, webResponse } from "../../support/api";
 import { markServerEntry } from "@/lib/http/server-entry";
@@ -45,7 +45,7 @@ function apiRequestOf(req: http.IncomingMessage, body: string): ApiRequest {
 
 // The server entry's order, in small: observe, then answer (here the handlers themselves).
 const server = http.createServer((req, res) => {
-  observeRequest(req, res, routeTemplate(req.url!.split("?")[0]!));
+  observeRequest(req, res, routeOfTarget(req.url).route);
   const chunks: Buffer[] = [];
   req.on("data", (chunk: Buffer) => chunks.push(chunk));
   req.on("end", () => {
@@ -106,19 +106,19 @@ describe("request ids", () => {
   });
 
   it("names routes by their template from the route table, never the raw path", () => {
-    expect(routeTemplate("/members/ada-lovelace")).toBe("/members/[slug]");
-    expect(routeTemplate("/ask")).toBe("/ask");
-    expect(routeTemplate("/login/")).toBe("/login");
-    expect(routeTemplate("/api/no/such/thing")).toBe("/api/[...path]");
-    expect(routeTemplate("/page-markdown")).toBe("/page-markdown/[[...path]]");
-    expect(routeTemplate("/page-markdown/docs/oauth")).toBe("/page-markdown/[[...path]]");
-    expect(routeTemplate("/.well-known/agent-skills/claim/SKILL.md")).toBe("/.well-known/agent-skills/[name]/SKILL.md");
-    expect(routeTemplate("/docs/a/b")).toBe("(unmatched)");
-    expect(routeTemplate("/docs.md")).toBe("/docs");
-    expect(routeTemplate("/index.md")).toBe("/");
-    expect(routeTemplate("/nothing.md")).toBe("(unmatched)");
-    expect(routeTemplate("/_next/static/chunks/x.js")).toBe("(unmatched)");
-    expect(routeTemplate("/no/such/path/at/all")).toBe("(unmatched)");
+    expect(resolveRoute("/members/ada-lovelace").route).toBe("/members/[slug]");
+    expect(resolveRoute("/ask").route).toBe("/ask");
+    expect(resolveRoute("/login/").route).toBe("/login");
+    expect(resolveRoute("/api/no/such/thing").route).toBe("/api/[...path]");
+    expect(resolveRoute("/page-markdown").route).toBe("/page-markdown/[[...path]]");
+    expect(resolveRoute("/page-markdown/docs/oauth").route).toBe("/page-markdown/[[...path]]");
+    expect(resolveRoute("/.well-known/agent-skills/claim/SKILL.md").route).toBe("/.well-known/agent-skills/[name]/SKILL.md");
+    expect(resolveRoute("/docs/a/b").route).toBe("(unmatched)");
+    expect(resolveRoute("/docs.md").route).toBe("/docs");
+    expect(resolveRoute("/index.md").route).toBe("/");
+    expect(resolveRoute("/nothing.md").route).toBe("(unmatched)");
+    expect(resolveRoute("/_next/static/chunks/x.js").route).toBe("(unmatched)");
+    expect(resolveRoute("/no/such/path/at/all").route).toBe("(unmatched)");
   });
 });
 
