@@ -4,12 +4,15 @@
 // - a tracer provider that exports our spans (scope "agent-gate", ./index.ts) over OTLP/HTTP in batches. Every
 //   other scope gets a no-op tracer: Next's own spans would otherwise leave too, and its request span carries the
 //   raw target with its query string (`http.target`), which may hold a code or a token.
+// It hands ./index.ts W3C Trace Context's propagator (@opentelemetry/core), which reads a caller's `traceparent` and
+// `tracestate`: through lib/registry, not as the API's global propagator, which Next would use for its own spans.
 import { ProxyTracerProvider, SpanKind, context, trace, type Context, type Tracer, type TracerProvider } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, TracerProvider as SdkTracerProvider, type ReadableSpan, type Span, type SpanExporter, type SpanProcessor } from "@opentelemetry/sdk-trace";
 import type { TracingConfig } from "@/lib/config";
-import { REQUEST_TARGET, TRACER_NAME, type RouteOfTarget } from "./index";
+import { REQUEST_TARGET, TRACER_NAME, installPropagator, type RouteOfTarget } from "./index";
 
 const NO_TRACER: Tracer = new ProxyTracerProvider().getTracer("disabled");
 
@@ -77,5 +80,6 @@ export async function startTracing(config: Extract<TracingConfig, { enabled: tru
     spanProcessors: [new RouteNamer(routeOf), new BatchSpanProcessor({ exporter, scheduledDelayMillis: config.exportDelayMs })],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  installPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(new OwnSpansOnly(sdk));
 }
