@@ -18,7 +18,7 @@ import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
-import { clientIp } from "@/lib/http/client-ip";
+import { callerKey } from "@/lib/http/client-ip";
 import { errorLog } from "@/lib/operations/log";
 import { INTERNAL_RPC_ERROR, rateLimitedRpcError, temporarilyUnavailableRpcError, type JsonRpcServerError } from "@/lib/http/errors";
 import { budgetRule, type RateLimitRule } from "@/lib/rate-limit";
@@ -271,7 +271,7 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
     return rpcError(null, { code, message: text.message }, status);
   }
   const parsed = parseCall(text.value, request.headers.get(A2A_VERSION_HEADER));
-  const ip = clientIp(request.headers);
+  const ip = callerKey(request.headers);
   // Budgets count a verified agent under its origin (issue 44); its tasks stay scoped to its address.
   const keyed = publicCallerKey(request, ip, clock);
   const budgetKey = typeof keyed === "string" ? keyed : await keyed;

@@ -48,8 +48,6 @@ export async function loadApprovalView(rawToken: string | string[] | undefined, 
   return { kind: "ready", member, attemptToken, attempt, formToken };
 }
 
-export type ResultKind = "approved" | "denied" | "locked";
-
 /** Where the browser goes after a decision: a result page, or back to the page to show what it must. */
 export function redirectAfterDecision(attemptToken: string, outcome: DecisionOutcome): string {
   switch (outcome.outcome) {

@@ -7,7 +7,7 @@ import { systemClock } from "@/lib/clock";
 import { askDocs, listContent } from "@/lib/docs/ask";
 import { getCorpus } from "@/lib/docs/corpus";
 import { readJsonObject } from "@/lib/http/body";
-import { clientIp } from "@/lib/http/client-ip";
+import { callerKey } from "@/lib/http/client-ip";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { errorBody, errorReply, payloadTooLargeReply, rateLimitedReply, type ErrorBody } from "@/lib/http/errors";
 import { errorLog } from "@/lib/operations/log";
@@ -101,7 +101,7 @@ const RESPONSE_HEADERS = { "access-control-allow-origin": "*", "cache-control": 
 /** The whole endpoint: rate limit, body (size counted as read), envelope, then the items. */
 export async function handleBatchRequest(request: ApiRequest, options: BatchRunOptions = {}): Promise<ApiReply> {
   const clock = options.clock ?? systemClock;
-  const keyed = publicCallerKey(request, clientIp(request.headers), clock);
+  const keyed = publicCallerKey(request, callerKey(request.headers), clock);
   const limit = await hitRateLimit(BATCH_RATE_LIMIT, typeof keyed === "string" ? keyed : await keyed, clock);
   const headers: Record<string, string> = { ...RESPONSE_HEADERS, ...rateLimitHeaders(limit) };
   if (!limit.allowed) return rateLimitedReply(limit.resetSeconds, headers);

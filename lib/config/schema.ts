@@ -141,8 +141,6 @@ export const settingsEnvSchema = z.object({
   CONTENT_DIR: z.string().optional(),
 });
 
-export type Settings = z.output<typeof settingsEnvSchema>;
-
 /** PORT: where npm start listens (server.ts: a TCP port, default 3000; 0: a free port the system picks); BASE_URL's local default follows it. */
 const PORT_PATTERN = /^\d{1,5}$/;
 export const PORT_DEFAULT = 3000;

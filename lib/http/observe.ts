@@ -4,7 +4,7 @@
 // under `npm start`, lib/server/request-channel.ts under a bare `next start`). There both return at once: the request
 // was observed already (with its final status, and the refusals written before any handler), so each request gets
 // exactly one line and one sample in every start mode. The route template is passed in (lib/routes).
-import { clientIp } from "@/lib/http/client-ip";
+import { callerKey } from "@/lib/http/client-ip";
 import { observedAtListener } from "@/lib/http/server-entry";
 import { noteRequestActivity } from "@/lib/operations/load";
 import { requestIdFrom, requestLog } from "@/lib/operations/log";
@@ -31,7 +31,7 @@ function finish(request: Request, template: string, status: number, started: num
   noteRequestActivity(endedAt);
   let ip = "unknown";
   try {
-    ip = clientIp(request.headers);
+    ip = callerKey(request.headers);
   } catch {
     // A configuration problem must not lose the line.
   }

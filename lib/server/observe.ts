@@ -6,7 +6,7 @@
 //   observeRequest(req, res, routeOfTarget(req.url).route);   // before the front or Next handles it
 // The route template comes from the route table (lib/routes, passed in: this layer does not import it).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { clientIp } from "@/lib/http/client-ip";
+import { callerKey } from "@/lib/http/client-ip";
 import { noteRequestActivity } from "@/lib/operations/load";
 import { requestIdFrom, requestLog } from "@/lib/operations/log";
 import { recordRequest } from "@/lib/operations/metrics";
@@ -46,7 +46,7 @@ function finishObservation(this: ObservedResponse): void {
   const status = this.writableFinished ? this.statusCode : 499;
   let ip = "unknown";
   try {
-    ip = clientIp(headerReader(req));
+    ip = callerKey(headerReader(req));
   } catch {
     // A configuration problem must not lose the line.
   }

@@ -7,7 +7,7 @@ import { absoluteUrl } from "@/lib/config";
 import { sha256 } from "@/lib/crypto/secrets";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { readForm, readJsonObject, type BodyResult } from "@/lib/http/body";
-import { clientIp } from "@/lib/http/client-ip";
+import { callerKey } from "@/lib/http/client-ip";
 import { errorReply, payloadTooLargeReply, rateLimitedReply, signatureRefusalReply, type ErrorCode } from "@/lib/http/errors";
 import { agentCallerKey, agentIdentityOf, isSigned } from "@/lib/agent-identity";
 import { normalizeEmail } from "@/lib/members/normalize";
@@ -78,7 +78,7 @@ export async function handleRegistration(request: ApiRequest, clock: Clock = sys
   // Issue 44: a signature that is present must verify (nothing is written otherwise); a verified agent is counted
   // under its origin, everyone else (a refused signature too) under the address.
   const identity = isSigned(request.headers) ? await agentIdentityOf(request, clock) : null;
-  const caller = identity?.kind === "verified" ? agentCallerKey(identity.origin) : clientIp(request.headers);
+  const caller = identity?.kind === "verified" ? agentCallerKey(identity.origin) : callerKey(request.headers);
   const refused = (await limited(IDENTITY_IP_RULE, caller, clock)) ?? (await limited(IDENTITY_LOGIN_HINT_RULE, sha256(loginHint), clock));
   if (refused) return refused;
   if (identity?.kind === "invalid") return signatureRefusalReply(identity.reason, identity.detail);
