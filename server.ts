@@ -5,14 +5,14 @@
 //
 // (lib/server/request-listener.ts). A bare `next start` still serves the app, without this listener; on
 // Vercel the route files answer everything. PORT (default 3000) and HOSTNAME (default all interfaces)
-// choose where it listens; NODE_FRONT=off sends every request to Next, TURNS=off hands each to it at once.
+// choose where it listens; NODE_FRONT=off sends every request to Next.
 import http from "node:http";
 import { closeConnection, holdSqliteConnection } from "@/lib/db";
 import { startSqliteCheckpointer } from "@/lib/db/sqlite-checkpointer";
 import { sqliteFilePath } from "@/lib/db/sqlite-path";
 import { serveFront } from "@/lib/routes/front";
 import { addResponseHeaders } from "@/lib/server/front/node";
-import { listen } from "@/lib/server/listen";
+import { listen, LISTEN_SOCKETS } from "@/lib/server/listen";
 import { requestListener } from "@/lib/server/request-listener";
 import { turns } from "@/lib/server/turns";
 import { startWebhookDelivery } from "@/lib/webhooks/delivery";
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
 
   // Before the first query opens the database, so the app connection knows a worker checkpoints for it.
   const checkpointer =
-    config.databaseProvider === "sqlite" && config.sqliteCheckpointWorker
+    config.databaseProvider === "sqlite"
       ? startSqliteCheckpointer(sqliteFilePath(config.databaseUrl), {
           holdConnection: holdSqliteConnection,
           onFailure: (what, message) => logger().error({ type: "sqlite_checkpoint_failed", what }, `SQLite checkpoint worker: ${what} failed: ${message}`),
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   const transportSecurity = transportSecurityHeaders(config.baseUrl);
   addResponseHeaders(transportSecurity);
   // One queue for the heavy work admission starts and the requests handed to Next: a few jobs per iteration, none
-  // while connections are being accepted. TURNS=off: no queue (turns() is undefined), so both start at once.
+  // while connections are being accepted.
   const queue = turns();
   // Every class of work has its bounds (README "Limits"): a burst is refused at once instead of piling up in memory,
   // and one caller key holds at most its share of each (a 429 past it).
@@ -153,7 +153,7 @@ async function main(): Promise<void> {
 
   // Several sockets on the port where the platform allows it (lib/server/listen.ts): connections are accepted that
   // many times as fast under load.
-  const listening = await listen(server, { port, host: hostname, sockets: config.listenSockets });
+  const listening = await listen(server, { port, host: hostname, sockets: LISTEN_SOCKETS });
 
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals): void => {

@@ -59,8 +59,8 @@ export interface AdmissionOptions {
   chargeUnqueued?: (req: IncomingMessage, caller: string) => boolean;
   heap?: HeapPressure;
   /**
-   * Starts the heavy classes' work (lib/admission/pacer.ts); own-account reads and tokens start at once. None
-   * (TURNS=off): every class starts as soon as its lane admits it.
+   * Starts the heavy classes' work (lib/admission/pacer.ts); own-account reads and tokens start at once. None (unit
+   * tests of the lanes alone): every class starts as soon as its lane admits it.
    */
   pacer?: Pacer;
   /**

@@ -3,6 +3,7 @@ import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { parseAllowance } from "./allowance";
 import { operationsFrom, operationsProblems, type OperationsConfig } from "./operations";
+import { testOptionsFrom } from "./test-options";
 import { tracingFrom, tracingProblems, type TracingConfig } from "./tracing";
 
 /** The embedded SQLite database (relative to the working directory); the one database that may migrate itself at start. */
@@ -29,8 +30,6 @@ export const ADMISSION_BODY_BUFFER_MIB_DEFAULT = 64;
 export const REQUEST_DEADLINE_SECONDS_DEFAULT = 10;
 /** Past the first two seconds, a body must arrive at this average rate at least. */
 export const REQUEST_MIN_BYTES_PER_SECOND_DEFAULT = 1024;
-/** Listening sockets on the one port under npm start (lib/server/listen.ts); 1 where the platform cannot share a port. */
-export const LISTEN_SOCKETS_DEFAULT = 4;
 
 /**
  * A verified agent (Web Bot Auth, issue 44) is counted under its origin, which answers for it and can be refused by
@@ -129,12 +128,6 @@ export const settingsEnvSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE: z.enum(["0", "1"], { message: "must be 1 (allow http and private addresses for webhooks) or 0" }).default("0"),
   /** 1: agents' key directories (Web Bot Auth, issue 44) may be http:// and at private addresses (tests, local use). */
   AGENT_DIRECTORY_ALLOW_PRIVATE: z.enum(["0", "1"], { message: "must be 1 (allow http and private addresses for agent key directories) or 0" }).default("0"),
-  /** 1: a delivery pass after each response that caused an event, as on Vercel (tests of that path under npm start). */
-  WEBHOOK_AFTER_RESPONSE: z.enum(["0", "1"], { message: "must be 1 (deliver webhooks after the response, as on Vercel) or 0" }).default("0"),
-  /** Multiplies every retry interval and the three days before giving up (tests run the schedule in seconds). */
-  WEBHOOK_RETRY_SCALE: numberSetting("must be a positive number (1: the documented retry schedule)").default(1),
-  /** Milliseconds between the delivery loop's passes. */
-  WEBHOOK_POLL_MS: numberSetting("must be a number of milliseconds from 50", 50).default(1000),
   /** Seconds a delivery attempt may take. */
   WEBHOOK_TIMEOUT_SECONDS: numberSetting("must be a positive number of seconds").default(10),
   /** The documentation corpus's directory; unset: content/docs of the app. */
@@ -204,11 +197,6 @@ export const rawEnvSchema = z.object({
     .refine((v) => parseProxyList(v) !== undefined, "must be a comma list of proxy addresses, CIDR ranges and loopback (e.g. loopback,10.0.0.0/8)")
     .default("loopback"),
   NODE_FRONT: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
-  SQLITE_CHECKPOINT_WORKER: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
-  GROUP_COMMIT: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
-  ASSERTION_CACHE: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
-  TURNS: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
-  LISTEN_SOCKETS: wholeNumber(1, 64).optional(),
   /** A verified agent's allowance on the public reads, as a multiple of an address's (issue 44). */
   VERIFIED_AGENT_ALLOWANCE_FACTOR: wholeNumber(1, 100).optional(),
   NODE_ENV: z.string().optional(),
@@ -278,19 +266,6 @@ export interface AppConfig {
   trustedProxy: TrustedProxy;
   /** Serve the hottest API paths from node:http under `next start` (lib/front). */
   nodeFront: boolean;
-  /** SQLite under npm start: a worker thread checkpoints the log (lib/db/sqlite-checkpointer.ts); off: SQLite's own, in commits. */
-  sqliteCheckpointWorker: boolean;
-  /** SQLite: the transactions of one event-loop iteration share one commit (lib/db/sql/group-commit.ts); off: one each. */
-  groupCommit: boolean;
-  /** A JWT-bearer exchange skips the signature check of an assertion verified before (lib/assertions/verified-cache.ts); off: every one is checked in full. */
-  assertionCache: boolean;
-  /**
-   * Under npm start, requests handed to Next, paced admission classes and new /ask searches take event-loop turns,
-   * none in an iteration that accepted a connection (lib/server/turns.ts, lib/admission/pacer.ts); off: each starts at once.
-   */
-  turns: boolean;
-  /** Under npm start, sockets listening on the one port, each accepting a connection per event-loop iteration (lib/server/listen.ts). */
-  listenSockets: number;
   production: boolean;
   /** Admission control under npm start (lib/admission). */
   admission: AdmissionConfig;
@@ -323,11 +298,11 @@ export interface AppConfig {
 export interface WebhookSettings {
   /** WEBHOOK_ALLOW_PRIVATE=1: webhooks may use http and reach private addresses (tests, local use). */
   allowPrivate: boolean;
-  /** WEBHOOK_AFTER_RESPONSE=1: a delivery pass after each response that caused an event, as on Vercel. */
+  /** The tests' --test-webhook-after-response (./test-options.ts): a delivery pass after each response that caused an event, as on Vercel. */
   afterResponse: boolean;
-  /** WEBHOOK_RETRY_SCALE: multiplies every retry interval and the three days before giving up. */
+  /** The tests' --test-webhook-retry-scale: multiplies every retry interval and the three days before giving up (1). */
   retryScale: number;
-  /** WEBHOOK_POLL_MS: milliseconds between the delivery loop's passes. */
+  /** The tests' --test-webhook-poll-ms: milliseconds between the delivery loop's passes (1000). */
   pollMs: number;
   /** WEBHOOK_TIMEOUT_SECONDS: seconds a delivery attempt may take. */
   timeoutSeconds: number;
@@ -451,8 +426,11 @@ function vercelBaseUrl(host: string | undefined): string | undefined {
   return host === undefined ? undefined : `https://${host.replace(/^https?:\/\//, "").replace(/\/+$/, "")}`;
 }
 
-/** Checks the variables and collects every problem (never throws); the configuration it builds is frozen. */
-export function checkConfig(env: Readonly<Record<string, string | undefined>>): ConfigCheck {
+/**
+ * Checks the variables (and the tests' `--test-` flags among `args`, ./test-options.ts) and collects every problem
+ * (never throws); the configuration it builds is frozen.
+ */
+export function checkConfig(env: Readonly<Record<string, string | undefined>>, args: readonly string[] = []): ConfigCheck {
   const cleaned: Record<string, string | undefined> = {};
   for (const key of Object.keys(rawEnvSchema.shape)) {
     const value = env[key];
@@ -543,6 +521,11 @@ export function checkConfig(env: Readonly<Record<string, string | undefined>>): 
   // The operator settings: a malformed one is refused, not silently replaced by its default.
   problems.push(...operationsProblems(env));
   problems.push(...tracingProblems(env));
+  // The tests' options are for a test's own server only.
+  const tests = testOptionsFrom(args);
+  problems.push(...tests.problems);
+  if (production)
+    for (const flag of tests.given) problems.push({ variable: flag, detail: `is a test option, refused in production ${productionWhy}: remove it from the command line` });
 
   if (problems.length > 0 || !raw) return { ok: false, problems, variables };
   const trustedProxy: TrustedProxy =
@@ -566,11 +549,6 @@ export function checkConfig(env: Readonly<Record<string, string | undefined>>): 
       authSecret: raw.AUTH_SECRET,
       trustedProxy,
       nodeFront: raw.NODE_FRONT === "on",
-      sqliteCheckpointWorker: raw.SQLITE_CHECKPOINT_WORKER === "on",
-      groupCommit: raw.GROUP_COMMIT === "on",
-      assertionCache: raw.ASSERTION_CACHE === "on",
-      turns: raw.TURNS === "on",
-      listenSockets: raw.LISTEN_SOCKETS ?? LISTEN_SOCKETS_DEFAULT,
       production,
       admission: admissionConfig(raw),
       vercel: onVercel,
@@ -580,9 +558,9 @@ export function checkConfig(env: Readonly<Record<string, string | undefined>>): 
       hostname: raw.HOSTNAME,
       webhooks: {
         allowPrivate: raw.WEBHOOK_ALLOW_PRIVATE === "1",
-        afterResponse: raw.WEBHOOK_AFTER_RESPONSE === "1",
-        retryScale: raw.WEBHOOK_RETRY_SCALE,
-        pollMs: raw.WEBHOOK_POLL_MS,
+        afterResponse: tests.options.webhookAfterResponse,
+        retryScale: tests.options.webhookRetryScale,
+        pollMs: tests.options.webhookPollMs,
         timeoutSeconds: raw.WEBHOOK_TIMEOUT_SECONDS,
       },
       contentDir: raw.CONTENT_DIR?.trim() || undefined,
@@ -601,9 +579,9 @@ function safeBaseUrl(value: string | undefined): string | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-/** The configuration of these variables (nothing else is read); throws one ConfigError listing every problem. */
-export function configFrom(env: Readonly<Record<string, string | undefined>>): AppConfig {
-  const checked = checkConfig(env);
+/** The configuration of these variables and arguments (nothing else is read); throws one ConfigError listing every problem. */
+export function configFrom(env: Readonly<Record<string, string | undefined>>, args: readonly string[] = []): AppConfig {
+  const checked = checkConfig(env, args);
   if (!checked.ok) throw new ConfigError(checked.problems);
   return checked.config;
 }

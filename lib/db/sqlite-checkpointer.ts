@@ -3,8 +3,7 @@
 // automatic checkpoint (every 1,000 pages) then copies the log into the database and fsyncs it inside whichever
 // commit crosses the mark, with the one Node thread blocked for the copy and the fsyncs — it set the p99 of every
 // write path. Under npm start (server.ts) a worker thread with its own connection checkpoints passively every 50 ms
-// instead (it never blocks the app's writers; SQLITE_CHECKPOINT_WORKER=off leaves it to SQLite: bench/README.md
-// "Speed layers: verdicts").
+// instead (it never blocks the app's writers; bench/README.md "Speed layers: verdicts" weighed it against SQLite's own).
 //
 // The log restarts from its beginning only when a write begins after a checkpoint has copied all of it;
 // under sustained writes the worker never quite catches up. So once the log passes RESTART_PAGES the worker

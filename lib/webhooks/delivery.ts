@@ -221,7 +221,7 @@ function pollMs(): number {
 let loop: DeliveryLoop | null = null;
 
 /**
- * Runs a pass every second (WEBHOOK_POLL_MS) in this process until stopped; one loop per process. Under the
+ * Runs a pass every second (the tests' --test-webhook-poll-ms shortens it) in this process until stopped; one loop per process. Under the
  * Node server, started by lib/startup. A failed pass is logged in one line (at most once a minute) and the
  * loop goes on: an unreachable database delays delivery, it loses nothing.
  */

@@ -40,14 +40,14 @@ function getStatus(port: number, pathName: string): Promise<number> {
  * `npm start` (PORT from the environment, as a deployment sets it) with exactly `env` on top of a clean base
  * (none of this process's configuration leaks in). Resolves when the process has exited or answers a request.
  */
-async function npmStart(env: Record<string, string>, cwd: string = ROOT): Promise<StartRun> {
+async function npmStart(env: Record<string, string>, cwd: string = ROOT, args: string[] = []): Promise<StartRun> {
   const port = await freePort();
   const base: Record<string, string> = {};
   for (const name of ["PATH", "HOME", "TMPDIR", "LANG"]) {
     const value = process.env[name];
     if (value !== undefined) base[name] = value;
   }
-  const child = spawn("npm", ["start", "--silent"], {
+  const child = spawn("npm", ["start", "--silent", ...(args.length > 0 ? ["--", ...args] : [])], {
     cwd,
     env: { ...base, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -132,8 +132,8 @@ function problemLines(output: string): string[] {
   return startProblems(output);
 }
 
-async function expectRefused(env: Record<string, string>, expected: RegExp[]): Promise<string[]> {
-  const run = await npmStart(env);
+async function expectRefused(env: Record<string, string>, expected: RegExp[], args: string[] = []): Promise<string[]> {
+  const run = await npmStart(env, ROOT, args);
   expect(run.answered, run.output).toBeNull();
   expect(run.code, run.output).toBe(1);
   const lines = problemLines(run.output);
@@ -212,6 +212,16 @@ describe("npm start refuses an unsafe configuration (exit code 1, nothing answer
       /^Invalid configuration: LOG_LEVEL is malformed: /,
       /^Invalid configuration: RATE_LIMIT_ASK_PER_MINUTE must be a whole number from 1 \(the ask allowance per 60 seconds\)$/,
     ]);
+  }, 120_000);
+
+  it("a test option (a --test- flag of the server) in production, and an unknown one anywhere", async () => {
+    const databaseUrl = await freshDatabase("test-options");
+    await expectRefused(
+      { ...production, DATABASE_URL: databaseUrl },
+      [/^Invalid configuration: --test-webhook-poll-ms is a test option, refused in production/],
+      ["--test-webhook-poll-ms=200"],
+    );
+    await expectRefused({ DATABASE_URL: databaseUrl }, [/^Invalid configuration: --test-turns is not a test option/], ["--test-turns=off"]);
   }, 120_000);
 
   it("SIGNING_KEYS that are not private Ed25519 JWKs, or share a kid", async () => {

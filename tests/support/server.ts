@@ -40,6 +40,11 @@ export interface StartOptions {
   label?: string;
   /** Resolve once the process exits instead of waiting for it to answer (start-up failure tests). */
   expectExit?: boolean;
+  /**
+   * The tests' own options, as command-line flags of the server (lib/config/test-options.ts: `--test-webhook-poll-ms=200`
+   * …): what no operator sets, so never environment variables.
+   */
+  testFlags?: string[];
 }
 
 export async function freePort(): Promise<number> {
@@ -119,7 +124,7 @@ async function startServerOnce(options: StartOptions): Promise<TestServer> {
   let output = "";
   let stdout = "";
   let stderr = "";
-  const child: ChildProcess = spawn("sh", [START_SCRIPT], {
+  const child: ChildProcess = spawn("sh", [START_SCRIPT, ...(options.testFlags ?? [])], {
     cwd: ROOT,
     env: {
       ...process.env,
