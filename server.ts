@@ -146,7 +146,7 @@ async function main(): Promise<void> {
   const server = http.createServer({ headersTimeout: limits.requestDeadlineMs, requestTimeout: limits.requestDeadlineMs, connectionsCheckingInterval: 1000 }, listener);
   // Expect: 100-continue: the body gate says "continue" only once the body is known to fit (a 413 otherwise, unsent).
   server.on("checkContinue", listener);
-  // The pacer starts heavy work only in iterations that accepted no connection (lib/admission/pacer.ts).
+  // The pacer starts heavy work only in iterations that accepted no connection (lib/admission/turn-queue.ts).
   server.on("connection", () => admission.noteConnection());
   // Bounded tables: the janitor's passes in this process (one instance at a time on PostgreSQL).
   const stopJanitor = config.janitor ? startJanitor() : null;

@@ -19,7 +19,7 @@ import { deleteEndedAttemptsBefore } from "@/lib/grants/claim-attempts";
 import { deleteUnapprovedBefore } from "@/lib/grants/registrations";
 import { getConfig } from "@/lib/config";
 import { errorLog } from "@/lib/operations/log";
-import { Pacer, type PacingOptions } from "@/lib/operations/pacing";
+import { BackgroundPacer, type PacingOptions } from "@/lib/operations/pacing";
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Tokens stay a day after they expire or are revoked (an operator can still trace a late call). */
@@ -65,7 +65,7 @@ export interface BatchRun {
   /** The batch size while the pacer sees requests being served (default batchSize). */
   busyBatchSize?: number;
   maxBatches: number;
-  pacer: Pacer;
+  pacer: BackgroundPacer;
   /** The pacer's time at which the pass must stop starting batches. */
   stopAt: number;
 }
@@ -88,7 +88,7 @@ export async function deleteInBatches(remove: BatchDelete, run: BatchRun): Promi
 
 async function sweep(options: JanitorPassOptions, provider: "sqlite" | "postgresql"): Promise<Record<JanitorTable, number>> {
   const now = (options.clock ?? systemClock).now().getTime();
-  const pacer = new Pacer({ dutyCycle: IDLE_DUTY_CYCLE, ...options.pacing });
+  const pacer = new BackgroundPacer({ dutyCycle: IDLE_DUTY_CYCLE, ...options.pacing });
   const batchSize = options.batchSize ?? (provider === "sqlite" ? SQLITE_BATCH_SIZE : DEFAULT_BATCH_SIZE);
   const run: BatchRun = {
     batchSize,

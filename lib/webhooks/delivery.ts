@@ -13,7 +13,7 @@ import { systemClock } from "@/lib/clock";
 import { getConfig } from "@/lib/config";
 import { isDatabaseUnavailable, transaction } from "@/lib/db";
 import { errorLog, logger } from "@/lib/operations/log";
-import { Pacer, type PacingOptions } from "@/lib/operations/pacing";
+import { BackgroundPacer, type PacingOptions } from "@/lib/operations/pacing";
 import { expireLapsedPending } from "@/lib/grants/registrations";
 import { webhookDelegationExpired } from "./emit";
 import { nextAttemptAt } from "./schedule";
@@ -114,7 +114,7 @@ async function fanOutOnce(clock: Clock, limit: number): Promise<number> {
 
 /** One delivery row per new event and subscribed endpoint (endpoints added after the event get none). */
 export async function fanOutEvents(clock: Clock = systemClock, pacing?: PacingOptions): Promise<number> {
-  const pacer = new Pacer(pacing);
+  const pacer = new BackgroundPacer(pacing);
   let total = 0;
   for (;;) {
     const limit = pacer.busy() ? BUSY_FAN_OUT_BATCH : FAN_OUT_BATCH;
@@ -178,8 +178,8 @@ export async function runDeliveryPass(options: PassOptions = {}): Promise<PassSu
   const clock = options.clock ?? systemClock;
   const started = Date.now();
   const summary: PassSummary = { expired: await sweepLapsedClaims(clock), fannedOut: 0, delivered: 0, retrying: 0, gaveUp: 0 };
-  const fanOutPacer = new Pacer(options.pacing);
-  const sendPacer = new Pacer({ dutyCycle: SEND_DUTY_CYCLE, ...options.pacing });
+  const fanOutPacer = new BackgroundPacer(options.pacing);
+  const sendPacer = new BackgroundPacer({ dutyCycle: SEND_DUTY_CYCLE, ...options.pacing });
   const secretCache: SecretCache = new Map();
   let fanningOut = true;
   // A backlog of events is fanned out one transaction at a time between send batches: the first deliveries

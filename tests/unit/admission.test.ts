@@ -8,7 +8,7 @@ import { Admission, admissionBounds, WORK_CLASSES, type AdmissionBounds, type Ad
 import { resolveRoute, routeOfTarget } from "@/lib/routes";
 import { HeapPressure } from "@/lib/admission/heap";
 import { AdmissionLane } from "@/lib/admission/lane";
-import { Pacer } from "@/lib/admission/pacer";
+import { TurnQueue } from "@/lib/admission/turn-queue";
 
 function lane(inFlight: number, queue: number, maxWaitMs = 1000) {
   let now = 0;
@@ -176,7 +176,7 @@ function exchange(url: string): FakeExchange {
 function steppedPacer() {
   const ticks: (() => void)[] = [];
   let now = 0;
-  const p = new Pacer(
+  const p = new TurnQueue(
     (callback) => void ticks.push(callback),
     () => now,
   );
@@ -187,7 +187,7 @@ function steppedPacer() {
 }
 
 /** By default a pacer that starts each job at once: most cases are about bounds, the pacer's own are below. */
-function admissionWith(bounds: Partial<AdmissionBounds>, heapShare = 0, pacer = new Pacer((callback) => callback())) {
+function admissionWith(bounds: Partial<AdmissionBounds>, heapShare = 0, pacer = new TurnQueue((callback) => callback())) {
   const all = Object.fromEntries(WORK_CLASSES.map((c) => [c, bounds[c] ?? { inFlight: 1, queue: 0, maxWaitMs: 1000 }])) as AdmissionBounds;
   const shed: [WorkClass | null, ShedReason][] = [];
   let share = heapShare;

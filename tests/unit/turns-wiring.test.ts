@@ -1,4 +1,4 @@
-// The event-loop turns and the accept-aware pacer (lib/server/turns.ts, lib/admission/pacer.ts) as server.ts wires them:
+// The event-loop turns and the accept-aware pacer (lib/server/turns.ts, lib/admission/turn-queue.ts) as server.ts wires them:
 // one queue from turns() for admission and the listener. The listener hands no request to Next within its request
 // event, whatever its class (each waits for a turn), and a new /ask question waits for a turn before its search. The
 // layer always runs: bench/README.md "Speed layers" has what it was weighed against (issue 51 removed its switch).
