@@ -1,6 +1,6 @@
 // npm run keys:new: prints a new private Ed25519 JWK (one line of JSON on stdout, for SIGNING_KEYS) and,
 // on stderr, the rotation steps (README, "Rotating signing keys"). Touches no database.
-import { newSigningJwk } from "@/lib/operations/keys";
+import { newSigningJwk } from "@/lib/keys/new-key";
 
 newSigningJwk().then(
   (jwk) => {

@@ -6,7 +6,7 @@
 // exactly one line and one sample in every start mode. The route template is passed in (lib/routes).
 import { callerKey } from "@/lib/http/client-ip";
 import { observedAtListener } from "@/lib/http/server-entry";
-import { noteRequestActivity } from "@/lib/operations/load";
+import { noteRequestActivity } from "@/lib/background/load";
 import { requestIdFrom, requestLog } from "@/lib/operations/log";
 import { recordRequest } from "@/lib/operations/metrics";
 import { TRACE_RESPONSE_HEADER, traceIdOfResponse } from "@/lib/tracing";

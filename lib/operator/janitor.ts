@@ -19,7 +19,7 @@ import { deleteEndedAttemptsBefore } from "@/lib/grants/claim-attempts";
 import { deleteUnapprovedBefore } from "@/lib/grants/registrations";
 import { getConfig } from "@/lib/config";
 import { errorLog } from "@/lib/operations/log";
-import { BackgroundPacer, type PacingOptions } from "@/lib/operations/pacing";
+import { BackgroundPacer, type PacingOptions } from "@/lib/background/pacing";
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Tokens stay a day after they expire or are revoked (an operator can still trace a late call). */

@@ -7,7 +7,7 @@
 // The route template comes from the route table (lib/routes, passed in: this layer does not import it).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { callerKey } from "@/lib/http/client-ip";
-import { noteRequestActivity } from "@/lib/operations/load";
+import { noteRequestActivity } from "@/lib/background/load";
 import { requestIdFrom, requestLog } from "@/lib/operations/log";
 import { recordRequest } from "@/lib/operations/metrics";
 import { TRACE_RESPONSE_HEADER, traceIdOfResponse } from "@/lib/tracing";

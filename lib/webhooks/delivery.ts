@@ -3,7 +3,7 @@
 // in-process loop under the Node server (startWebhookDelivery), by the cron route and after() on Vercel, and
 // by `npm run webhook:deliver`. Several instances may run passes at once: claims keep them apart.
 // Background work yields to requests: fan-out runs in small transactions and, like the send batches, pauses
-// after each full one in proportion to its time (lib/operations/pacing); while requests are being served both
+// after each full one in proportion to its time (lib/background/pacing); while requests are being served both
 // shrink to a quarter and pause down to the pacer's floor (3 % of wall time: a backlog drains slower under a
 // sustained load, never stops). An endpoint's secrets are decrypted once per pass (kept in memory for that
 // pass only, never logged).
@@ -13,7 +13,7 @@ import { systemClock } from "@/lib/clock";
 import { getConfig } from "@/lib/config";
 import { isDatabaseUnavailable, transaction } from "@/lib/db";
 import { errorLog, logger } from "@/lib/operations/log";
-import { BackgroundPacer, type PacingOptions } from "@/lib/operations/pacing";
+import { BackgroundPacer, type PacingOptions } from "@/lib/background/pacing";
 import { expireLapsedPending } from "@/lib/grants/registrations";
 import { webhookDelegationExpired } from "./emit";
 import { nextAttemptAt } from "./schedule";

@@ -3,7 +3,7 @@
 // starting batches at its budget (the cron route's time limit). A fake clock and sleep: nothing waits.
 import { describe, expect, it } from "vitest";
 import { deleteInBatches, type BatchDelete } from "@/lib/operator/janitor";
-import { BackgroundPacer } from "@/lib/operations/pacing";
+import { BackgroundPacer } from "@/lib/background/pacing";
 import { fakeTime } from "../../support/pacing";
 
 /** Deletes `rows` in batches, each taking `msPerBatch` on the fake clock. */

@@ -7,9 +7,9 @@ import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { deleteInBatches, type BatchDelete } from "@/lib/operator/janitor";
-import { BUSY_WINDOW_MS, noteRequestActivity, requestsActive } from "@/lib/operations/load";
+import { BUSY_WINDOW_MS, noteRequestActivity, requestsActive } from "@/lib/background/load";
 import { observeRequest } from "@/lib/server/observe";
-import { BackgroundPacer, DEFAULT_BUSY_DUTY_CYCLE } from "@/lib/operations/pacing";
+import { BackgroundPacer, DEFAULT_BUSY_DUTY_CYCLE } from "@/lib/background/pacing";
 import { removeEndpoint, runDeliveryPass } from "@/lib/webhooks";
 import type { sendWebhook } from "@/lib/webhooks/send";
 import { endpointWithBacklog, fakeTime } from "../../support/pacing";
@@ -42,7 +42,7 @@ describe("the load signal", () => {
   it("is one signal per process: a second copy of the module (Next bundles routes apart from the server entry) reads the same stamp", async () => {
     vi.resetModules();
     await useTestConfigAfterReset();
-    const otherCopy = await import("@/lib/operations/load");
+    const otherCopy = await import("@/lib/background/load");
     noteRequestActivity(performance.now() - 1000);
     expect(otherCopy.requestsActive()).toBe(false);
     noteRequestActivity(performance.now());
