@@ -8,7 +8,7 @@ import { Role, TaskState, type Message, type Part, type Task } from "@a2a-js/sdk
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { TOOL_FAILED_MESSAGE } from "@/lib/http/errors";
-import { errorLog } from "@/lib/operations/log";
+import { errorLog } from "@/lib/observability/log";
 import type { Clock } from "@/lib/clock";
 import { runTool, ToolError } from "@/lib/tools";
 import { traceSkill, tracingOn } from "@/lib/tracing";

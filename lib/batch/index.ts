@@ -10,7 +10,7 @@ import { readJsonObject } from "@/lib/http/body";
 import { callerKey } from "@/lib/http/client-ip";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { errorBody, errorReply, payloadTooLargeReply, rateLimitedReply, type ErrorBody } from "@/lib/http/errors";
-import { errorLog } from "@/lib/operations/log";
+import { errorLog } from "@/lib/observability/log";
 import { budgetRule, hitRateLimit, rateLimitHeaders, type RateLimitRule } from "@/lib/rate-limit";
 import {
   BATCH_DEADLINE_MS,

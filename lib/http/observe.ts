@@ -7,8 +7,8 @@
 import { callerKey } from "@/lib/http/client-ip";
 import { observedAtListener } from "@/lib/http/server-entry";
 import { noteRequestActivity } from "@/lib/background/load";
-import { requestIdFrom, requestLog } from "@/lib/operations/log";
-import { recordRequest } from "@/lib/operations/metrics";
+import { requestIdFrom, requestLog } from "@/lib/observability/log";
+import { recordRequest } from "@/lib/observability/metrics";
 import { TRACE_RESPONSE_HEADER, traceIdOfResponse } from "@/lib/tracing";
 
 const REQUEST_ID_HEADER = "X-Request-Id";

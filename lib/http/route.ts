@@ -1,8 +1,8 @@
 // Wraps every route handler: whatever happens, an API path answers JSON (never a stack trace or HTML);
 // an unreachable database becomes 503 temporarily_unavailable with Retry-After.
 import { isDatabaseUnavailable } from "@/lib/db/errors";
-import { errorLog } from "@/lib/operations/log";
-import { recordHandlerFailure } from "@/lib/operations/metrics";
+import { errorLog } from "@/lib/observability/log";
+import { recordHandlerFailure } from "@/lib/observability/metrics";
 import { activeTraceResponse, inRequestSpan, TRACE_RESPONSE_HEADER, traceHttpRequest, tracingOn } from "@/lib/tracing";
 import { fromWebRequest, targetOf, toWebResponse, type ApiReply, type ApiRequest } from "./api";
 import { errorReply, methodNotAllowedReply, temporarilyUnavailableReply } from "./errors";
@@ -23,7 +23,7 @@ export function route<P = Record<string, string | string[]>>(handler: Handler<P>
 export function errorToReply(error: unknown): ApiReply {
   recordHandlerFailure(error);
   if (isDatabaseUnavailable(error)) return temporarilyUnavailableReply();
-  // One JSON line with the stack (lib/operations/log.ts): request bodies (and so secrets) are never logged.
+  // One JSON line with the stack (lib/observability/log.ts): request bodies (and so secrets) are never logged.
   errorLog(error, "request handler");
   return errorReply("server_error", "The service failed to handle this request.");
 }

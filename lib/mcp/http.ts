@@ -25,7 +25,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
 import { INTERNAL_RPC_ERROR, jsonRpcErrorReply, jsonRpcTransportErrorReply, temporarilyUnavailableRpcError } from "@/lib/http/errors";
-import { errorLog } from "@/lib/operations/log";
+import { errorLog } from "@/lib/observability/log";
 import type { BudgetName } from "@/lib/rate-limit/budgets";
 import { batchRefusal, chargeJsonRpcPost, refusalId, type ExtraBudgetOf } from "@/lib/rate-limit/json-rpc";
 import { rejectDnsRebinding } from "./rebinding";

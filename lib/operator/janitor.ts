@@ -18,7 +18,7 @@ import { deleteDeadTokensBefore } from "@/lib/grants/access-tokens";
 import { deleteEndedAttemptsBefore } from "@/lib/grants/claim-attempts";
 import { deleteUnapprovedBefore } from "@/lib/grants/registrations";
 import { getConfig } from "@/lib/config";
-import { errorLog } from "@/lib/operations/log";
+import { errorLog } from "@/lib/observability/log";
 import { BackgroundPacer, type PacingOptions } from "@/lib/background/pacing";
 
 const DAY_MS = 24 * 3600 * 1000;

@@ -6,7 +6,7 @@
 import { getConfig } from "@/lib/config";
 import { parseAllowance } from "@/lib/config/allowance";
 import { NO_ADDRESS_KEY, VERIFIED_AGENT_KEY_PREFIX } from "@/lib/http/client-ip";
-import { logger } from "@/lib/operations/log";
+import { logger } from "@/lib/observability/log";
 
 /**
  * What a budget's bucket is keyed by. caller: lib/http/client-ip.ts callerKey (IPv4 address, IPv6 /64); device: the

@@ -8,8 +8,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { callerKey } from "@/lib/http/client-ip";
 import { noteRequestActivity } from "@/lib/background/load";
-import { requestIdFrom, requestLog } from "@/lib/operations/log";
-import { recordRequest } from "@/lib/operations/metrics";
+import { requestIdFrom, requestLog } from "@/lib/observability/log";
+import { recordRequest } from "@/lib/observability/metrics";
 import { TRACE_RESPONSE_HEADER, traceIdOfResponse } from "@/lib/tracing";
 import { headerReader } from "./headers";
 

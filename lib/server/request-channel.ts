@@ -10,7 +10,7 @@
 import { subscribe } from "node:diagnostics_channel";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { markChannelObserved } from "@/lib/http/server-entry";
-import { errorLog } from "@/lib/operations/log";
+import { errorLog } from "@/lib/observability/log";
 import { attachNodeRequestSpan } from "@/lib/tracing";
 import { observeRequest } from "./observe";
 

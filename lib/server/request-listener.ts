@@ -19,7 +19,7 @@ import type { AdmissionTicket, WorkClass } from "@/lib/admission";
 import { pathOf } from "@/lib/http/api";
 import { AGENT_HEADER, CALLER_HEADER, PEER_HEADER } from "@/lib/http/client-ip";
 import { markServerEntry } from "@/lib/http/server-entry";
-import { errorLog } from "@/lib/operations/log";
+import { errorLog } from "@/lib/observability/log";
 import type { TurnQueue } from "@/lib/server/turns";
 
 /** Answers a request itself (true) or leaves it to the next handler (false). */

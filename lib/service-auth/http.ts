@@ -14,7 +14,7 @@ import { normalizeEmail } from "@/lib/members/normalize";
 import { budgetRule, chargeBudgets, hitRateLimit, rateLimitHeaders, type RateLimitRule } from "@/lib/rate-limit";
 import { pollClaim, refreshClaim, registerClaim, verificationUri, ATTEMPT_LIFETIME_SECONDS, type NewAttempt } from "@/lib/service-auth/lifecycle";
 import { exchangeIdentityAssertion } from "@/lib/assertions";
-import { observeTokenGrant } from "@/lib/operations/events";
+import { observeTokenGrant } from "@/lib/observability/events";
 import { revokeAccessToken } from "@/lib/tokens";
 import {
   CLAIM_GRANT_TYPE,

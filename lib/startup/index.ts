@@ -1,6 +1,6 @@
 // Start-up checks shared by server.ts (npm start) and instrumentation.ts (a bare `next start`, `next dev`).
 import { exportNextAuthUrl, installConfig, type AppConfig } from "@/lib/config";
-import { startLogger } from "@/lib/operations/log";
+import { startLogger } from "@/lib/observability/log";
 import { preflight, startProblemLine, type PreflightOptions } from "./preflight";
 
 /**

@@ -4,7 +4,7 @@
 // changes a shared database behind the back of whoever deploys it.
 import { configProblemLine, DEFAULT_DATABASE_URL, rawEnvSchema, type AppConfig, type ConfigProblem } from "@/lib/config/schema";
 import { checkConfig } from "@/lib/config";
-import { startLogger } from "@/lib/operations/log";
+import { startLogger } from "@/lib/observability/log";
 import { budgetEnvironmentProblems } from "@/lib/rate-limit";
 import { applyMigrations, migrationState, type MigrationState } from "./migrations";
 

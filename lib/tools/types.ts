@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { Clock } from "@/lib/clock";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { TOOL_FAILED_MESSAGE, TOOL_UNAVAILABLE_MESSAGE } from "@/lib/http/errors";
-import { errorLog } from "@/lib/operations/log";
+import { errorLog } from "@/lib/observability/log";
 
 /** What a handler may know about the call: the time source and the caller's IP (for per-IP limits). */
 export interface ToolContext {

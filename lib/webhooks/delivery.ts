@@ -12,7 +12,7 @@ import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { getConfig } from "@/lib/config";
 import { isDatabaseUnavailable, transaction } from "@/lib/db";
-import { errorLog, logger } from "@/lib/operations/log";
+import { errorLog, logger } from "@/lib/observability/log";
 import { BackgroundPacer, type PacingOptions } from "@/lib/background/pacing";
 import { expireLapsedPending } from "@/lib/grants/registrations";
 import { webhookDelegationExpired } from "./emit";

@@ -1,5 +1,5 @@
 // Issue 51 item 5: one log format. What `npm start` writes from its start to its shutdown is JSON lines only, each a
-// pino line with a `type` (lib/operations/log.ts): the start's own lines, what Next writes through `console`, every
+// pino line with a `type` (lib/observability/log.ts): the start's own lines, what Next writes through `console`, every
 // request's, a refusal written before any handler, and the shutdown's; nothing on stderr. tests/unit/one-log-format.test.ts keeps console calls out of the
 // source; tests/http/start-refusals.test.ts reads a refused start's lines.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
-// The process's log captured in a test: every line the logger writes (lib/operations/log.ts), parsed, read by type.
-import { createLogger, setLogger } from "@/lib/operations/log";
+// The process's log captured in a test: every line the logger writes (lib/observability/log.ts), parsed, read by type.
+import { createLogger, setLogger } from "@/lib/observability/log";
 
 export type LogEntry = Record<string, unknown>;
 

@@ -8,7 +8,7 @@ import fc from "fast-check";
 import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { addressKey } from "@/lib/http/client-ip";
-import { createLogger, requestLog, setLogger } from "@/lib/operations/log";
+import { createLogger, requestLog, setLogger } from "@/lib/observability/log";
 import { observeRequest } from "@/lib/server/observe";
 import { markServerEntry } from "@/lib/http/server-entry";
 import { childEnv } from "../support/databases";

@@ -1,5 +1,5 @@
 // Issue 51 item 5: one log format. Every line the running service writes is a pino JSON line with a `type`
-// (lib/operations/log.ts): no module of the app calls `console` (its text lines would sit between the JSON ones), and
+// (lib/observability/log.ts): no module of the app calls `console` (its text lines would sit between the JSON ones), and
 // none writes to the process's stdout or stderr but the logger itself (which, under npm start, also turns what Next
 // and the libraries write through `console` into JSON lines: routeConsoleToLog). Checked with TypeScript's scanner
 // (tests/support/source-scan.ts), so a comment or a string that names them does not count. The command-line scripts
@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { APP_SOURCE, isMemberName, tokens, type Token } from "../support/source-scan";
 
 /** The one module that writes the process's output: the logger, its stdout destination and the console's routing. */
-const LOGGER = path.join("lib", "operations", "log.ts");
+const LOGGER = path.join("lib", "observability", "log.ts");
 
 /** Whether the identifier at `index` names a member of an object literal (`{ console: 1 }`), not a variable. */
 function isPropertyKey(list: readonly Token[], index: number): boolean {
@@ -75,6 +75,6 @@ describe("one log format", () => {
   });
 
   it("finds no console call in the service and no write to stdout or stderr beside the logger's", () => {
-    expect(APP_SOURCE.flatMap(outputBesideTheLog), "log through lib/operations/log.ts (logger(), errorLog(), startLogger())").toEqual([]);
+    expect(APP_SOURCE.flatMap(outputBesideTheLog), "log through lib/observability/log.ts (logger(), errorLog(), startLogger())").toEqual([]);
   });
 });

@@ -4,7 +4,7 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { getConfig } from "@/lib/config";
-import { droppedLogLines } from "@/lib/operations/log";
+import { droppedLogLines } from "@/lib/observability/log";
 import { processSingleton } from "@/lib/registry";
 
 type RequestLabel = "method" | "route" | "status";
