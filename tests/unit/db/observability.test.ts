@@ -106,19 +106,22 @@ describe("request ids", () => {
   });
 
   it("names routes by their template from the route table, never the raw path", () => {
-    expect(resolveRoute("/members/ada-lovelace").route).toBe("/members/[slug]");
-    expect(resolveRoute("/ask").route).toBe("/ask");
-    expect(resolveRoute("/login/").route).toBe("/login");
-    expect(resolveRoute("/api/no/such/thing").route).toBe("/api/[...path]");
-    expect(resolveRoute("/page-markdown").route).toBe("/page-markdown/[[...path]]");
-    expect(resolveRoute("/page-markdown/docs/oauth").route).toBe("/page-markdown/[[...path]]");
-    expect(resolveRoute("/.well-known/agent-skills/claim/SKILL.md").route).toBe("/.well-known/agent-skills/[name]/SKILL.md");
-    expect(resolveRoute("/docs/a/b").route).toBe("(unmatched)");
-    expect(resolveRoute("/docs.md").route).toBe("/docs");
-    expect(resolveRoute("/index.md").route).toBe("/");
-    expect(resolveRoute("/nothing.md").route).toBe("(unmatched)");
-    expect(resolveRoute("/_next/static/chunks/x.js").route).toBe("(unmatched)");
-    expect(resolveRoute("/no/such/path/at/all").route).toBe("(unmatched)");
+    const named: [path: string, route: string][] = [
+      ["/members/ada-lovelace", "/members/[slug]"],
+      ["/ask", "/ask"],
+      ["/login/", "/login"],
+      ["/api/no/such/thing", "/api/[...path]"],
+      ["/page-markdown", "/page-markdown/[[...path]]"],
+      ["/page-markdown/docs/oauth", "/page-markdown/[[...path]]"],
+      ["/.well-known/agent-skills/claim/SKILL.md", "/.well-known/agent-skills/[name]/SKILL.md"],
+      ["/docs/a/b", "(unmatched)"],
+      ["/docs.md", "/docs"],
+      ["/index.md", "/"],
+      ["/nothing.md", "(unmatched)"],
+      ["/_next/static/chunks/x.js", "(unmatched)"],
+      ["/no/such/path/at/all", "(unmatched)"],
+    ];
+    for (const [path, route] of named) expect(resolveRoute(path).route, path).toBe(route);
   });
 });
 
