@@ -15,9 +15,10 @@ export async function register(): Promise<void> {
     const { getConfig } = await import("@/lib/config");
     const tracing = getConfig().tracing;
     if (tracing.enabled) {
-      // The route table names each request span (lib/tracing/sdk.ts), whichever copy of lib/ made it.
-      const [{ startTracing }, { routeOfPath }] = await Promise.all([import("@/lib/tracing/sdk"), import("@/lib/routes/trace-route")]);
-      await startTracing(tracing, routeOfPath);
+      // The route table names each request span (lib/tracing/sdk.ts), whichever copy of lib/ made it: the route its
+      // log line and metrics name too.
+      const [{ startTracing }, { routeOfTarget }] = await Promise.all([import("@/lib/tracing/sdk"), import("@/lib/routes")]);
+      await startTracing(tracing, routeOfTarget);
     }
     const otlpMetrics = getConfig().otlpMetrics;
     if (otlpMetrics.enabled) {
@@ -25,8 +26,8 @@ export async function register(): Promise<void> {
       await startOtlpMetrics(otlpMetrics);
     }
     if (!serverEntry) {
-      const [{ observeRequestChannel }, { pathOf, routeTemplate }] = await Promise.all([import("@/lib/server/request-channel"), import("@/lib/routes")]);
-      observeRequestChannel({ templateOf: (url) => routeTemplate(pathOf(url)), traced: tracing.enabled });
+      const [{ observeRequestChannel }, { routeOfTarget }] = await Promise.all([import("@/lib/server/request-channel"), import("@/lib/routes")]);
+      observeRequestChannel({ templateOf: (url) => routeOfTarget(url).route, traced: tracing.enabled });
     }
   }
 }

@@ -10,7 +10,9 @@
 // Every request that carries a body also passes here (the matcher's `has` entries), so that under a bare `next start`
 // and on Vercel a body over its route's limit (lib/routes) is refused with 413 as under `npm start`: at its
 // Content-Length before it is read, or as soon as a chunked body passes the limit (Next buffers at most
-// proxyClientMaxBodySize of a body for the route, next.config.ts).
+// proxyClientMaxBodySize of a body for the route, next.config.ts). Under `npm start` server.ts's body gate has
+// already read every body within its route's limit before Next sees the request (lib/server/body-gate.ts): the body
+// is neither read nor checked again here.
 // Each request's JSON log line, X-Request-Id and metric sample are made where it enters node:http: by server.ts's
 // listener under `npm start`, by lib/server/request-channel.ts under a bare `next start`, with the status finally sent.
 // Only on a host where neither runs do the requests this proxy refuses and the pages it passes on get theirs here (no
@@ -19,9 +21,9 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { bodyTooLargeReply } from "@/lib/http/errors";
 import { toWebResponse } from "@/lib/http/api";
-import { routePolicy, routeTemplate, UNMATCHED_ROUTE } from "@/lib/routes";
+import { resolveRoute, UNMATCHED_ROUTE } from "@/lib/routes";
 import { observedByProxy } from "@/lib/http/observe";
-import { observedAtListener } from "@/lib/http/server-entry";
+import { observedAtListener, startedByServerEntry } from "@/lib/http/server-entry";
 import { absoluteUrl, getConfig } from "@/lib/config";
 import { pageContentSecurityPolicy, transportSecurityHeaders } from "@/lib/http/security-headers";
 import { apiCatalogLinkHeader } from "@/lib/discovery/api-catalog";
@@ -83,9 +85,12 @@ export async function proxy(request: NextRequest): Promise<Response> {
   const started = performance.now();
   const { pathname } = request.nextUrl;
   if (request.headers.has("content-length") || request.headers.has("transfer-encoding")) {
-    const route = routePolicy(pathname);
-    if (await bodyOverLimit(request, route.bodyLimit)) {
-      return observedByProxy(request, routeTemplate(pathname), 413, started, toWebResponse(bodyTooLargeReply(route.refusal, route.bodyLimit)));
+    // Under npm start the body gate in front has bounded it already: one bounded read per request.
+    if (!startedByServerEntry()) {
+      const route = resolveRoute(pathname);
+      if (await bodyOverLimit(request, route.bodyLimit)) {
+        return observedByProxy(request, route.route, 413, started, toWebResponse(bodyTooLargeReply(route.refusal, route.bodyLimit)));
+      }
     }
     if (!isPagePath(pathname)) return NextResponse.next();
   }
@@ -94,8 +99,8 @@ export async function proxy(request: NextRequest): Promise<Response> {
   if (observedAtListener() || twin) return response;
   // The status the page will have is not known here (Next offers no hook after a page's render): a path no entry
   // names is Next's 404 page; a page's own notFound() or redirect() is seen only where node:http observes (docs/observability.md).
-  const template = routeTemplate(pathname);
-  return observedByProxy(request, template, template === UNMATCHED_ROUTE ? 404 : 200, started, response);
+  const { route } = resolveRoute(pathname);
+  return observedByProxy(request, route, route === UNMATCHED_ROUTE ? 404 : 200, started, response);
 }
 
 /** The page request passed on (its policy headers set), and whether it was rewritten to its markdown twin. */

@@ -5,31 +5,31 @@
 //
 // (lib/server/request-listener.ts). A bare `next start` still serves the app, without this listener; on
 // Vercel the route files answer everything. PORT (default 3000) and HOSTNAME (default all interfaces)
-// choose where it listens; NODE_FRONT=off sends every request to Next, TURNS=off hands each to it at once.
+// choose where it listens; NODE_FRONT=off sends every request to Next.
 import http from "node:http";
 import { closeConnection, holdSqliteConnection } from "@/lib/db";
 import { startSqliteCheckpointer } from "@/lib/db/sqlite-checkpointer";
 import { sqliteFilePath } from "@/lib/db/sqlite-path";
 import { serveFront } from "@/lib/routes/front";
 import { addResponseHeaders } from "@/lib/server/front/node";
-import { listen } from "@/lib/server/listen";
+import { listen, LISTEN_SOCKETS } from "@/lib/server/listen";
 import { requestListener } from "@/lib/server/request-listener";
 import { turns } from "@/lib/server/turns";
 import { startWebhookDelivery } from "@/lib/webhooks/delivery";
 import { startJanitor } from "@/lib/operator/janitor";
-import { outliveClosedLogPipes } from "@/lib/operations/log";
+import { errorLog, logger, outliveClosedLogPipes, routeConsoleToLog, startLogger } from "@/lib/observability/log";
 import { observeRequest } from "@/lib/server/observe";
 import { transportSecurityHeaders } from "@/lib/http/security-headers";
 import { markServerEntry, refuseUnsafeStart } from "@/lib/startup";
 import { Admission, admissionBounds, callerShare } from "@/lib/admission";
 import { refusalSurface, writeBodyRefusal, writeShed, writeUnqueuedRefusal } from "@/lib/server/overload";
-import { recordShed } from "@/lib/operations/metrics";
-import { logger } from "@/lib/operations/log";
-import { isStaticFilePath, pathOf, routePolicy, routeTemplate } from "@/lib/routes";
+import { recordShed } from "@/lib/observability/metrics";
+import { isStaticFilePath, resolveRoute, routeOfTarget } from "@/lib/routes";
+import { pathOf } from "@/lib/http/api";
 import { chargeInstanceBudget } from "@/lib/rate-limit";
 import { BodyGate } from "@/lib/server/body-gate";
 import { staticFiles } from "@/lib/server/static-files";
-import { headerReader } from "@/lib/server/front/node";
+import { headerReader } from "@/lib/server/headers";
 import { deriveCallerKey } from "@/lib/http/client-ip";
 import { flushTraces, traceNodeRequest, tracingOn } from "@/lib/tracing";
 import { flushMetrics } from "@/lib/tracing/metrics";
@@ -44,12 +44,17 @@ async function main(): Promise<void> {
   // Preflight before listen: every configuration problem at once (PORT and HOSTNAME included), an unmigrated
   // database (the embedded default migrates itself): exit 1 before a port is taken.
   const config = await refuseUnsafeStart();
+  // From here every line is the logger's, Next's and the libraries' console output included.
+  routeConsoleToLog();
   const { port, hostname } = config;
 
   // Before the first query opens the database, so the app connection knows a worker checkpoints for it.
   const checkpointer =
-    config.databaseProvider === "sqlite" && config.sqliteCheckpointWorker
-      ? startSqliteCheckpointer(sqliteFilePath(config.databaseUrl), { holdConnection: holdSqliteConnection })
+    config.databaseProvider === "sqlite"
+      ? startSqliteCheckpointer(sqliteFilePath(config.databaseUrl), {
+          holdConnection: holdSqliteConnection,
+          onFailure: (what, message) => logger().error({ type: "sqlite_checkpoint_failed", what }, `SQLite checkpoint worker: ${what} failed: ${message}`),
+        })
       : null;
 
   // The fleet's budgets and once-keys (lib/shared-state): Redis is connected before the first request (a store that does
@@ -71,7 +76,7 @@ async function main(): Promise<void> {
   const transportSecurity = transportSecurityHeaders(config.baseUrl);
   addResponseHeaders(transportSecurity);
   // One queue for the heavy work admission starts and the requests handed to Next: a few jobs per iteration, none
-  // while connections are being accepted. TURNS=off: no queue (turns() is undefined), so both start at once.
+  // while connections are being accepted.
   const queue = turns();
   // Every class of work has its bounds (docs/limits.md): a burst is refused at once instead of piling up in memory,
   // and one caller key holds at most its share of each (a 429 past it).
@@ -87,7 +92,7 @@ async function main(): Promise<void> {
     },
     heapShedShare: limits.heapShedShare,
     refuse: (req, res, workClass, reason) => {
-      const surface = refusalSurface(req, routePolicy(pathOf(req.url)).refusal, workClass);
+      const surface = refusalSurface(req, routeOfTarget(req.url).refusal, workClass);
       if (workClass === null) writeUnqueuedRefusal(req, res, surface);
       else writeShed(req, res, surface, reason);
     },
@@ -111,7 +116,7 @@ async function main(): Promise<void> {
       callerShare: limits.callerShare,
     },
     refuse: (req, res, refusal) => {
-      const route = routePolicy(pathOf(req.url));
+      const route = routeOfTarget(req.url);
       recordShed(route.workClass ?? "unqueued", `body_${refusal}`);
       writeBodyRefusal(req, res, refusalSurface(req, route.refusal, route.workClass), refusal, route.bodyLimit, deadlineSeconds);
     },
@@ -125,11 +130,11 @@ async function main(): Promise<void> {
     admission,
     // Every request this listener receives gets its one line and sample here, the listener's own refusals included; the
     // route files' wrapper and proxy.ts see that server.ts started the process and make none (lib/http/observe.ts).
-    observe: (req, res) => observeRequest(req, res, routeTemplate(pathOf(req.url)), { setHeader: false }),
+    observe: (req, res) => observeRequest(req, res, routeOfTarget(req.url).route, { setHeader: false }),
     responseHeaders: transportSecurity,
     front: config.nodeFront ? serveFront : undefined,
     turns: queue,
-    route: routePolicy,
+    route: resolveRoute,
     callerOf: (req) => deriveCallerKey(headerReader(req)),
     // Issue 44: a signed public read or token request is verified once, here, when its agent's directory is cached (the
     // handlers read the stamp: registration, the claim poll and exchange binding, the budgets). Only a public read is
@@ -147,20 +152,20 @@ async function main(): Promise<void> {
   const server = http.createServer({ headersTimeout: limits.requestDeadlineMs, requestTimeout: limits.requestDeadlineMs, connectionsCheckingInterval: 1000 }, listener);
   // Expect: 100-continue: the body gate says "continue" only once the body is known to fit (a 413 otherwise, unsent).
   server.on("checkContinue", listener);
-  // The pacer starts heavy work only in iterations that accepted no connection (lib/admission/pacer.ts).
+  // The pacer starts heavy work only in iterations that accepted no connection (lib/admission/turn-queue.ts).
   server.on("connection", () => admission.noteConnection());
   // Bounded tables: the janitor's passes in this process (one instance at a time on PostgreSQL).
   const stopJanitor = config.janitor ? startJanitor() : null;
 
   // Several sockets on the port where the platform allows it (lib/server/listen.ts): connections are accepted that
   // many times as fast under load.
-  const listening = await listen(server, { port, host: hostname, sockets: config.listenSockets });
+  const listening = await listen(server, { port, host: hostname, sockets: LISTEN_SOCKETS });
 
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals): void => {
     if (stopping) return;
     stopping = true;
-    console.error(`[agent-gate] ${signal}: no new connections; finishing the requests in flight`);
+    logger().info({ type: "shutdown", signal }, `${signal}: no new connections; finishing the requests in flight`);
     // Keep-alive connections are closed as soon as their request is answered; requests still running after
     // the grace period lose their connection.
     const sweep = setInterval(() => server.closeIdleConnections(), 100);
@@ -183,17 +188,23 @@ async function main(): Promise<void> {
         await closeConnection();
         process.exit(0);
       })().catch((error: unknown) => {
-        console.error(`[agent-gate] shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
+        errorLog(error, "shutdown");
         process.exit(1);
       });
     });
   };
   process.once("SIGTERM", shutdown);
   process.once("SIGINT", shutdown);
-  console.log(`[agent-gate] listening on http://${hostname ?? "0.0.0.0"}:${listening.port}${config.nodeFront ? "" : " (NODE_FRONT=off)"}`);
+  const url = `http://${hostname ?? "0.0.0.0"}:${listening.port}`;
+  logger().info({ type: "listening", url, node_front: config.nodeFront }, `listening on ${url}${config.nodeFront ? "" : " (NODE_FRONT=off)"}`);
 }
 
 main().catch((error: unknown) => {
-  console.error(`[agent-gate] could not start: ${error instanceof Error ? error.message : String(error)}`);
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  // Before the logger exists (no configuration yet) or after: the start's own synchronous one, out before the exit.
+  startLogger().fatal(
+    { type: "start_failed", error_name: error instanceof Error ? error.name : typeof error, error_code: typeof code === "string" ? code : undefined },
+    `could not start: ${error instanceof Error ? error.message : String(error)}`,
+  );
   process.exit(1);
 });

@@ -25,7 +25,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
-import { routePolicy } from "@/lib/routes";
+import { routeOfTarget } from "@/lib/routes";
 import { migrate, ROOT } from "../scripts/lib";
 import { freePort, SERVER_ENTRY, START_SCRIPT } from "../tests/support/server";
 import { ASK_QUESTIONS } from "./documents";
@@ -877,7 +877,7 @@ async function runOverload(all: Scenario[], app: ChildProcess, target: { origin:
   const liveness = await stillAlive(app, target);
   const shedsByClass: Record<string, number> = {};
   parts.forEach((part, i) => {
-    const workClass = routePolicy(part.variants[0]!.path.split("?")[0]!).workClass ?? "none";
+    const workClass = routeOfTarget(part.variants[0]!.path).workClass ?? "none";
     shedsByClass[workClass] = (shedsByClass[workClass] ?? 0) + results[i]!.sheds;
   });
   const rows = partRows(

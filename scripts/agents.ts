@@ -3,10 +3,10 @@
 // npm run -s agents:block -- --origin https://agent.example [--unblock]
 //                                                     blocks a verified agent origin (its new registrations get 403
 //                                                     agent_blocked, its active delegations are cancelled), or lifts it
-// Bad input: one line and exit code 2; an unreachable or unmigrated database: lib/operations/cli.ts's line and code.
+// Bad input: one line and exit code 2; an unreachable or unmigrated database: scripts/command.ts's line and code.
 import { parseArgs } from "node:util";
 import { blockOrigin, REPORT_RETENTION_DAYS, reportsOverview, unblockOrigin, type ReportsOverview } from "@/lib/consent";
-import { runCommand } from "@/lib/operations/cli";
+import { runCommand } from "./command";
 
 const REPORTS_USAGE = "Usage: npm run -s agents:reports [-- --days N (1-90, default 30)] [--json]";
 const BLOCK_USAGE = "Usage: npm run -s agents:block -- --origin https://agent.example [--unblock]";

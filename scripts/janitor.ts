@@ -1,5 +1,5 @@
 // npm run janitor: one janitor pass (lib/operator/janitor.ts) by hand; prints what it removed per table.
-import { runCommand } from "@/lib/operations/cli";
+import { runCommand } from "./command";
 import { describeReport, runJanitorPass } from "@/lib/operator/janitor";
 
 void runCommand("janitor", async () => {

@@ -3,7 +3,7 @@
 // (docs/security.md, "Rotating signing keys"). Reads the database of DATABASE_URL (default data/app.db); writes nothing.
 import { getConfig } from "@/lib/config";
 import { exportLocalKeySet } from "@/lib/keys";
-import { runCommand } from "@/lib/operations/cli";
+import { runCommand } from "./command";
 
 void runCommand("keys:export", async () => {
   if (getConfig().signingKeys) {

@@ -1,7 +1,7 @@
 // npm run -s keys:new: prints a new signing key as the value SIGNING_KEYS takes (one line of JSON: an array of one
 // private Ed25519 JWK, the shape keys:export prints too) and, on stderr, how to rotate with it (docs/security.md,
 // "Rotating signing keys": keys are added, promoted and dropped by joining and slicing these arrays). Touches no database.
-import { newSigningJwk } from "@/lib/operations/keys";
+import { newSigningJwk } from "@/lib/keys/new-key";
 
 newSigningJwk().then(
   (jwk) => {

@@ -3,7 +3,7 @@
 import { parseArgs } from "node:util";
 import { ZodError } from "zod";
 import { createMember, DuplicateMemberError } from "@/lib/members";
-import { runCommand } from "@/lib/operations/cli";
+import { runCommand } from "./command";
 
 const USAGE = 'Usage: npm run member:add -- --email E --password P --name "Display Name"';
 

@@ -1,6 +1,6 @@
 // npm run db:seed: loads the demo data into an empty database.
 import { seedDemoDataIfEmpty } from "@/lib/demo/seed";
-import { runCommand } from "@/lib/operations/cli";
+import { runCommand } from "./command";
 
 void runCommand("db:seed", async () => {
   const loaded = await seedDemoDataIfEmpty();

@@ -12,5 +12,6 @@ HEAP_FLAGS="$(node dist/heap-flags.mjs)"
 # No --enable-source-maps, as `next start` has none: Node would parse and keep the map (and the source it embeds) of
 # every chunk it loads, about 100 MB more resident (DEVELOPING.md, "Memory"). An operator who wants logged stacks to
 # name source lines sets NODE_OPTIONS=--enable-source-maps.
+# Arguments go to the server: only the tests' own options (`--test-…`, lib/config/test-options.ts; refused in production).
 # shellcheck disable=SC2086 # the flags are separate words
-exec node $HEAP_FLAGS dist/server.mjs
+exec node $HEAP_FLAGS dist/server.mjs "$@"

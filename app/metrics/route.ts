@@ -1,4 +1,4 @@
-// GET /metrics: Prometheus text for the operator (lib/operations/metrics.ts); off unless METRICS_TOKEN is set.
+// GET /metrics: Prometheus text for the operator (lib/observability/metrics.ts); off unless METRICS_TOKEN is set.
 import { apiRoute, refuseOtherMethods } from "@/lib/routes/handlers";
 import { handleMetrics } from "@/lib/operator/metrics";
 

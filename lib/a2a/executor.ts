@@ -8,6 +8,7 @@ import { Role, TaskState, type Message, type Part, type Task } from "@a2a-js/sdk
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { TOOL_FAILED_MESSAGE } from "@/lib/http/errors";
+import { errorLog } from "@/lib/observability/log";
 import type { Clock } from "@/lib/clock";
 import { runTool, ToolError } from "@/lib/tools";
 import { traceSkill, tracingOn } from "@/lib/tracing";
@@ -76,10 +77,7 @@ export class CommunityToolExecutor implements AgentExecutor {
       this.finish(eventBus, TaskState.TASK_STATE_COMPLETED, JSON.stringify(output), taskId, contextId);
     } catch (error) {
       if (isDatabaseUnavailable(error)) call.databaseError ??= error;
-      else if (!(error instanceof ToolError)) {
-        const e = error as { name?: string; message?: string };
-        console.error(`[agent-gate] a2a skill ${skill} failed: ${e?.name ?? "error"}: ${String(e?.message ?? error).slice(0, 200)}`);
-      }
+      else if (!(error instanceof ToolError)) errorLog(error, `a2a skill ${skill}`);
       // Our own wording only: an unexpected failure is not the caller's to retry blindly, and its text stays in the log.
       this.finish(eventBus, TaskState.TASK_STATE_FAILED, error instanceof ToolError ? error.message : TOOL_FAILED_MESSAGE, taskId, contextId);
     }

@@ -18,7 +18,8 @@ import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
-import { clientIp } from "@/lib/http/client-ip";
+import { callerKey } from "@/lib/http/client-ip";
+import { errorLog } from "@/lib/observability/log";
 import { INTERNAL_RPC_ERROR, rateLimitedRpcError, temporarilyUnavailableRpcError, type JsonRpcServerError } from "@/lib/http/errors";
 import { budgetRule, type RateLimitRule } from "@/lib/rate-limit";
 import { chargeCaller, type BudgetCharge, type ChargedCaller } from "@/lib/rate-limit/charge";
@@ -213,8 +214,7 @@ export function handleA2aRequest(request: ApiRequest, clock: Clock = systemClock
   let id: JsonRpcId = null;
   return answerA2aRequest(request, clock, (parsedId) => (id = parsedId)).catch((error: unknown) => {
     if (isDatabaseUnavailable(error)) return rpcServerError(id, temporarilyUnavailableRpcError());
-    const e = error as { name?: string; message?: string };
-    console.error(`[agent-gate] a2a request failed: ${e?.name ?? "error"}: ${String(e?.message ?? error).slice(0, 300)}`);
+    errorLog(error, "a2a request");
     return rpcError(id, INTERNAL_RPC_ERROR);
   });
 }
@@ -279,7 +279,7 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
     return rpcError(null, { code, message: text.message }, status);
   }
   const parsed = parseCall(text.value, request.headers.get(A2A_VERSION_HEADER));
-  const ip = clientIp(request.headers);
+  const ip = callerKey(request.headers);
   // Budgets count a verified agent under its origin (issue 44); its tasks stay scoped to its address.
   const found = publicCaller(request, ip, clock);
   const invocation = invocationOf(parsed);
@@ -317,7 +317,7 @@ async function answerA2aRequest(request: ApiRequest, clock: Clock, onId: (id: Js
   const error = result.error as A2aRpcError | undefined;
   if (error && (error.code === JSONRPC_ERRORS.internalError || typeof error.code !== "number")) {
     // Never pass an internal message through (it could name the database or a file path).
-    console.error(`[agent-gate] a2a ${parsed.method} failed inside the A2A SDK (code ${String(error.code)}): ${String(error.message).slice(0, 200)}`);
+    errorLog(error, `a2a ${parsed.method} inside the A2A SDK`);
     return rpcError(parsed.id, INTERNAL_RPC_ERROR);
   }
   return jsonReply(result, A2A_HEADERS);

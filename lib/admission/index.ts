@@ -11,7 +11,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AdmissionLane, type LaneBounds } from "./lane";
 import { HeapPressure } from "./heap";
-import type { Pacer } from "./pacer";
+import type { TurnQueue } from "./turn-queue";
 
 export const WORK_CLASSES = ["account", "token", "pages", "public", "general"] as const;
 /**
@@ -59,10 +59,10 @@ export interface AdmissionOptions {
   chargeUnqueued?: (req: IncomingMessage, caller: string) => boolean;
   heap?: HeapPressure;
   /**
-   * Starts the heavy classes' work (lib/admission/pacer.ts); own-account reads and tokens start at once. None
-   * (TURNS=off): every class starts as soon as its lane admits it.
+   * Starts the heavy classes' work (lib/admission/turn-queue.ts); own-account reads and tokens start at once. None (unit
+   * tests of the lanes alone): every class starts as soon as its lane admits it.
    */
-  pacer?: Pacer;
+  pacer?: TurnQueue;
   /**
    * Called once, the first time a caller is refused its share after every request for SINGLE_CALLER_SECONDS came
    * from that one caller key: the usual cause is a proxy in front that TRUSTED_PROXY does not name.
@@ -108,7 +108,7 @@ export class Admission {
   /** The markdown rewrites' second requests (REWRITE_TARGET_PREFIX), counted as general work. */
   private readonly rewrites: AdmissionLane;
   private readonly heap: HeapPressure;
-  private readonly pacer: Pacer | undefined;
+  private readonly pacer: TurnQueue | undefined;
   private sweeper: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: AdmissionOptions) {

@@ -85,8 +85,6 @@ async function ownerExtras(attempt: AttemptForApproval, memberId: string, attemp
   return { context: context ? { askedAt: context.createdAt, network } : null, policy, confirmationCode: null };
 }
 
-export type ResultKind = "approved" | "denied" | "locked" | "reported";
-
 /** Where the browser goes after a decision: a result page, or back to the page to show what it must. */
 export function redirectAfterDecision(attemptToken: string, outcome: DecisionOutcome): string {
   switch (outcome.outcome) {

@@ -73,9 +73,7 @@ const verified = new VerifiedAssertionCache<AssertionClaims>(10_000);
 export async function verifyIdentityAssertion(assertion: string, clock: Clock = systemClock): Promise<AssertionClaims | null> {
   if (assertion.length > 8192) return null;
   const config = getConfig();
-  // ASSERTION_CACHE=off: no lookup and nothing remembered, so the bench can weigh the cache against the full check.
-  const cache = config.assertionCache ? verified : null;
-  const cached = cache?.get(assertion, Math.floor(clock.now().getTime() / 1000));
+  const cached = verified.get(assertion, Math.floor(clock.now().getTime() / 1000));
   if (cached) return cached;
   const base = config.baseUrl;
   try {
@@ -95,7 +93,7 @@ export async function verifyIdentityAssertion(assertion: string, clock: Clock = 
     const clientName = typeof payload.client_name === "string" ? payload.client_name : null;
     const claims: AssertionClaims = { memberId: payload.sub, registrationId: payload.registration_id, scope: payload.scope, clientName };
     // jose has checked that iat and exp are numbers (requiredClaims).
-    cache?.remember(assertion, { claims, issuedAt: payload.iat!, expiresAt: payload.exp! });
+    verified.remember(assertion, { claims, issuedAt: payload.iat!, expiresAt: payload.exp! });
     return claims;
   } catch (error) {
     if (error instanceof joseErrors.JOSEError || error instanceof TypeError || error instanceof SyntaxError) return null;

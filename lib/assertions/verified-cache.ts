@@ -3,7 +3,7 @@
 // verification is remembered (by the SHA-256 of the assertion, never the assertion itself) until the
 // assertion expires. Only time can change the answer: a hit still checks the validity window against the
 // clock, and anything outside it goes back to the full check. Delegation state is never cached.
-// ASSERTION_CACHE=off (lib/config) leaves it out: every verification is the full check.
+// It always runs: bench/README.md "Speed layers" weighed it against the full check on every exchange (+21 %).
 import { sha256 } from "@/lib/crypto/secrets";
 
 export interface CachedVerification<T> {

@@ -5,7 +5,7 @@ import { cookies } from "next/headers";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { getConfig } from "@/lib/config";
 import { getAuthSecret } from "@/lib/local-secrets";
-import { clientIp } from "@/lib/http/client-ip";
+import { callerKey } from "@/lib/http/client-ip";
 import { verifySignIn } from "./sign-in";
 import { cookieValue, deviceCookieName, deviceCookieOptions } from "./device-cookie";
 import { safeReturnPath } from "./return-path";
@@ -28,7 +28,7 @@ export async function getAuthOptions(): Promise<NextAuthOptions> {
           const secure = baseUrl.startsWith("https://");
           const name = deviceCookieName(secure);
           const deviceCookie = cookieValue(headers.get("cookie") ?? undefined, name);
-          const member = await verifySignIn(String(credentials?.email ?? ""), String(credentials?.password ?? ""), { callerKey: clientIp(headers), deviceCookie });
+          const member = await verifySignIn(String(credentials?.email ?? ""), String(credentials?.password ?? ""), { callerKey: callerKey(headers), deviceCookie });
           if (!member) return null;
           // next-auth v4 runs inside our route handler (app/api/auth/[...nextauth]): Next adds cookies set here to its response.
           (await cookies()).set(name, member.deviceCookie, deviceCookieOptions(secure));

@@ -38,8 +38,6 @@ export function backoffSeconds(count: number): number {
 /** At most one audit event per account (or for all unknown e-mails together) per minute: flooding stays cheap. */
 const AUDIT_SPACING: RateLimitRule = { name: "signin-audit", limit: 1, windowSeconds: 60 };
 
-export const GENERIC_SIGN_IN_ERROR = "The e-mail or password is not correct, or too many attempts were made. Try again later.";
-
 export interface SignedInMember {
   id: string;
   email: string;

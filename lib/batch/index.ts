@@ -7,9 +7,10 @@ import { systemClock } from "@/lib/clock";
 import { askDocs, listContent } from "@/lib/docs/ask";
 import { getCorpus } from "@/lib/docs/corpus";
 import { readJsonObject } from "@/lib/http/body";
-import { clientIp } from "@/lib/http/client-ip";
+import { callerKey } from "@/lib/http/client-ip";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { errorBody, errorReply, payloadTooLargeReply, rateLimitedReply, type ErrorBody } from "@/lib/http/errors";
+import { errorLog } from "@/lib/observability/log";
 import { budgetRule, hitRateLimit, rateLimitHeaders, type RateLimitRule } from "@/lib/rate-limit";
 import {
   BATCH_DEADLINE_MS,
@@ -75,7 +76,7 @@ export async function runBatch(items: BatchItem[], options: BatchRunOptions = {}
       results.push(outcome.status === "ok" ? { id, operation, status: "ok", result: outcome.result } : { id, operation, status: "error", error: outcome.error });
     } catch (error) {
       // One failing operation must not sink the others; the details stay in the log.
-      console.error(`[agent-gate] batch operation ${item.operation} failed: ${String((error as Error)?.message ?? error).slice(0, 300)}`);
+      errorLog(error, `batch operation ${item.operation}`);
       results.push({ id, operation, status: "error", error: errorBody("server_error", "This operation failed on the service; retry it later.") });
     }
   }
@@ -100,7 +101,7 @@ const RESPONSE_HEADERS = { "access-control-allow-origin": "*", "cache-control": 
 /** The whole endpoint: rate limit, body (size counted as read), envelope, then the items. */
 export async function handleBatchRequest(request: ApiRequest, options: BatchRunOptions = {}): Promise<ApiReply> {
   const clock = options.clock ?? systemClock;
-  const keyed = publicCallerKey(request, clientIp(request.headers), clock);
+  const keyed = publicCallerKey(request, callerKey(request.headers), clock);
   const limit = await hitRateLimit(BATCH_RATE_LIMIT, typeof keyed === "string" ? keyed : await keyed, clock);
   const headers: Record<string, string> = { ...RESPONSE_HEADERS, ...rateLimitHeaders(limit) };
   if (!limit.allowed) return rateLimitedReply(limit.resetSeconds, headers);

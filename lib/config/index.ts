@@ -17,13 +17,21 @@ let current: AppConfig | undefined;
  * (Next's bundle under npm start) builds the same from the same environment on its first read.
  */
 export function getConfig(): AppConfig {
-  current ??= configFrom(process.env);
+  current ??= configFrom(process.env, processArguments());
   return current;
 }
 
-/** Every problem of these variables (default: the environment), for the start checks (lib/startup/preflight.ts). */
-export function checkConfig(env: Variables = process.env): ConfigCheck {
-  return checkVariables(env);
+/**
+ * Every problem of these variables (default: the environment) and arguments (default: the process's, for the tests'
+ * `--test-` flags), for the start checks (lib/startup/preflight.ts).
+ */
+export function checkConfig(env: Variables = process.env, args: readonly string[] = processArguments()): ConfigCheck {
+  return checkVariables(env, args);
+}
+
+/** The process's arguments after node and its script: npm start's server reads the tests' options there (./test-options.ts). */
+function processArguments(): readonly string[] {
+  return process.argv.slice(2);
 }
 
 /** Makes `config` the one getConfig() returns: the start installs what its checks built, a test what it built. */

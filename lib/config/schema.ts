@@ -7,6 +7,7 @@ import { ALLOWANCE_PREFIX, SETTING_PREFIXES, unknownSettingProblems } from "./na
 import { operationsFrom, operationsProblems, operationsSchema, type OperationsConfig } from "./operations";
 import { sharedStateFrom, sharedStateProblems, sharedStateSchema, type SharedStateConfig } from "./shared-state";
 import { otlpMetricsFrom, tracingFrom, tracingProblems, tracingSchema, type OtlpMetricsConfig, type TracingConfig } from "./tracing";
+import { testOptionsFrom } from "./test-options";
 
 /** The embedded SQLite database (relative to the working directory); the one database that may migrate itself at start. */
 export const DEFAULT_DATABASE_URL = "file:./data/app.db";
@@ -32,8 +33,6 @@ export const ADMISSION_BODY_BUFFER_MIB_DEFAULT = 64;
 export const REQUEST_DEADLINE_SECONDS_DEFAULT = 10;
 /** Past the first two seconds, a body must arrive at this average rate at least. */
 export const REQUEST_MIN_BYTES_PER_SECOND_DEFAULT = 1024;
-/** Listening sockets on the one port under npm start (lib/server/listen.ts); 1 where the platform cannot share a port. */
-export const LISTEN_SOCKETS_DEFAULT = 4;
 
 /**
  * A verified agent (Web Bot Auth, issue 44) is counted under its origin, which answers for it and can be refused by
@@ -209,18 +208,6 @@ export const settingsEnvSchema = z.object({
     description:
       "`1`: agents' Web Bot Auth key directories may be `http://` and at private, loopback or reserved addresses (tests, local use; refused at a production start); `0`: https at public addresses only.",
   }),
-  WEBHOOK_AFTER_RESPONSE: described(z.enum(["0", "1"], { message: "must be 1 (deliver webhooks after the response, as on Vercel) or 0" }).default("0"), {
-    group: "webhooks",
-    description: "`1`: a delivery pass after each response that caused an event, as `VERCEL=1` does (tests of that path under npm start); `0`.",
-  }),
-  WEBHOOK_RETRY_SCALE: described(numberSetting("must be a positive number (1: the documented retry schedule)").default(1), {
-    group: "webhooks",
-    description: "A positive number multiplying every webhook retry interval and the three days before a delivery is given up (tests run the schedule in seconds).",
-  }),
-  WEBHOOK_POLL_MS: described(numberSetting("must be a number of milliseconds from 50", 50).default(1000), {
-    group: "webhooks",
-    description: "Milliseconds between the delivery loop's passes under npm start, at least 50.",
-  }),
   WEBHOOK_TIMEOUT_SECONDS: described(numberSetting("must be a positive number of seconds").default(10), {
     group: "webhooks",
     description: "Seconds one delivery attempt may take (a positive number).",
@@ -231,8 +218,6 @@ export const settingsEnvSchema = z.object({
     description: "The directory of the published documentation (markdown with front matter), relative to the working directory.",
   }),
 });
-
-export type Settings = z.output<typeof settingsEnvSchema>;
 
 /** PORT: where npm start listens (server.ts: a TCP port, default 3000; 0: a free port the system picks); BASE_URL's local default follows it. */
 const PORT_PATTERN = /^\d{1,5}$/;
@@ -362,32 +347,6 @@ export const rawEnvSchema = z.object({
     description:
       "`on`: under npm start the token endpoint, the own-account routes, `/ask` and `/mcp` are answered straight from node:http by the same handlers (about ten times less CPU per request than Next's pipeline); `off`: Next serves everything, as on Vercel. The answers are the same.",
   }),
-  SQLITE_CHECKPOINT_WORKER: onOff({
-    group: "tuning",
-    description:
-      "SQLite under npm start: `on`, a worker thread copies the log into the database file, off the Node thread; `off`: SQLite's own checkpoint runs inside whichever commit crosses 1,000 pages of log (bench/README.md has the measured difference).",
-  }),
-  GROUP_COMMIT: onOff({
-    group: "tuning",
-    description:
-      "SQLite: `on`, the transactions that start in one event-loop iteration share one commit and one sync of the log; `off`: each commits alone (bench/README.md has the measured difference).",
-  }),
-  ASSERTION_CACHE: onOff({
-    group: "tuning",
-    description:
-      "`on`: a JWT-bearer exchange of an identity assertion this process has already verified skips the signature check until the assertion expires (the validity window and the delegation are still checked every time); `off`: every exchange verifies in full.",
-  }),
-  TURNS: onOff({
-    group: "tuning",
-    description:
-      "Under npm start: `on`, requests the node:http front does not answer, the paced admission classes and new `/ask` searches start on event-loop turns, none in an iteration that accepted a connection; `off`: each starts as soon as it arrives or its lane admits it.",
-  }),
-  LISTEN_SOCKETS: described(wholeNumber(1, 64).optional(), {
-    group: "tuning",
-    default: LISTEN_SOCKETS_DEFAULT,
-    description:
-      "Under npm start on Linux, sockets listening on the one port (`SO_REUSEPORT`), each accepting one connection per event-loop iteration; elsewhere always 1 (bench/README.md has the measured difference).",
-  }),
   VERIFIED_AGENT_ALLOWANCE_FACTOR: described(wholeNumber(1, 100).optional(), {
     group: "network",
     default: VERIFIED_AGENT_ALLOWANCE_FACTOR_DEFAULT,
@@ -397,13 +356,13 @@ export const rawEnvSchema = z.object({
   AGENT_SIGNATURE_REQUIRED: described(z.enum(["0", "1"], { message: "must be 1 (refuse unsigned registrations) or 0" }).default("0"), {
     group: "deployment",
     description:
-      "`1`: every registration (`POST /agent/identity`) must carry a verified Web Bot Auth signature; an unsigned one is refused with 401 `signature_required` and a `WWW-Authenticate: Signature` challenge, for every member. `0`: members decide for themselves (the \"Only verified agents may ask for access\" setting on /account).",
+      '`1`: every registration (`POST /agent/identity`) must carry a verified Web Bot Auth signature; an unsigned one is refused with 401 `signature_required` and a `WWW-Authenticate: Signature` challenge, for every member. `0`: members decide for themselves (the "Only verified agents may ask for access" setting on /account).',
   }),
   AGENT_REPORTS_BLOCK_THRESHOLD: described(wholeNumber(0, 1000).optional(), {
     group: "deployment",
     default: AGENT_REPORTS_BLOCK_THRESHOLD_DEFAULT,
     description:
-      "How many distinct members reporting a verified agent origin (\"I didn't start this\") within 24 hours block it automatically: its new registrations get 403 `agent_blocked` and its delegations are cancelled (`npm run -s agents:block -- --unblock` lifts it). `0`: never automatically. Unsigned agents are never blocked on reports.",
+      'How many distinct members reporting a verified agent origin ("I didn\'t start this") within 24 hours block it automatically: its new registrations get 403 `agent_blocked` and its delegations are cancelled (`npm run -s agents:block -- --unblock` lifts it). `0`: never automatically. Unsigned agents are never blocked on reports.',
   }),
   NODE_ENV: described(z.string().optional(), {
     group: "platform",
@@ -490,19 +449,6 @@ export interface AppConfig {
   trustedProxy: TrustedProxy;
   /** Serve the hottest API paths from node:http under `next start` (lib/front). */
   nodeFront: boolean;
-  /** SQLite under npm start: a worker thread checkpoints the log (lib/db/sqlite-checkpointer.ts); off: SQLite's own, in commits. */
-  sqliteCheckpointWorker: boolean;
-  /** SQLite: the transactions of one event-loop iteration share one commit (lib/db/sql/group-commit.ts); off: one each. */
-  groupCommit: boolean;
-  /** A JWT-bearer exchange skips the signature check of an assertion verified before (lib/assertions/verified-cache.ts); off: every one is checked in full. */
-  assertionCache: boolean;
-  /**
-   * Under npm start, requests handed to Next, paced admission classes and new /ask searches take event-loop turns,
-   * none in an iteration that accepted a connection (lib/server/turns.ts, lib/admission/pacer.ts); off: each starts at once.
-   */
-  turns: boolean;
-  /** Under npm start, sockets listening on the one port, each accepting a connection per event-loop iteration (lib/server/listen.ts). */
-  listenSockets: number;
   production: boolean;
   /** Admission control under npm start (lib/admission). */
   admission: AdmissionConfig;
@@ -543,11 +489,11 @@ export interface AppConfig {
 export interface WebhookSettings {
   /** WEBHOOK_ALLOW_PRIVATE=1: webhooks may use http and reach private addresses (tests, local use). */
   allowPrivate: boolean;
-  /** WEBHOOK_AFTER_RESPONSE=1: a delivery pass after each response that caused an event, as on Vercel. */
+  /** The tests' --test-webhook-after-response (./test-options.ts): a delivery pass after each response that caused an event, as on Vercel. */
   afterResponse: boolean;
-  /** WEBHOOK_RETRY_SCALE: multiplies every retry interval and the three days before giving up. */
+  /** The tests' --test-webhook-retry-scale: multiplies every retry interval and the three days before giving up (1). */
   retryScale: number;
-  /** WEBHOOK_POLL_MS: milliseconds between the delivery loop's passes. */
+  /** The tests' --test-webhook-poll-ms: milliseconds between the delivery loop's passes (1000). */
   pollMs: number;
   /** WEBHOOK_TIMEOUT_SECONDS: seconds a delivery attempt may take. */
   timeoutSeconds: number;
@@ -671,8 +617,11 @@ function vercelBaseUrl(host: string | undefined): string | undefined {
   return host === undefined ? undefined : `https://${host.replace(/^https?:\/\//, "").replace(/\/+$/, "")}`;
 }
 
-/** Checks the variables and collects every problem (never throws); the configuration it builds is frozen. */
-export function checkConfig(env: Readonly<Record<string, string | undefined>>): ConfigCheck {
+/**
+ * Checks the variables (and the tests' `--test-` flags among `args`, ./test-options.ts) and collects every problem
+ * (never throws); the configuration it builds is frozen.
+ */
+export function checkConfig(env: Readonly<Record<string, string | undefined>>, args: readonly string[] = []): ConfigCheck {
   const cleaned: Record<string, string | undefined> = {};
   for (const key of Object.keys(rawEnvSchema.shape)) {
     const value = env[key];
@@ -768,6 +717,11 @@ export function checkConfig(env: Readonly<Record<string, string | undefined>>): 
   problems.push(...operationsProblems(env));
   problems.push(...tracingProblems(env));
   problems.push(...sharedStateProblems(env, databaseUrl === undefined ? undefined : databaseUrl.startsWith("file:") ? "sqlite" : "postgresql", onVercel));
+  // The tests' options are for a test's own server only.
+  const tests = testOptionsFrom(args);
+  problems.push(...tests.problems);
+  if (production)
+    for (const flag of tests.given) problems.push({ variable: flag, detail: `is a test option, refused in production ${productionWhy}: remove it from the command line` });
 
   if (problems.length > 0 || !raw) return { ok: false, problems, variables };
   const trustedProxy: TrustedProxy =
@@ -791,11 +745,6 @@ export function checkConfig(env: Readonly<Record<string, string | undefined>>): 
       authSecret: raw.AUTH_SECRET,
       trustedProxy,
       nodeFront: raw.NODE_FRONT === "on",
-      sqliteCheckpointWorker: raw.SQLITE_CHECKPOINT_WORKER === "on",
-      groupCommit: raw.GROUP_COMMIT === "on",
-      assertionCache: raw.ASSERTION_CACHE === "on",
-      turns: raw.TURNS === "on",
-      listenSockets: raw.LISTEN_SOCKETS ?? LISTEN_SOCKETS_DEFAULT,
       production,
       admission: admissionConfig(raw),
       vercel: onVercel,
@@ -805,9 +754,9 @@ export function checkConfig(env: Readonly<Record<string, string | undefined>>): 
       hostname: raw.HOSTNAME,
       webhooks: {
         allowPrivate: raw.WEBHOOK_ALLOW_PRIVATE === "1",
-        afterResponse: raw.WEBHOOK_AFTER_RESPONSE === "1",
-        retryScale: raw.WEBHOOK_RETRY_SCALE,
-        pollMs: raw.WEBHOOK_POLL_MS,
+        afterResponse: tests.options.webhookAfterResponse,
+        retryScale: tests.options.webhookRetryScale,
+        pollMs: tests.options.webhookPollMs,
         timeoutSeconds: raw.WEBHOOK_TIMEOUT_SECONDS,
       },
       contentDir: raw.CONTENT_DIR?.trim() || undefined,
@@ -830,9 +779,9 @@ function safeBaseUrl(value: string | undefined): string | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-/** The configuration of these variables (nothing else is read); throws one ConfigError listing every problem. */
-export function configFrom(env: Readonly<Record<string, string | undefined>>): AppConfig {
-  const checked = checkConfig(env);
+/** The configuration of these variables and arguments (nothing else is read); throws one ConfigError listing every problem. */
+export function configFrom(env: Readonly<Record<string, string | undefined>>, args: readonly string[] = []): AppConfig {
+  const checked = checkConfig(env, args);
   if (!checked.ok) throw new ConfigError(checked.problems);
   return checked.config;
 }

@@ -19,8 +19,6 @@ export type SqliteConnection = {
   gate: ConnectionGate;
   database: BetterSqlite3.Database;
   walSync: WalSync | null;
-  /** GROUP_COMMIT: an iteration's transactions share one commit (./sql/group-commit.ts). */
-  groupCommit: boolean;
 };
 export type PostgresConnection = { provider: "postgres"; pool: Pool };
 export type SharedConnection = SqliteConnection | PostgresConnection;
@@ -58,9 +56,8 @@ export function openPostgresPool(url: string): Pool {
 
 function openSqlite(url: string): SqliteConnection {
   const database = openSqliteDatabase(url);
-  const { groupCommit } = getConfig();
   const walSync = database.pragma("journal_mode", { simple: true }) === "wal" ? WalSync.forDatabaseFile(sqliteFilePath(url)) : null;
-  return { provider: "sqlite", gate: new ConnectionGate(), database, walSync, groupCommit };
+  return { provider: "sqlite", gate: new ConnectionGate(), database, walSync };
 }
 
 function open(url: string): SharedConnection {

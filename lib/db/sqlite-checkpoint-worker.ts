@@ -1,8 +1,8 @@
 // The checkpoint worker thread's code (started by lib/db/sqlite-checkpointer.ts, which explains the design):
 // its own connection checkpoints passively every `intervalMs`, and once the log passes `restartPages` it
 // asks the app to hold its connection ("hold"), copies the rest while nothing is written ("held") and
-// answers "restartable". It never dies of an exception — a failure is logged in one line and the next tick
-// tries again; should it stop anyway, the app connection's own automatic checkpoint remains the backstop.
+// answers "restartable". It never dies of an exception — a failure is reported to the app (which logs it) and the
+// next tick tries again; should it stop anyway, the app connection's own automatic checkpoint remains the backstop.
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import type { AppMessage, CheckpointWorkerData, WorkerMessage } from "./sqlite-checkpointer";
@@ -13,10 +13,10 @@ interface CheckpointResult {
   checkpointed: number;
 }
 
-/** One line, never the whole stack: the message names what failed (SQLite's own text has no secret). */
-function logFailure(what: string, error: unknown): void {
+/** Reports a failure to the app, which logs it: what failed and SQLite's own text (it has no secret), cut short. */
+function reportFailure(what: string, error: unknown): void {
   const message = error instanceof Error ? error.message : String(error);
-  console.error(`[agent-gate] SQLite checkpoint worker: ${what} failed: ${message.slice(0, 200)}`);
+  parentPort?.postMessage({ failed: what, message: message.slice(0, 200) } satisfies WorkerMessage);
 }
 
 /** The worker's own connection: it never waits for a lock (busy: the next tick retries). */
@@ -34,7 +34,7 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointWorkerData): 
     db = openWorkerDatabase(data.file);
   } catch (error) {
     // Nothing to checkpoint with: the thread ends (no listener keeps it) and the backstop does the work.
-    logFailure("opening the database", error);
+    reportFailure("opening the database", error);
     return;
   }
 
@@ -52,7 +52,7 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointWorkerData): 
     } catch (error) {
       // Busy: the next tick retries, quietly.
       if ((error as { code?: unknown }).code === "SQLITE_BUSY") return null;
-      if (!failing) logFailure("a checkpoint", error);
+      if (!failing) reportFailure("a checkpoint", error);
       failing = true;
       return null;
     }
@@ -79,7 +79,7 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointWorkerData): 
       nextHoldAt = lastLog + data.restartPages;
       post("hold");
     } catch (error) {
-      logFailure("a tick", error);
+      reportFailure("a tick", error);
       later();
     }
   }
@@ -90,7 +90,7 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointWorkerData): 
       checkpoint(); // nothing is written meanwhile: this one copies the rest of the log
       post("restartable");
     } catch (error) {
-      logFailure("the held pass", error);
+      reportFailure("the held pass", error);
     }
     later();
   });

@@ -3,8 +3,7 @@
 // automatic checkpoint (every 1,000 pages) then copies the log into the database and fsyncs it inside whichever
 // commit crosses the mark, with the one Node thread blocked for the copy and the fsyncs — it set the p99 of every
 // write path. Under npm start (server.ts) a worker thread with its own connection checkpoints passively every 50 ms
-// instead (it never blocks the app's writers; SQLITE_CHECKPOINT_WORKER=off leaves it to SQLite: bench/README.md
-// "Speed layers: verdicts").
+// instead (it never blocks the app's writers; bench/README.md "Speed layers: verdicts" weighed it against SQLite's own).
 //
 // The log restarts from its beginning only when a write begins after a checkpoint has copied all of it;
 // under sustained writes the worker never quite catches up. So once the log passes RESTART_PAGES the worker
@@ -25,8 +24,8 @@ export { BACKSTOP_PAGES, checkpointerRunsFor };
 /** Past this many pages of log (~16 MB) the worker asks for a hold to let the log restart. */
 export const RESTART_PAGES = 4000;
 
-/** Messages between the worker (lib/db/sqlite-checkpoint-worker.ts) and the app. */
-export type WorkerMessage = "hold" | "restartable";
+/** Messages between the worker (lib/db/sqlite-checkpoint-worker.ts) and the app; `failed`: a failure for the app's log. */
+export type WorkerMessage = "hold" | "restartable" | { failed: string; message: string };
 export type AppMessage = "held";
 
 /** What the worker is started with. */
@@ -57,6 +56,11 @@ export interface CheckpointerOptions {
   restartPages?: number;
   /** Takes the app's connection once no statement or transaction runs on it; resolves with its release. */
   holdConnection?: () => Promise<(() => void) | null>;
+  /**
+   * Told of each failure of the worker (`what` failed, with SQLite's text) and of the worker's end by an uncaught error
+   * (`what`: "the worker"); server.ts logs them (this layer has no logger). None: they go unreported.
+   */
+  onFailure?: (what: string, message: string) => void;
 }
 
 /** The longest the app holds its connection for the worker, whatever happens to the worker. */
@@ -72,19 +76,20 @@ export function startSqliteCheckpointer(file: string, options: CheckpointerOptio
   let endHold: (() => void) | null = null;
   worker.on("message", (message: WorkerMessage) => {
     if (message === "restartable") return endHold?.();
-    if (message === "hold") void holdFor(worker, options.holdConnection, (end) => (endHold = end));
+    if (message === "hold") return void holdFor(worker, options.holdConnection, (end) => (endHold = end));
+    options.onFailure?.(message.failed, message.message);
   });
   const forget = (): void => {
     if (globalForCheckpointer.agentGateCheckpointer?.worker === worker) globalForCheckpointer.agentGateCheckpointer = undefined;
   };
-  // The worker only ends by itself when it cannot open the file (it logged why): the backstop checkpoints.
+  // The worker only ends by itself when it cannot open the file (it reported why): the backstop checkpoints.
   worker.on("exit", () => {
     endHold?.();
     forget();
   });
   worker.on("error", (error) => {
     // The backstop still checkpoints; only the pauses come back.
-    console.error(`[agent-gate] SQLite checkpoint worker stopped: ${error.message.slice(0, 200)}`);
+    options.onFailure?.("the worker", error.message.slice(0, 200));
     forget();
   });
   globalForCheckpointer.agentGateCheckpointer = { file, worker };

@@ -1,9 +1,6 @@
 // Local demo data: loaded by the start command when the database is empty; listed in the README (Demo logins).
 export const DEMO_PASSWORD = "demo-password";
 
-/** A non-demo e-mail for tests that need a login hint no member has. */
-export const UNKNOWN_EMAIL = "nobody@example.com";
-
 export const DEMO_MEMBERS = [
   {
     email: "ada@example.com",

@@ -39,10 +39,9 @@ export async function askReply(request: ApiRequest): Promise<ApiReply> {
   if (refused) return rateLimitedReply(refused.retryAfterSeconds, PUBLIC_READ);
   const parsed = parseAskQuery(new URLSearchParams(queryOf(request.target)));
   if (!parsed.ok) return errorReply("invalid_request", parsed.message, { headers: { ...PUBLIC_READ, Vary: "Accept" } });
-  // A new question is a search (the costliest work here): it waits for its turn (lib/server/turns; no queue with
-  // TURNS=off), a cached one answers at once.
-  const queue = turns();
-  if (queue && !hasCachedAnswer(parsed.query, TOP_K_DEFAULT)) await queue.wait();
+  // A new question is a search (the costliest work here): it waits for its turn (lib/server/turns), a cached one
+  // answers at once.
+  if (!hasCachedAnswer(parsed.query, TOP_K_DEFAULT)) await turns().wait();
   const result = askDocs(parsed.query, TOP_K_DEFAULT);
   if (prefersMarkdown(request.headers.get("accept"), "application/json")) {
     return textReply(askMarkdown(result), 200, { ...ASK_HEADERS, "content-type": MARKDOWN_TYPE }, head);

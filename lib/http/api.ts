@@ -31,6 +31,18 @@ export function targetOf(url: string): string {
   return slash < 0 ? "/" : url.slice(slash);
 }
 
+/**
+ * The path of a request target (origin form, as node:http gives it: "/ask?query=x"), without its query or fragment;
+ * "/" when there is none. The one place a path is cut from a target (route lookups, the front, the listener).
+ */
+export function pathOf(target: string | undefined): string {
+  if (target === undefined) return "/";
+  const query = target.indexOf("?");
+  const fragment = target.indexOf("#");
+  const end = query < 0 ? fragment : fragment < 0 ? query : Math.min(query, fragment);
+  return end < 0 ? target : target.slice(0, end);
+}
+
 export function fromWebRequest(request: Request): ApiRequest {
   return {
     method: request.method,

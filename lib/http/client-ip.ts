@@ -175,9 +175,3 @@ export function deriveCallerKey(headers: HeaderReader, policy: TrustedProxy = ge
   const address = trustedAddress(headers, policy, peerStamped);
   return (address !== undefined ? addressKey(address) : null) ?? NO_ADDRESS_KEY;
 }
-
-/**
- * The key per-address limits use. Kept under its old name for the callers that predate callerKey: it IS
- * the caller key (an IPv6 caller's /64), not a raw address.
- */
-export const clientIp = callerKey;

@@ -4,11 +4,11 @@
 // under `npm start`, lib/server/request-channel.ts under a bare `next start`). There both return at once: the request
 // was observed already (with its final status, and the refusals written before any handler), so each request gets
 // exactly one line and one sample in every start mode. The route template is passed in (lib/routes).
-import { clientIp } from "@/lib/http/client-ip";
+import { callerKey } from "@/lib/http/client-ip";
 import { observedAtListener } from "@/lib/http/server-entry";
-import { noteRequestActivity } from "@/lib/operations/load";
-import { requestIdFrom, requestLog } from "@/lib/operations/log";
-import { recordRequest } from "@/lib/operations/metrics";
+import { noteRequestActivity } from "@/lib/background/load";
+import { requestIdFrom, requestLog } from "@/lib/observability/log";
+import { recordRequest } from "@/lib/observability/metrics";
 import { TRACE_RESPONSE_HEADER, traceIdOfResponse } from "@/lib/tracing";
 
 const REQUEST_ID_HEADER = "X-Request-Id";
@@ -31,7 +31,7 @@ function finish(request: Request, template: string, status: number, started: num
   noteRequestActivity(endedAt);
   let ip = "unknown";
   try {
-    ip = clientIp(request.headers);
+    ip = callerKey(request.headers);
   } catch {
     // A configuration problem must not lose the line.
   }

@@ -1,10 +1,10 @@
 // Wraps every route handler: whatever happens, an API path answers JSON (never a stack trace or HTML);
 // an unreachable database becomes 503 temporarily_unavailable with Retry-After.
 import { isDatabaseUnavailable } from "@/lib/db/errors";
-import { errorLog } from "@/lib/operations/log";
-import { recordHandlerFailure } from "@/lib/operations/metrics";
+import { errorLog } from "@/lib/observability/log";
+import { recordHandlerFailure } from "@/lib/observability/metrics";
 import { activeTraceResponse, inRequestSpan, TRACE_RESPONSE_HEADER, traceHttpRequest, tracingOn } from "@/lib/tracing";
-import { fromWebRequest, toWebResponse, type ApiReply, type ApiRequest } from "./api";
+import { fromWebRequest, targetOf, toWebResponse, type ApiReply, type ApiRequest } from "./api";
 import { errorReply, methodNotAllowedReply, temporarilyUnavailableReply } from "./errors";
 
 export type RouteContext<P = Record<string, string | string[]>> = { params: Promise<P> };
@@ -23,7 +23,7 @@ export function route<P = Record<string, string | string[]>>(handler: Handler<P>
 export function errorToReply(error: unknown): ApiReply {
   recordHandlerFailure(error);
   if (isDatabaseUnavailable(error)) return temporarilyUnavailableReply();
-  // One JSON line with the stack (lib/operations/log.ts): request bodies (and so secrets) are never logged.
+  // One JSON line with the stack (lib/observability/log.ts): request bodies (and so secrets) are never logged.
   errorLog(error, "request handler");
   return errorReply("server_error", "The service failed to handle this request.");
 }
@@ -37,9 +37,13 @@ export type ApiHandler<P = Record<string, never>> = (request: ApiRequest, params
 
 /**
  * A route handler serving an ApiHandler (the one handler shape): a failure becomes the same JSON answer as in
- * the front; a HEAD request gets the GET answer's status and headers without its body.
+ * the front; a HEAD request gets the GET answer's status and headers without its body. `requestedPath`: the path
+ * the request's span goes by (lib/routes/handlers.ts names a rewritten markdown twin by its page; default: the URL's).
  */
-export function apiRoute<P = Record<string, never>>(handler: ApiHandler<P>): (request: Request, context: RouteContext<P>) => Promise<Response> {
+export function apiRoute<P = Record<string, never>>(
+  handler: ApiHandler<P>,
+  requestedPath: (request: Request) => string = (request) => targetOf(request.url),
+): (request: Request, context: RouteContext<P>) => Promise<Response> {
   const answer = async (apiRequest: ApiRequest, context: RouteContext<P>): Promise<Response> => {
     try {
       const reply = await handler(apiRequest, (await context?.params) as P);
@@ -53,7 +57,8 @@ export function apiRoute<P = Record<string, never>>(handler: ApiHandler<P>): (re
   return (request, context) => {
     const apiRequest = fromWebRequest(request);
     if (!tracingOn() || inRequestSpan()) return answer(apiRequest, context);
-    return traceHttpRequest(apiRequest, async () => withTraceResponse(await answer(apiRequest, context)));
+    const traced = { method: apiRequest.method, target: requestedPath(request), headers: apiRequest.headers };
+    return traceHttpRequest(traced, async () => withTraceResponse(await answer(apiRequest, context)));
   };
 }
 

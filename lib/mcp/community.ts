@@ -5,7 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { publicCaller } from "@/lib/agent-identity";
-import { clientIp } from "@/lib/http/client-ip";
+import { callerKey } from "@/lib/http/client-ip";
 import { mcpToolBudget } from "@/lib/rate-limit/json-rpc";
 import { COMMUNITY_TOOLS, toolBudgetOf, toolFailureMessage, type ToolContext } from "@/lib/tools";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
@@ -64,7 +64,7 @@ const lookupBudget = mcpToolBudget(toolBudgetOf);
 
 /** POST /mcp. */
 export async function serveCommunityMcp(request: ApiRequest, clock: Clock = systemClock): Promise<ApiReply> {
-  const context: ToolContext = { clock, clientIp: clientIp(request.headers) };
+  const context: ToolContext = { clock, clientIp: callerKey(request.headers) };
   const found = publicCaller(request, context.clientIp, clock);
   const caller = found instanceof Promise ? await found : found;
   return serveMcp(request, (reach) => buildCommunityMcpServer(context, reach), { budget: "mcp", caller, extraBudgetOf: lookupBudget });

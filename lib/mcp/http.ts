@@ -25,6 +25,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
 import { INTERNAL_RPC_ERROR, jsonRpcErrorReply, jsonRpcTransportErrorReply, temporarilyUnavailableRpcError } from "@/lib/http/errors";
+import { errorLog } from "@/lib/observability/log";
 import type { ChargedCaller, SharedBudgetName } from "@/lib/rate-limit/charge";
 import { batchRefusal, chargeJsonRpcPost, refusalId, type ExtraBudgetOf } from "@/lib/rate-limit/json-rpc";
 import { rejectDnsRebinding } from "./rebinding";
@@ -402,12 +403,7 @@ function failureReply(error: unknown, id: string | number | null = null): ApiRep
     const failure = temporarilyUnavailableRpcError();
     return jsonRpcErrorReply(id, failure.error, failure.status, failure.headers);
   }
-  const e = error as { name?: string; message?: string } | null;
-  console.error(
-    `[agent-gate] mcp request failed: ${e?.name ?? "error"}: ${String(e?.message ?? error)
-      .replace(/\s+/g, " ")
-      .slice(0, 300)}`,
-  );
+  errorLog(error, "mcp request");
   return jsonRpcErrorReply(id, INTERNAL_RPC_ERROR, 500);
 }
 

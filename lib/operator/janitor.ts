@@ -21,7 +21,8 @@ import { deleteUnapprovedBefore } from "@/lib/grants/registrations";
 import { REPORT_RETENTION_DAYS } from "@/lib/consent";
 import { deleteReportsBefore } from "@/lib/consent/reports";
 import { getConfig } from "@/lib/config";
-import { Pacer, type PacingOptions } from "@/lib/operations/pacing";
+import { errorLog } from "@/lib/observability/log";
+import { BackgroundPacer, type PacingOptions } from "@/lib/background/pacing";
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Tokens stay a day after they expire or are revoked (an operator can still trace a late call). */
@@ -67,7 +68,7 @@ export interface BatchRun {
   /** The batch size while the pacer sees requests being served (default batchSize). */
   busyBatchSize?: number;
   maxBatches: number;
-  pacer: Pacer;
+  pacer: BackgroundPacer;
   /** The pacer's time at which the pass must stop starting batches. */
   stopAt: number;
 }
@@ -90,7 +91,7 @@ export async function deleteInBatches(remove: BatchDelete, run: BatchRun): Promi
 
 async function sweep(options: JanitorPassOptions, provider: "sqlite" | "postgresql"): Promise<Record<JanitorTable, number>> {
   const now = (options.clock ?? systemClock).now().getTime();
-  const pacer = new Pacer({ dutyCycle: IDLE_DUTY_CYCLE, ...options.pacing });
+  const pacer = new BackgroundPacer({ dutyCycle: IDLE_DUTY_CYCLE, ...options.pacing });
   const batchSize = options.batchSize ?? (provider === "sqlite" ? SQLITE_BATCH_SIZE : DEFAULT_BATCH_SIZE);
   const run: BatchRun = {
     batchSize,
@@ -178,7 +179,7 @@ export function startJanitor(options: StartJanitorOptions = {}): () => Promise<v
       running = runJanitorPass(passOptions)
         .then(
           (report) => options.onPass?.({ report }),
-          (error: unknown) => (options.onPass ? options.onPass({ error }) : console.error(`[agent-gate] janitor pass failed: ${describeError(error)}`)),
+          (error: unknown) => (options.onPass ? options.onPass({ error }) : errorLog(error, "janitor pass")),
         )
         .finally(() => schedule(intervalMs));
     }, delayMs);
@@ -191,13 +192,6 @@ export function startJanitor(options: StartJanitorOptions = {}): () => Promise<v
     if (timer) clearTimeout(timer);
     await running;
   };
-}
-
-/** A failure's kind and code, never its whole message (a driver's message may name hosts or files). */
-function describeError(error: unknown): string {
-  if (typeof error !== "object" || error === null) return "unknown error";
-  const { name, code } = error as { name?: unknown; code?: unknown };
-  return [typeof name === "string" ? name : "Error", typeof code === "string" ? code : ""].filter(Boolean).join(" ");
 }
 
 /** "AccessToken 12, ClaimAttempt 0, …" for logs and the CLI. */

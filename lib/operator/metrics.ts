@@ -1,9 +1,9 @@
-// GET /metrics: the registry of lib/operations/metrics.ts as Prometheus text, only with
+// GET /metrics: the registry of lib/observability/metrics.ts as Prometheus text, only with
 // `Authorization: Bearer <METRICS_TOKEN>` (off without it).
 import { getConfig } from "@/lib/config";
 import { textReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { notFoundReply } from "@/lib/http/errors";
-import { serviceMetrics, startProcessCollectors } from "@/lib/operations/metrics";
+import { serviceMetrics, startProcessCollectors } from "@/lib/observability/metrics";
 import { bearerMatches, operatorUnauthorized } from "./auth";
 
 /** GET /metrics: 404 while METRICS_TOKEN is unset, 401 without the token, else the Prometheus text. */

@@ -8,6 +8,7 @@ import { getConfig } from "@/lib/config";
 import { parseAllowance } from "@/lib/config/allowance";
 import { ALLOWANCE_PREFIX, unknownSettingProblems } from "@/lib/config/names";
 import { NO_ADDRESS_KEY, VERIFIED_AGENT_KEY_PREFIX } from "@/lib/http/client-ip";
+import { logger } from "@/lib/observability/log";
 
 /**
  * What a budget's bucket is keyed by. caller: lib/http/client-ip.ts callerKey (IPv4 address, IPv6 /64); device: the
@@ -212,7 +213,7 @@ function allowanceOf(budget: BudgetDefinition): number {
   const override = getConfig().rateLimitAllowances[budget.env];
   if (override === "invalid" && !warned.has(budget.env)) {
     warned.add(budget.env);
-    console.error(`[agent-gate] ${budget.env} must be a whole number from 1; the default ${budget.limit} applies`);
+    logger().warn({ type: "config", variable: budget.env }, `${budget.env} must be a whole number from 1; the default ${budget.limit} applies`);
   }
   return typeof override === "number" ? override : budget.limit;
 }

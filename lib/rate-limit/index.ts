@@ -5,7 +5,7 @@
 import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { db, execute, query, readDate } from "@/lib/db";
-import { recordRateLimitRefusal } from "@/lib/operations/metrics";
+import { recordRateLimitRefusal } from "@/lib/observability/metrics";
 import { limitFor, type RateLimitRule } from "./budgets";
 
 export { BUDGETS, budgetEnvironmentProblems, budgetRule, limitFor, noAddressLimit, type BudgetDefinition, type BudgetName, type RateLimitRule } from "./budgets";

@@ -6,26 +6,31 @@
 //   export const { POST, PUT, PATCH, DELETE } = refuseOtherMethods(["GET", "HEAD"]);
 //   export const OPTIONS = preflight(["POST"], ["Content-Type", "Authorization"]);
 import { MARKDOWN_TWIN_HEADER } from "@/lib/docs/twins";
-import { targetOf } from "@/lib/http/api";
+import { pathOf, targetOf } from "@/lib/http/api";
 import { corsPreflight } from "@/lib/http/cors";
 import { observedAnswer } from "@/lib/http/observe";
 import { observedAtListener } from "@/lib/http/server-entry";
 import * as plain from "@/lib/http/route";
 import type { ApiHandler, HttpMethod, RouteContext } from "@/lib/http/route";
-import { pathOf, routeTemplate } from "./index";
+import { resolveRoute } from "./index";
 
 /** proxy.ts's internal markdown route (app/page-markdown), which answers the pages' markdown twins. */
 const MARKDOWN_ROUTE = "/page-markdown";
 
-/** The template of the path the request was sent to (its entry in ROUTES). */
-function templateOfRequest(request: Request): string {
+/**
+ * The path the request was sent to: a markdown twin that proxy.ts rewrote goes by its page, as server.ts's listener
+ * and the request channel name the path the client sent. Its route names the request's log line and its span.
+ */
+function requestedPath(request: Request): string {
   const path = pathOf(targetOf(request.url));
-  // A markdown twin that proxy.ts rewrote goes by its page, as server.ts's listener names the path the client sent.
   if ((path === MARKDOWN_ROUTE || path.startsWith(`${MARKDOWN_ROUTE}/`)) && request.headers.get(MARKDOWN_TWIN_HEADER) === "1") {
-    return routeTemplate(path.slice(MARKDOWN_ROUTE.length) || "/");
+    return path.slice(MARKDOWN_ROUTE.length) || "/";
   }
-  return routeTemplate(path);
+  return path;
 }
+
+/** The template of the path the request was sent to (lib/routes resolveRoute). */
+const templateOfRequest = (request: Request): string => resolveRoute(requestedPath(request)).route;
 
 type Handler<P> = (request: Request, context: RouteContext<P>) => Promise<Response> | Response;
 
@@ -36,7 +41,7 @@ function observed<P>(handler: Handler<P>): (request: Request, context: RouteCont
 
 /** An ApiHandler as a route handler (lib/http/route.ts apiRoute), observed. */
 export function apiRoute<P = Record<string, never>>(handler: ApiHandler<P>): (request: Request, context: RouteContext<P>) => Promise<Response> | Response {
-  return observed(plain.apiRoute(handler));
+  return observed(plain.apiRoute(handler, requestedPath));
 }
 
 /** A web handler whose failures become JSON (lib/http/route.ts route: next-auth's own handler), observed. */

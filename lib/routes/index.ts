@@ -16,6 +16,7 @@ import { SIMULATE_MAX_BYTES } from "@/lib/sandbox/limits";
 import { BATCH_MAX_BYTES } from "@/lib/schemas/public-read";
 import { AUTH_BODY_LIMIT } from "@/lib/service-auth/limits";
 import { isMarkdownPagePath, pagePathOfTwin } from "@/lib/docs/twins";
+import { pathOf } from "@/lib/http/api";
 
 /** How a refusal made before the handler runs is shaped: CONTRACT.md §2's JSON body, or the JSON-RPC error of MCP or A2A. */
 export type RefusalShape = "rest" | "mcp" | "a2a";
@@ -146,26 +147,42 @@ export type Route = (typeof ROUTES)[number];
 /** The paths that skip admission (the entries without a class of work), besides the build's static files. */
 export const UNQUEUED: readonly string[] = ROUTES.filter((route) => route.workClass === null).map((route) => route.path);
 
+/** The template of a path no entry names (Next's 404 page, a build file): one label, so a scan cannot grow the series. */
+export const UNMATCHED_ROUTE = "(unmatched)";
+
+/**
+ * The route a request goes by: the policy server.ts's listener and proxy.ts apply to it, and the template its log
+ * line, its span and its metrics name it by ("/members/[slug]"), never the raw path. One answer per path, so the
+ * three never disagree.
+ */
+export interface ResolvedRoute extends RoutePolicy {
+  /** The entry's path as app/ spells it, or UNMATCHED_ROUTE. */
+  readonly route: string;
+}
+
 /** Next's build files: served from disk, never queued (an unknown one is a bare 404 from server.ts's listener). */
 const STATIC_PREFIX = "/_next/static/";
-const STATIC_FILE: RoutePolicy = { workClass: null, bodyLimit: DEFAULT_BODY_LIMIT, refusal: "rest" };
+const STATIC_FILE: ResolvedRoute = { route: UNMATCHED_ROUTE, workClass: null, bodyLimit: DEFAULT_BODY_LIMIT, refusal: "rest" };
 /** A path no entry names (Next answers its 404 page): general work of a small body. */
-const GENERAL: RoutePolicy = { workClass: "general", bodyLimit: DEFAULT_BODY_LIMIT, refusal: "rest" };
+const UNMATCHED: ResolvedRoute = { route: UNMATCHED_ROUTE, workClass: "general", bodyLimit: DEFAULT_BODY_LIMIT, refusal: "rest" };
 
 /** Whether a path segment is one of Next's dynamic segments. */
 const isDynamicSegment = (segment: string): boolean => segment.startsWith("[");
+
+const resolved = (entry: RouteEntry): ResolvedRoute => ({ route: entry.path, workClass: entry.workClass, bodyLimit: entry.bodyLimit, refusal: entry.refusal });
 
 /**
  * The lookups, built once: static paths by their exact path; a dynamic entry by its static part up to its first
  * dynamic segment, ending in "/" (an optional catch-all also answers that part without the "/").
  */
-const EXACT = new Map<string, RouteEntry>();
-const BY_PREFIX = new Map<string, RouteEntry>();
-for (const route of ROUTES as readonly RouteEntry[]) {
-  const segments = route.path.split("/");
+const EXACT = new Map<string, ResolvedRoute>();
+const BY_PREFIX = new Map<string, ResolvedRoute>();
+for (const entry of ROUTES as readonly RouteEntry[]) {
+  const route = resolved(entry);
+  const segments = entry.path.split("/");
   const dynamicAt = segments.findIndex(isDynamicSegment);
   if (dynamicAt < 0) {
-    EXACT.set(route.path, route);
+    EXACT.set(entry.path, route);
     continue;
   }
   const prefix = `${segments.slice(0, dynamicAt).join("/")}/`;
@@ -174,44 +191,43 @@ for (const route of ROUTES as readonly RouteEntry[]) {
 }
 
 /**
- * The policy of a request path (without its query), run on every request: one Map lookup for an exact path; else
- * the build's static files; else the path's own prefixes, longest first, one Map lookup each; else general work.
+ * A page's markdown twin ("/docs.md", "/index.md", or the page asked for as text/markdown): proxy.ts rewrites it to the
+ * internal markdown route, whose policy it gets; it goes by its page's template.
  */
-export function routePolicy(path: string): RoutePolicy {
+const MARKDOWN_ROUTE = EXACT.get("/page-markdown")!;
+const TWINS = new Map<string, ResolvedRoute>(
+  (ROUTES as readonly RouteEntry[]).filter((entry) => entry.page).map((entry) => [entry.path, { ...MARKDOWN_ROUTE, route: entry.path }]),
+);
+
+/**
+ * The route of a request path (without its query), run on every request: one Map lookup for an exact path; else the
+ * build's static files; else, trailing slashes ignored (Next redirects them to the path without), the path's own
+ * prefixes, longest first, one Map lookup each, for an entry the path fits segment by segment as Next matches it
+ * ("/docs/a/b" is not "/docs/[slug]"); else a page's markdown twin; else UNMATCHED_ROUTE, general work.
+ */
+export function resolveRoute(path: string): ResolvedRoute {
   const exact = EXACT.get(path);
   if (exact !== undefined) return exact;
   if (path.startsWith(STATIC_PREFIX)) return STATIC_FILE;
-  for (let end = path.lastIndexOf("/"); end > 0; end = path.lastIndexOf("/", end - 1)) {
-    const dynamic = BY_PREFIX.get(path.slice(0, end + 1));
-    if (dynamic !== undefined) return dynamic;
-  }
-  return GENERAL;
-}
-
-/** The template of a path no entry names (Next's 404 page, a build file): one label, so a scan cannot grow the series. */
-export const UNMATCHED_ROUTE = "(unmatched)";
-
-/**
- * The route template of a request path (without its query) for its log line and metrics ("/members/[slug]"), never
- * the raw path: the entry's path as app/ spells it, or UNMATCHED_ROUTE. Trailing slashes are ignored (Next redirects
- * them to the path without). Every start mode names a request the same way: server.ts's listener, the route files'
- * wrapper (./handlers.ts) and proxy.ts.
- */
-export function routeTemplate(path: string): string {
   let end = path.length;
   while (end > 1 && path.charCodeAt(end - 1) === 0x2f) end -= 1;
   const trimmed = end === path.length ? path : path.slice(0, end);
-  const exact = EXACT.get(trimmed);
-  if (exact !== undefined) return exact.path;
-  if (trimmed.startsWith(STATIC_PREFIX)) return UNMATCHED_ROUTE;
+  if (trimmed !== path) {
+    const exactTrimmed = EXACT.get(trimmed);
+    if (exactTrimmed !== undefined) return exactTrimmed;
+  }
   for (let cut = trimmed.lastIndexOf("/"); cut > 0; cut = trimmed.lastIndexOf("/", cut - 1)) {
     const dynamic = BY_PREFIX.get(trimmed.slice(0, cut + 1));
-    if (dynamic !== undefined && matchesWhole(dynamic.path, trimmed)) return dynamic.path;
+    if (dynamic !== undefined && matchesWhole(dynamic.route, trimmed)) return dynamic;
   }
-  // A page's markdown twin ("/docs.md", "/index.md"; proxy.ts rewrites it to the markdown route) goes by its page.
   const page = pagePathOfTwin(trimmed);
-  if (page !== null && isMarkdownPagePath(page)) return routeTemplate(page);
-  return UNMATCHED_ROUTE;
+  if (page !== null && isMarkdownPagePath(page)) return TWINS.get(resolveRoute(page).route) ?? UNMATCHED;
+  return UNMATCHED;
+}
+
+/** The route of a request target as node:http gives it ("/ask?query=x"; undefined: "/"). */
+export function routeOfTarget(target: string | undefined): ResolvedRoute {
+  return resolveRoute(pathOf(target));
 }
 
 /** Whether a path fits a dynamic entry segment by segment, as Next matches it ("/docs/a/b" is not "/docs/[slug]"). */
@@ -235,13 +251,6 @@ function matchesWhole(template: string, path: string): boolean {
 /** Whether the path is one of the build's static files' folder (served by Next from disk, never queued). */
 export function isStaticFilePath(path: string): boolean {
   return path.startsWith(STATIC_PREFIX);
-}
-
-/** The path of a request target, without its query. */
-export function pathOf(url: string | undefined): string {
-  const raw = url ?? "/";
-  const mark = raw.indexOf("?");
-  return mark < 0 ? raw : raw.slice(0, mark);
 }
 
 /** Every entry by its path (for the tests that tie the table to app/ and proxy.ts). */

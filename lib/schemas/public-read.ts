@@ -64,8 +64,6 @@ export type DocsAskArguments = z.infer<typeof docsAskArgumentsSchema>;
 export const BATCH_MAX_ITEMS = 10;
 export const BATCH_MAX_BYTES = 262144;
 export const BATCH_DEADLINE_MS = 10_000;
-export const BATCH_OPERATIONS = ["content.list", "docs.ask"] as const;
-export type BatchOperation = (typeof BATCH_OPERATIONS)[number];
 
 /** The envelope of one item; the operation and its arguments are checked per item, not here. */
 export const batchItemSchema = z

@@ -15,6 +15,12 @@ export interface Listening {
   close(done: () => void): void;
 }
 
+/**
+ * How many sockets listen on the one port under npm start where the platform allows it: bench/README.md "Speed layers"
+ * measured four against one under overload (+38 % answers, client timeouts a third to a fifteenth).
+ */
+export const LISTEN_SOCKETS = 4;
+
 /** Where the platform spreads a port's connections over several sockets (Node's `reusePort`). */
 const SHARES_A_PORT = process.platform === "linux";
 

@@ -3,26 +3,15 @@
 // (the node:http front, Next, or the listener's own refusals), and the request id sent back as X-Request-Id. Then this
 // is the only observation: the route files' wrapper and proxy.ts make the same line only where neither runs
 // (lib/http/observe.ts).
-//   observeRequest(req, res, routeTemplate(pathOf(req.url)));   // before the front or Next handles it
+//   observeRequest(req, res, routeOfTarget(req.url).route);   // before the front or Next handles it
 // The route template comes from the route table (lib/routes, passed in: this layer does not import it).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { clientIp, PEER_HEADER } from "@/lib/http/client-ip";
-import { noteRequestActivity } from "@/lib/operations/load";
-import { requestIdFrom, requestLog } from "@/lib/operations/log";
-import { recordRequest } from "@/lib/operations/metrics";
+import { callerKey } from "@/lib/http/client-ip";
+import { noteRequestActivity } from "@/lib/background/load";
+import { requestIdFrom, requestLog } from "@/lib/observability/log";
+import { recordRequest } from "@/lib/observability/metrics";
 import { TRACE_RESPONSE_HEADER, traceIdOfResponse } from "@/lib/tracing";
-
-/** The request's headers for clientIp(); the socket's address stands in when the peer stamp has not run yet. */
-function headerReader(req: IncomingMessage): { get(name: string): string | null } {
-  return {
-    get(name: string) {
-      const key = name.toLowerCase();
-      const value = req.headers[key];
-      if (key === PEER_HEADER && value === undefined) return req.socket.remoteAddress ?? null;
-      return Array.isArray(value) ? value.join(", ") : (value ?? null);
-    },
-  };
-}
+import { headerReader } from "./headers";
 
 /** What observeRequest keeps of a request until its answer is sent. */
 interface Observation {
@@ -57,7 +46,7 @@ function finishObservation(this: ObservedResponse): void {
   const status = this.writableFinished ? this.statusCode : 499;
   let ip = "unknown";
   try {
-    ip = clientIp(headerReader(req));
+    ip = callerKey(headerReader(req));
   } catch {
     // A configuration problem must not lose the line.
   }

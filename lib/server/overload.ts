@@ -12,7 +12,7 @@ import type { ShedReason, WorkClass } from "@/lib/admission";
 import { bodyTooLargeReply, callerShareReply, overloadedReply, requestTimeoutReply, type RefusalSurface } from "@/lib/http/errors";
 import type { ApiReply } from "@/lib/http/api";
 import type { BodyRefusal } from "./body-gate";
-import { hasBodyFraming, writeReply } from "./front/node";
+import { hasBodyFraming, writeOrDrop } from "./front/node";
 
 /** A refused request's body is drained up to this many bytes; past it the connection is closed instead. */
 const DRAIN_LIMIT_BYTES = 1024 * 1024;
@@ -24,15 +24,6 @@ export function refusalSurface(req: IncomingMessage, shape: "rest" | "mcp" | "a2
   if (shape !== "rest") return shape;
   const browsing = (workClass === "pages" || workClass === "general") && req.method === "GET" && (req.headers.accept ?? "").includes("text/html");
   return browsing ? "page" : "rest";
-}
-
-function writeOrDrop(req: IncomingMessage, res: ServerResponse, reply: ApiReply): void {
-  if (res.headersSent || res.destroyed) return;
-  try {
-    writeReply(req, res, reply);
-  } catch {
-    res.destroy();
-  }
 }
 
 /** Writes `reply` once the request's body (if any, up to DRAIN_LIMIT_BYTES and DRAIN_WAIT_MS) has been read and dropped. */

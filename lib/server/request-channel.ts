@@ -5,12 +5,12 @@
 // for every request just before the server's listener runs: pages included, whose status (a notFound(), a redirect())
 // only the response knows once sent. Any host that hands Next its requests through a node:http server is covered the
 // same way; where none does, the route files' wrapper and proxy.ts observe instead (lib/http/observe.ts).
-//   observeRequestChannel({ templateOf: (url) => routeTemplate(pathOf(url)), traced: getConfig().tracing.enabled });
+//   observeRequestChannel({ templateOf: (url) => routeOfTarget(url).route, traced: getConfig().tracing.enabled });
 // The route template comes from the route table (lib/routes, passed in: this layer does not import it).
 import { subscribe } from "node:diagnostics_channel";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { markChannelObserved } from "@/lib/http/server-entry";
-import { errorLog } from "@/lib/operations/log";
+import { errorLog } from "@/lib/observability/log";
 import { attachNodeRequestSpan } from "@/lib/tracing";
 import { observeRequest } from "./observe";
 

@@ -16,8 +16,10 @@
 //    keeps admitting new connections; a request whose client has left meanwhile is skipped.
 import type http from "node:http";
 import type { AdmissionTicket, WorkClass } from "@/lib/admission";
+import { pathOf } from "@/lib/http/api";
 import { AGENT_HEADER, CALLER_HEADER, PEER_HEADER } from "@/lib/http/client-ip";
 import { markServerEntry } from "@/lib/http/server-entry";
+import { errorLog } from "@/lib/observability/log";
 import type { TurnQueue } from "@/lib/server/turns";
 
 /** Answers a request itself (true) or leaves it to the next handler (false). */
@@ -79,13 +81,6 @@ export interface ListenerRoute {
 
 const GENERAL_ROUTE: ListenerRoute = { workClass: "general", bodyLimit: Infinity };
 
-/** The path of a request target, without its query. */
-function pathOf(url: string | undefined): string {
-  const raw = url ?? "/";
-  const mark = raw.indexOf("?");
-  return mark < 0 ? raw : raw.slice(0, mark);
-}
-
 /** Whether the client is gone (it closed the connection while its request waited for a turn). */
 function abandoned(req: http.IncomingMessage): boolean {
   return req.destroyed || req.socket.destroyed;
@@ -97,7 +92,7 @@ function handOver(next: NextHandler, req: http.IncomingMessage, res: http.Server
   if (requestId !== undefined) res.setHeader("X-Request-Id", requestId);
   if (responseHeaders) for (const [name, value] of responseHeaders) res.setHeader(name, value);
   const dropOnFailure = (error: unknown): void => {
-    console.error(`[agent-gate] request handler failed: ${error instanceof Error ? error.name : typeof error}`);
+    errorLog(error, "next request handler");
     res.destroy();
   };
   try {

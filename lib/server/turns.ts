@@ -6,24 +6,20 @@
 // search, dozens of cached answers), which admits new connections at the pace work is done and serves every waiting
 // request in order.
 
-// The queue is lib/admission's Pacer, which also starts no job in an iteration that accepted a connection: under a
-// burst, waiting connections are taken (and probes answered) before the burst's work.
-//
-// TURNS=off (lib/config) removes the layer, so the bench can weigh it: there is no queue, and everything that would
-// take a turn (requests handed to Next, admission's paced classes, new /ask searches) starts at once.
-import { getConfig } from "@/lib/config";
-import { Pacer } from "@/lib/admission/pacer";
+// The queue is lib/admission's TurnQueue, which also starts no job in an iteration that accepted a connection: under a
+// burst, waiting connections are taken (and probes answered) before the burst's work. It always runs (bench/README.md
+// "Speed layers": 4.4 times the answers under overload, +41 % on /ask).
+import { TurnQueue } from "@/lib/admission/turn-queue";
 import { processSingleton } from "@/lib/registry";
 
-export { Pacer as TurnQueue, type Scheduler } from "@/lib/admission/pacer";
+export { TurnQueue, type Scheduler } from "@/lib/admission/turn-queue";
 
 /** The process's one queue: every heavy request shares it, so turns are taken in arrival order. */
-const globalForTurns = processSingleton<{ agentGateTurns?: Pacer }>("server.turns", () => ({}));
+const globalForTurns = processSingleton<{ agentGateTurns?: TurnQueue }>("server.turns", () => ({}));
 
-/** The process's queue, or undefined with TURNS=off (then nothing waits for a turn). */
-export function turns(): Pacer | undefined {
-  if (!getConfig().turns) return undefined;
+/** The process's queue. */
+export function turns(): TurnQueue {
   // One queue per process although the module is bundled twice (server.ts's bundle and Next's routes): lib/registry.
-  globalForTurns.agentGateTurns ??= new Pacer();
+  globalForTurns.agentGateTurns ??= new TurnQueue();
   return globalForTurns.agentGateTurns;
 }

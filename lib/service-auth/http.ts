@@ -7,7 +7,7 @@ import { absoluteUrl } from "@/lib/config";
 import { sha256 } from "@/lib/crypto/secrets";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { readForm, readJsonObject, type BodyResult } from "@/lib/http/body";
-import { clientIp } from "@/lib/http/client-ip";
+import { callerKey } from "@/lib/http/client-ip";
 import { errorReply, payloadTooLargeReply, rateLimitedReply, signatureRefusalReply, signatureRequiredReply, type ErrorCode } from "@/lib/http/errors";
 import { getConfig } from "@/lib/config";
 import { isOriginBlocked, networkHash } from "@/lib/consent";
@@ -16,7 +16,7 @@ import { normalizeEmail } from "@/lib/members/normalize";
 import { budgetRule, chargeBudgets, hitRateLimit, rateLimitHeaders, type RateLimitRule } from "@/lib/rate-limit";
 import { pollClaim, refreshClaim, registerClaim, verificationUri, ATTEMPT_LIFETIME_SECONDS, type NewAttempt } from "@/lib/service-auth/lifecycle";
 import { exchangeIdentityAssertion } from "@/lib/assertions";
-import { observeTokenGrant } from "@/lib/operations/events";
+import { observeTokenGrant } from "@/lib/observability/events";
 import { revokeAccessToken } from "@/lib/tokens";
 import { TOKEN_ERROR_DESCRIPTIONS } from "./token-errors";
 import {
@@ -83,7 +83,7 @@ export async function handleRegistration(request: ApiRequest, clock: Clock = sys
   // Issue 44: a signature that is present must verify (nothing is written otherwise); a verified agent is counted
   // under its origin, everyone else (a refused signature too) under the address.
   const identity = isSigned(request.headers) ? await agentIdentityOf(request, clock) : null;
-  const caller = identity?.kind === "verified" ? agentCallerKey(identity.origin) : clientIp(request.headers);
+  const caller = identity?.kind === "verified" ? agentCallerKey(identity.origin) : callerKey(request.headers);
   const refused = (await limited(IDENTITY_IP_RULE, caller, clock)) ?? (await limited(IDENTITY_LOGIN_HINT_RULE, sha256(loginHint), clock));
   if (refused) return refused;
   if (identity?.kind === "invalid") return signatureRefusalReply(identity.reason, identity.detail);
@@ -91,7 +91,7 @@ export async function handleRegistration(request: ApiRequest, clock: Clock = sys
   // Issue 53: the operator may refuse unsigned agents, and blocked origins; the network is kept as a keyed hash.
   if (agent === null && getConfig().agentSignatureRequired) return signatureRequiredReply();
   if (agent !== null && (await isOriginBlocked(agent.origin))) return errorReply("agent_blocked", AGENT_BLOCKED_DESCRIPTION);
-  const network = await networkHash(clientIp(request.headers));
+  const network = await networkHash(callerKey(request.headers));
   const scopes = parsed.data.scopes ?? [...SCOPES];
   const reg = await registerClaim({ loginHint, clientName: parsed.data.client_name ?? null, scopes, agent, network }, clock);
   const response: RegistrationResponse = {
@@ -124,7 +124,7 @@ export async function handleClaimRefresh(request: ApiRequest, clock: Clock = sys
   if (!body.ok) return bodyError(body);
   const parsed = claimRefreshRequestSchema.safeParse(body.value);
   if (!parsed.success) return errorReply("invalid_request", describeIssue(parsed.error));
-  const network = await networkHash(clientIp(request.headers));
+  const network = await networkHash(callerKey(request.headers));
   const outcome = await refreshClaim({ claimToken: parsed.data.claim_token, email: parsed.data.email, network }, clock);
   if (!outcome.ok) return errorReply(REFRESH_ERRORS[outcome.error].code, REFRESH_ERRORS[outcome.error].description);
   const response: ClaimRefreshResponse = {

@@ -17,7 +17,7 @@ import { constantTimeEqual, newSecret, randomDigits, sha256 } from "@/lib/crypto
 import { transaction } from "@/lib/db";
 import { recordAudit } from "@/lib/audit";
 import { getKeySet } from "@/lib/keys";
-import { observeDecision, observeRegistration, observeTokenGrant } from "@/lib/operations/events";
+import { observeDecision, observeRegistration, observeTokenGrant } from "@/lib/observability/events";
 import { findMemberByEmail } from "@/lib/members/store";
 import { normalizeEmail } from "@/lib/members/normalize";
 import type { Scope } from "@/lib/schemas/service-auth";

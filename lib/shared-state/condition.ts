@@ -1,8 +1,8 @@
 // A store's condition, ok or degraded, and what a change of it tells the operator: one warn line per change (never
 // one per request) and the gauge agent_gate_shared_state_degraded. /readyz reads it (lib/operator/health.ts) and
 // stays ready: a degraded store means this instance counts alone for a while, not that it cannot serve.
-import { logger } from "@/lib/operations/log";
-import { recordSharedStateDegraded } from "@/lib/operations/metrics";
+import { logger } from "@/lib/observability/log";
+import { recordSharedStateDegraded } from "@/lib/observability/metrics";
 import type { SharedStateCondition, SharedStateStoreName } from "./types";
 
 export class ConditionTracker {

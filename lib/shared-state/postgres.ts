@@ -14,7 +14,7 @@
 // instance decides alone (its own counts, no cap), as the memory store would.
 import { systemClock, type Clock } from "@/lib/clock";
 import { db, readDate } from "@/lib/db";
-import { recordSharedStateFallback } from "@/lib/operations/metrics";
+import { recordSharedStateFallback } from "@/lib/observability/metrics";
 import { ConditionTracker } from "./condition";
 import { MemoryCounters } from "./memory";
 import type { ChargeOutcome, CounterCharge, OnceAndChargeOutcome, OnceClaim, SharedStateStore } from "./types";

@@ -16,8 +16,8 @@
 // fallback while a probe pings Redis every second; when it answers, what the fallback counted and accepted meanwhile
 // is written to Redis (so a nonce accepted during the outage stays refused), and Redis is used again, no restart.
 import { createClient } from "@redis/client";
-import { logger } from "@/lib/operations/log";
-import { recordSharedStateFallback } from "@/lib/operations/metrics";
+import { logger } from "@/lib/observability/log";
+import { recordSharedStateFallback } from "@/lib/observability/metrics";
 import { ConditionTracker } from "./condition";
 import { MemoryCounters } from "./memory";
 import type { ChargeOutcome, CounterCharge, MaybePromise, OnceAndChargeOutcome, OnceClaim, SharedStateStore } from "./types";

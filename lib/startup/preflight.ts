@@ -4,6 +4,7 @@
 // changes a shared database behind the back of whoever deploys it.
 import { configProblemLine, DEFAULT_DATABASE_URL, rawEnvSchema, type AppConfig, type ConfigProblem } from "@/lib/config/schema";
 import { checkConfig } from "@/lib/config";
+import { startLogger } from "@/lib/observability/log";
 import { budgetEnvironmentProblems } from "@/lib/rate-limit";
 import { applyMigrations, migrationState, type MigrationState } from "./migrations";
 
@@ -20,7 +21,7 @@ export interface PreflightOptions {
   migrate?: (databaseUrl: string, projectDir: string) => Promise<void>;
   /** True: change nothing (`npm run config`): the embedded default's pending migrations are news, not applied. */
   readOnly?: boolean;
-  /** One line of news that is not a problem (the default database was migrated, the database could not be asked). */
+  /** One line of news that is not a problem (the default database was migrated, the database could not be asked); default: a `start` log line. */
   log?: (line: string) => void;
   /**
    * False when this process was not started by server.ts (a bare `next start`): nothing stamps socket
@@ -74,7 +75,7 @@ function withoutServerEntryProblem(env: Readonly<Record<string, string | undefin
 export async function preflight(options: PreflightOptions = {}): Promise<PreflightResult> {
   const projectDir = options.projectDir ?? process.cwd();
   const migrate = options.migrate ?? applyMigrations;
-  const log = options.log ?? ((line: string) => console.error(line));
+  const log = options.log ?? ((line: string) => startLogger().info({ type: "start" }, line));
   // Every variable (the operator settings included) and the budgets' allowances: a malformed one is refused, not
   // silently replaced by its default. `env`: the variables as checked (blank ones unset).
   const checked = checkConfig(options.env);
@@ -100,7 +101,7 @@ export async function preflight(options: PreflightOptions = {}): Promise<Preflig
     if (selfMigrating) {
       try {
         await migrate(url, projectDir);
-        log("[agent-gate] Applied the migrations to the embedded SQLite database (DATABASE_URL default).");
+        log("Applied the migrations to the embedded SQLite database (DATABASE_URL default).");
         state = await migrationState(url, projectDir);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
@@ -114,7 +115,7 @@ export async function preflight(options: PreflightOptions = {}): Promise<Preflig
       problems.push({ kind: "database", variable: "DATABASE_URL", detail: `points to a database that is not migrated: ${describeBehind(state)}; ${MIGRATE_HINT}` });
     } else if (state.kind === "unknown" && problems.length === 0) {
       // Not a refusal: a database that is down now may be up in a minute; requests get 503 meanwhile.
-      log(`[agent-gate] Could not check the database's migrations (${state.reason}); requests that need it answer 503 until it is reachable.`);
+      log(`Could not check the database's migrations (${state.reason}); requests that need it answer 503 until it is reachable.`);
     }
   }
   return { config: problems.length === 0 && checked.ok ? checked.config : undefined, problems };

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Clock } from "@/lib/clock";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { TOOL_FAILED_MESSAGE, TOOL_UNAVAILABLE_MESSAGE } from "@/lib/http/errors";
+import { errorLog } from "@/lib/observability/log";
 
 /** What a handler may know about the call: the time source and the caller's IP (for per-IP limits). */
 export interface ToolContext {
@@ -57,16 +58,8 @@ export class ToolError extends Error {
  */
 export function toolFailureMessage(toolName: string, error: unknown): string {
   if (error instanceof ToolError) return error.message;
-  const e = error as { name?: string; message?: string } | null;
-  const detail = `${e?.name ?? "error"}: ${String(e?.message ?? error)
-    .replace(/\s+/g, " ")
-    .slice(0, 300)}`;
-  if (isDatabaseUnavailable(error)) {
-    console.error(`[agent-gate] tool ${toolName}: database unreachable: ${detail}`);
-    return TOOL_UNAVAILABLE_MESSAGE;
-  }
-  console.error(`[agent-gate] tool ${toolName} failed: ${detail}`);
-  return TOOL_FAILED_MESSAGE;
+  errorLog(error, `tool ${toolName}`);
+  return isDatabaseUnavailable(error) ? TOOL_UNAVAILABLE_MESSAGE : TOOL_FAILED_MESSAGE;
 }
 
 /** Typed helper so each module keeps its precise input and output types. */

@@ -5,14 +5,16 @@
 // Off unless an OTLP endpoint is configured (getConfig().tracing, lib/config/tracing.ts): then every function here costs one boolean
 // check and calls straight through; nothing of the SDK is loaded (./sdk.ts is imported by instrumentation.ts only
 // when tracing is on). Only @opentelemetry/api is imported here: its global registry is what lets the copies of this
-// module in Next's bundle and in dist/server.mjs share the one tracer provider ./sdk.ts registers.
+// module in Next's bundle and in dist/server.mjs share the one tracer provider ./sdk.ts registers. The caller's trace
+// context is read by @opentelemetry/core's W3CTraceContextPropagator, which ./sdk.ts hands this module through
+// lib/registry (not as the API's global propagator: Next would then propagate its own spans' context into the
+// requests it rewrites, and a markdown twin would get a second request span).
 //
 // Attributes are fixed names with values we choose (method, route template, status, class of work, operation and
 // tool names): never a token, code, e-mail, password, query string or body.
 import {
   context,
   createContextKey,
-  createTraceState,
   isSpanContextValid,
   ROOT_CONTEXT,
   SpanKind,
@@ -24,9 +26,12 @@ import {
   type Link,
   type Span,
   type SpanContext,
+  type TextMapGetter,
+  type TextMapPropagator,
   type Tracer,
 } from "@opentelemetry/api";
 import { getConfig } from "@/lib/config";
+import { processSingleton } from "@/lib/registry";
 
 /** The instrumentation scope of every span of ours (./sdk.ts exports only this scope's spans). */
 export const TRACER_NAME = "agent-gate";
@@ -47,32 +52,39 @@ function tracer(): Tracer {
 
 // ---------------------------------------------------------------- W3C trace context
 
-const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
-const INVALID_TRACE_ID = "0".repeat(32);
-const INVALID_SPAN_ID = "0".repeat(16);
-
-/**
- * The caller's span context from a `traceparent` (W3C Trace Context §3.2), or undefined for a missing or malformed
- * one: a bad header starts a new trace, it never fails the request.
- */
-export function parseTraceparent(traceparent: unknown, tracestate?: unknown): SpanContext | undefined {
-  if (typeof traceparent !== "string" || traceparent.length > 512) return undefined;
-  const match = TRACEPARENT.exec(traceparent.trim());
-  if (!match) return undefined;
-  const [, version, traceId, spanId, flags, rest] = match as unknown as [string, string, string, string, string, string | undefined];
-  // Version ff is invalid; version 00 has nothing after the flags (a later version may add fields).
-  if (version === "ff" || (version === "00" && rest !== undefined)) return undefined;
-  if (traceId === INVALID_TRACE_ID || spanId === INVALID_SPAN_ID) return undefined;
-  let traceState;
-  if (typeof tracestate === "string" && tracestate.length > 0 && tracestate.length <= 512) {
-    try {
-      traceState = createTraceState(tracestate);
-    } catch {
-      // A malformed tracestate is dropped, the traceparent still honoured.
-    }
-  }
-  return { traceId, spanId, traceFlags: Number.parseInt(flags, 16) & TraceFlags.SAMPLED, isRemote: true, traceState };
+/** The headers the request span reads. */
+interface TraceHeaders {
+  get(name: string): string | null;
 }
+
+/** The W3C Trace Context propagator ./sdk.ts starts with, one per process (every copy of this module reads it). */
+const propagation = processSingleton<{ propagator?: TextMapPropagator }>("tracing.propagator", () => ({}));
+
+/** Called by ./sdk.ts as traces start: the propagator that reads a caller's `traceparent` and `tracestate`. */
+export function installPropagator(propagator: TextMapPropagator): void {
+  propagation.propagator = propagator;
+}
+
+/** The caller's trace context from `carrier` over `base` (`base` itself when there is none, or it is malformed). */
+function extractCaller<Carrier>(base: Context, carrier: Carrier, getter: TextMapGetter<Carrier>): Context {
+  return propagation.propagator?.extract(base, carrier, getter) ?? base;
+}
+
+/** Reads `traceparent` and `tracestate` from a request's headers. */
+const HEADERS: TextMapGetter<TraceHeaders> = {
+  get: (headers, key) => headers.get(key) ?? undefined,
+  // The W3C propagator asks for its two fields by name only.
+  keys: () => [],
+};
+
+/** The same for trace context carried in a message's fields (MCP `params._meta`): strings only, anything else is absent. */
+const FIELDS: TextMapGetter<Readonly<Record<string, unknown>>> = {
+  get: (fields, key) => {
+    const value = fields[key];
+    return typeof value === "string" ? value : undefined;
+  },
+  keys: (fields) => Object.keys(fields),
+};
 
 // ---------------------------------------------------------------- request spans
 
@@ -80,31 +92,25 @@ export function parseTraceparent(traceparent: unknown, tracestate?: unknown): Sp
 const REQUEST_SPAN = createContextKey("agent-gate.request-span");
 
 /**
- * The request's path, handed to ./sdk.ts's span processor in the request span's parent context: it names the span by
- * the route table's template (lib/routes sits above this layer, and Next's route bundles hold their own copy of this
- * module, which nothing at start can reach; the one SDK is reached through the API's global registry, and context
- * keys are global symbols). The path itself never becomes an attribute.
+ * The request's target, handed to ./sdk.ts's span processor in the request span's parent context: it names the span
+ * by the route table's template, the one its log line and metrics name (lib/routes sits above this layer, and Next's
+ * route bundles hold their own copy of this module, which nothing at start can reach; the one SDK is reached through
+ * the API's global registry, and context keys are global symbols). Only the span's parent context holds it, in this
+ * process: the target itself never becomes an attribute.
  */
-export const REQUEST_PATH = createContextKey("agent-gate.request-path");
+export const REQUEST_TARGET = createContextKey("agent-gate.request-target");
 
-/** The request's route (its template in lib/routes) and class of work, for the request span. */
-export type RouteOfPath = (path: string) => { route: string; workClass: string | null };
-
-/** The route of a path no entry of the table names: one name, so a scan of random paths makes no new span names. */
-export const UNMATCHED_ROUTE = "(unmatched)";
-
-/** The headers the request span reads. */
-interface TraceHeaders {
-  get(name: string): string | null;
-}
+/** The request's route (its template in lib/routes, or "(unmatched)") and class of work, for the request span. */
+export type RouteOfTarget = (target: string) => { route: string; workClass: string | null };
 
 /** A request's SERVER span and the context its work runs in (the span, and REQUEST_SPAN naming it). */
 function startRequestSpan(method: string, target: string, headers: TraceHeaders): { span: Span; scope: Context } {
-  const remote = parseTraceparent(headers.get("traceparent"), headers.get("tracestate"));
-  const parent = (remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : ROOT_CONTEXT).setValue(REQUEST_PATH, pathOfTarget(target));
-  // Named and given its route and class of work by ./sdk.ts as it starts (REQUEST_PATH).
+  // The caller's `traceparent` (and `tracestate`) is the parent, or nothing: a missing or malformed one starts a new
+  // trace, it never fails the request; whatever span a framework has made active is not our caller.
+  const parent = extractCaller(ROOT_CONTEXT, headers, HEADERS).setValue(REQUEST_TARGET, target);
+  // Named and given its route and class of work by ./sdk.ts as it starts (REQUEST_TARGET).
   const span = tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { "http.request.method": method } }, parent);
-  return { span, scope: trace.setSpan(parent, span).setValue(REQUEST_SPAN, span.spanContext()).deleteValue(REQUEST_PATH) };
+  return { span, scope: trace.setSpan(parent, span).setValue(REQUEST_SPAN, span.spanContext()).deleteValue(REQUEST_TARGET) };
 }
 
 function endRequestSpan(span: Span, status: number): void {
@@ -197,20 +203,6 @@ function markFailed(span: Span, type: string): void {
   span.setStatus({ code: SpanStatusCode.ERROR });
 }
 
-/** The path of a request target (origin form, or an absolute URL as a web Request gives it), without its query. */
-function pathOfTarget(target: string): string {
-  let start = 0;
-  if (!target.startsWith("/")) {
-    const scheme = target.indexOf("://");
-    start = scheme < 0 ? 0 : target.indexOf("/", scheme + 3);
-    if (start < 0) return "/";
-  }
-  const query = target.indexOf("?", start);
-  const fragment = target.indexOf("#", start);
-  const end = query < 0 ? fragment : fragment < 0 ? query : Math.min(query, fragment);
-  return end < 0 ? target.slice(start) : target.slice(start, end);
-}
-
 /** An error's class name only: a message may carry what the caller sent. */
 function errorType(error: unknown): string {
   return error instanceof Error ? error.name : typeof error;
@@ -290,10 +282,9 @@ export function bindToActiveTrace<F extends (...args: never[]) => unknown>(fn: F
  */
 export function withCallerTrace<T>(traceparent: unknown, tracestate: unknown, run: () => Promise<T>): Promise<T> {
   if (!tracingOn()) return run();
-  const remote = parseTraceparent(traceparent, tracestate);
-  if (remote === undefined) return run();
   const active: Context = context.active();
-  return context.with(trace.setSpanContext(active, remote), run);
+  const caller = extractCaller(active, { traceparent, tracestate }, FIELDS);
+  return caller === active ? run() : context.with(caller, run);
 }
 
 /** Sends the spans still waiting in the export batch (server.ts, before a shutdown exits). */

@@ -1,5 +1,5 @@
 // Request counts and latencies as OpenTelemetry metrics (issue 50 item 5), beside /metrics' Prometheus samples: when an
-// OTLP endpoint is configured (getConfig().otlpMetrics), lib/operations/metrics.ts recordRequest hands each request's
+// OTLP endpoint is configured (getConfig().otlpMetrics), lib/observability/metrics.ts recordRequest hands each request's
 // sample here too, and ./metrics-sdk.ts pushes them. Off, each call is one boolean check and nothing of the SDK loads.
 // Only @opentelemetry/api is imported: its global registry lets every copy of this module reach the one provider.
 import { metrics, type Counter, type Histogram } from "@opentelemetry/api";

@@ -4,12 +4,15 @@
 // - a tracer provider that exports our spans (scope "agent-gate", ./index.ts) over OTLP/HTTP in batches. Every
 //   other scope gets a no-op tracer: Next's own spans would otherwise leave too, and its request span carries the
 //   raw target with its query string (`http.target`), which may hold a code or a token.
+// It hands ./index.ts W3C Trace Context's propagator (@opentelemetry/core), which reads a caller's `traceparent` and
+// `tracestate`: through lib/registry, not as the API's global propagator, which Next would use for its own spans.
 import { ProxyTracerProvider, SpanKind, context, trace, type Context, type Tracer, type TracerProvider } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, TracerProvider as SdkTracerProvider, type ReadableSpan, type Span, type SpanExporter, type SpanProcessor } from "@opentelemetry/sdk-trace";
 import type { TracingConfig } from "@/lib/config";
-import { REQUEST_PATH, TRACER_NAME, type RouteOfPath } from "./index";
+import { REQUEST_TARGET, TRACER_NAME, installPropagator, type RouteOfTarget } from "./index";
 
 const NO_TRACER: Tracer = new ProxyTracerProvider().getTracer("disabled");
 
@@ -26,18 +29,26 @@ class OwnSpansOnly implements TracerProvider {
 
 /**
  * Names each request span as it starts: `POST /oauth2/token`, with `http.route` and its class of work, from the route
- * table (the request's path rides in its parent context, ./index.ts REQUEST_PATH, and goes no further).
+ * table (the request's target rides in its parent context, ./index.ts REQUEST_TARGET, and goes no further): the route
+ * its log line and metrics name. Next writes its own route into the `http.route` of the span it runs under (ours:
+ * "/_not-found" for a path no route names); the table's is set again as the span ends (the SDK's onEnding).
  */
 class RouteNamer implements SpanProcessor {
-  constructor(private readonly routeOf: RouteOfPath) {}
+  private readonly routes = new WeakMap<Span, string>();
+  constructor(private readonly routeOf: RouteOfTarget) {}
   onStart(span: Span, parentContext: Context): void {
     if (span.kind !== SpanKind.SERVER) return;
-    const path = parentContext.getValue(REQUEST_PATH);
-    if (typeof path !== "string") return;
-    const { route, workClass } = this.routeOf(path);
+    const target = parentContext.getValue(REQUEST_TARGET);
+    if (typeof target !== "string") return;
+    const { route, workClass } = this.routeOf(target);
+    this.routes.set(span, route);
     span.updateName(`${span.name} ${route}`);
     span.setAttribute("http.route", route);
     span.setAttribute("agent_gate.work_class", workClass ?? "unqueued");
+  }
+  onEnding(span: Span): void {
+    const route = this.routes.get(span);
+    if (route !== undefined) span.setAttribute("http.route", route);
   }
   onEnd(_span: ReadableSpan): void {}
   forceFlush(): Promise<void> {
@@ -60,7 +71,7 @@ async function exporterFor(config: Extract<TracingConfig, { enabled: true }>): P
 let started = false;
 
 /** Starts exporting (once per process). */
-export async function startTracing(config: Extract<TracingConfig, { enabled: true }>, routeOf: RouteOfPath): Promise<void> {
+export async function startTracing(config: Extract<TracingConfig, { enabled: true }>, routeOf: RouteOfTarget): Promise<void> {
   if (started) return;
   started = true;
   const exporter = await exporterFor(config);
@@ -69,5 +80,6 @@ export async function startTracing(config: Extract<TracingConfig, { enabled: tru
     spanProcessors: [new RouteNamer(routeOf), new BatchSpanProcessor({ exporter, scheduledDelayMillis: config.exportDelayMs })],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  installPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(new OwnSpansOnly(sdk));
 }

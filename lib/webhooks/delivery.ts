@@ -3,7 +3,7 @@
 // in-process loop under the Node server (startWebhookDelivery), by the cron route and after() on Vercel, and
 // by `npm run webhook:deliver`. Several instances may run passes at once: claims keep them apart.
 // Background work yields to requests: fan-out runs in small transactions and, like the send batches, pauses
-// after each full one in proportion to its time (lib/operations/pacing); while requests are being served both
+// after each full one in proportion to its time (lib/background/pacing); while requests are being served both
 // shrink to a quarter and pause down to the pacer's floor (3 % of wall time: a backlog drains slower under a
 // sustained load, never stops). An endpoint's secrets are decrypted once per pass (kept in memory for that
 // pass only, never logged).
@@ -12,7 +12,8 @@ import type { Clock } from "@/lib/clock";
 import { systemClock } from "@/lib/clock";
 import { getConfig } from "@/lib/config";
 import { isDatabaseUnavailable, transaction } from "@/lib/db";
-import { Pacer, type PacingOptions } from "@/lib/operations/pacing";
+import { errorLog, logger } from "@/lib/observability/log";
+import { BackgroundPacer, type PacingOptions } from "@/lib/background/pacing";
 import { expireLapsedPending } from "@/lib/grants/registrations";
 import { webhookDelegationExpired } from "./emit";
 import { nextAttemptAt } from "./schedule";
@@ -113,7 +114,7 @@ async function fanOutOnce(clock: Clock, limit: number): Promise<number> {
 
 /** One delivery row per new event and subscribed endpoint (endpoints added after the event get none). */
 export async function fanOutEvents(clock: Clock = systemClock, pacing?: PacingOptions): Promise<number> {
-  const pacer = new Pacer(pacing);
+  const pacer = new BackgroundPacer(pacing);
   let total = 0;
   for (;;) {
     const limit = pacer.busy() ? BUSY_FAN_OUT_BATCH : FAN_OUT_BATCH;
@@ -177,8 +178,8 @@ export async function runDeliveryPass(options: PassOptions = {}): Promise<PassSu
   const clock = options.clock ?? systemClock;
   const started = Date.now();
   const summary: PassSummary = { expired: await sweepLapsedClaims(clock), fannedOut: 0, delivered: 0, retrying: 0, gaveUp: 0 };
-  const fanOutPacer = new Pacer(options.pacing);
-  const sendPacer = new Pacer({ dutyCycle: SEND_DUTY_CYCLE, ...options.pacing });
+  const fanOutPacer = new BackgroundPacer(options.pacing);
+  const sendPacer = new BackgroundPacer({ dutyCycle: SEND_DUTY_CYCLE, ...options.pacing });
   const secretCache: SecretCache = new Map();
   let fanningOut = true;
   // A backlog of events is fanned out one transaction at a time between send batches: the first deliveries
@@ -220,7 +221,7 @@ function pollMs(): number {
 let loop: DeliveryLoop | null = null;
 
 /**
- * Runs a pass every second (WEBHOOK_POLL_MS) in this process until stopped; one loop per process. Under the
+ * Runs a pass every second (the tests' --test-webhook-poll-ms shortens it) in this process until stopped; one loop per process. Under the
  * Node server, started by lib/startup. A failed pass is logged in one line (at most once a minute) and the
  * loop goes on: an unreachable database delays delivery, it loses nothing.
  */
@@ -235,8 +236,8 @@ export function startWebhookDelivery(options: PassOptions = {}): DeliveryLoop {
       .catch((error: unknown) => {
         if (Date.now() - lastLogged < 60_000) return;
         lastLogged = Date.now();
-        const reason = isDatabaseUnavailable(error) ? "the database is unavailable" : error instanceof Error ? error.name : "unknown error";
-        console.error(`[agent-gate] webhook delivery pass failed (${reason}); retrying`);
+        if (!isDatabaseUnavailable(error)) return errorLog(error, "webhook delivery pass");
+        logger().warn({ type: "webhook_delivery_failed", reason: "database_unavailable" }, "webhook delivery pass failed: the database is unavailable; retrying");
       })
       .finally(() => {
         if (!stopped) {

@@ -19,7 +19,7 @@ export async function enqueueEvent<T extends WebhookEventType>(type: T, data: We
   deliverAfterResponse();
 }
 
-/** On Vercel (VERCEL=1), or wherever WEBHOOK_AFTER_RESPONSE=1 asks for it (tests of the Vercel path under `npm start`). */
+/** On Vercel (VERCEL=1), or where the tests' --test-webhook-after-response asks for it (the Vercel path under `npm start`). */
 export function deliversAfterResponse(): boolean {
   return getConfig().vercel || getConfig().webhooks.afterResponse;
 }

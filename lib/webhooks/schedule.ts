@@ -1,7 +1,8 @@
 // The retry schedule: exponential back-off with jitter. After the n-th failed attempt the next one waits
 // 30 s × 3^(n-1) (30 s, 1.5 min, 4.5 min, 13.5 min, 40 min, 2 h, 6 h, then 12 h at most), each ±20 %;
-// a delivery still failing three days after its event is given up. WEBHOOK_RETRY_SCALE (a positive number,
-// default 1) multiplies every interval and the three days: tests run the schedule in seconds.
+// a delivery still failing three days after its event is given up. The tests' --test-webhook-retry-scale (a
+// positive number, default 1; lib/config/test-options.ts) multiplies every interval and the three days: they run the
+// schedule in seconds.
 import { getConfig } from "@/lib/config";
 
 export const FIRST_RETRY_SECONDS = 30;

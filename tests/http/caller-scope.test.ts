@@ -5,6 +5,7 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { bareNextStart, stopBare, type BareStart } from "../support/bare-next";
+import { startProblems } from "../support/log";
 
 const base = inject("baseUrl");
 
@@ -159,11 +160,7 @@ describe("a bare `next start` (no server.ts)", () => {
     const timer = setTimeout(() => refused.child.kill("SIGKILL"), 60_000);
     const code = await refused.exited;
     clearTimeout(timer);
-    const lines = refused
-      .output()
-      .split("\n")
-      .filter((line) => line.startsWith("Invalid configuration"));
-    expect(lines, refused.output()).toEqual([expect.stringMatching(/^Invalid configuration: TRUSTED_PROXY is none, .*`npm start`.*number of proxies/)]);
+    expect(startProblems(refused.output()), refused.output()).toEqual([expect.stringMatching(/^Invalid configuration: TRUSTED_PROXY is none, .*`npm start`.*number of proxies/)]);
     expect(code).toBe(1);
   }, 90_000);
 

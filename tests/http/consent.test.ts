@@ -44,7 +44,7 @@ let key: AgentKey;
 let directory: DirectoryServer;
 
 beforeAll(async () => {
-  server = await startAuthServer({ AGENT_DIRECTORY_ALLOW_PRIVATE: "1", WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_POLL_MS: "200" });
+  server = await startAuthServer({ AGENT_DIRECTORY_ALLOW_PRIVATE: "1", WEBHOOK_ALLOW_PRIVATE: "1" }, ["--test-webhook-poll-ms=200"]);
   base = server.baseUrl;
   useServerDatabase(server.databaseUrl);
   receiver = await startReceiver();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { DEMO_PASSWORD } from "@/lib/demo/data";
 import { startServer, type TestServer } from "../support/server";
+import { startProblems } from "../support/log";
 
 const base = inject("baseUrl");
 
@@ -80,16 +81,12 @@ describe("per-IP sign-in slowdown cannot be dodged with X-Forwarded-For (TRUSTED
 describe("start-up configuration", () => {
   it("a bad value stops the process with one clear line naming the variable", async () => {
     const server = await startServer({ env: { RELEASE_MODE: "staging" }, expectExit: true });
-    const lines = server
-      .output()
-      .split("\n")
-      .filter((l) => l.includes("Invalid configuration"));
-    expect(lines).toEqual(["Invalid configuration: RELEASE_MODE must be public or private"]);
+    expect(startProblems(server.output())).toEqual(["Invalid configuration: RELEASE_MODE must be public or private"]);
   }, 60_000);
 
   it("production refuses to start without SIGNING_KEYS and AUTH_SECRET", async () => {
     const server = await startServer({ env: { BASE_URL: "https://gate.example.com" }, expectExit: true });
-    expect(server.output()).toContain("Invalid configuration: SIGNING_KEYS is required in production");
+    expect(startProblems(server.output())).toContainEqual(expect.stringContaining("Invalid configuration: SIGNING_KEYS is required in production"));
   }, 60_000);
 });
 

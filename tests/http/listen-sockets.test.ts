@@ -1,4 +1,4 @@
-// server.ts listens with LISTEN_SOCKETS sockets on its one port (lib/server/listen.ts, Linux's SO_REUSEPORT), each
+// server.ts listens with four sockets (lib/server/listen.ts LISTEN_SOCKETS) on its one port (lib/server/listen.ts, Linux's SO_REUSEPORT), each
 // accepting a connection per event-loop iteration. Counted from the kernel's table of listening sockets, not from
 // the server's own word; a second instance started on a port in use still refuses to start, and a connection taken
 // by any of the sockets is answered by the same server.
@@ -62,18 +62,5 @@ describe("the default: four sockets on the port", () => {
     const port = server.port;
     await server.stop();
     expect(listeningSockets(port)).toBe(0);
-  });
-});
-
-describe("LISTEN_SOCKETS=1: one socket", () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer({ label: "listen-sockets-one", env: { LISTEN_SOCKETS: "1" } });
-  });
-  afterAll(() => server.stop());
-
-  it("has one listening socket on its port, and answers", async () => {
-    expect(listeningSockets(server.port)).toBe(1);
-    expect(await freshGet(server.port, "/healthz")).toBe(200);
   });
 });

@@ -6,6 +6,7 @@ import net from "node:net";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../support/server";
+import { startProblems } from "../support/log";
 
 describe("NODE_FRONT=off: everything goes to Next, still stamped with the socket address", () => {
   let server: TestServer;
@@ -39,12 +40,7 @@ describe("NODE_FRONT=off: everything goes to Next, still stamped with the socket
 describe("start-up", () => {
   it("a bad PORT stops the process before listening, with one line naming the variable", async () => {
     const server = await startServer({ env: { PORT: "http" }, expectExit: true });
-    expect(
-      server
-        .output()
-        .split("\n")
-        .filter((l) => l.includes("Invalid configuration")),
-    ).toEqual(["Invalid configuration: PORT must be a TCP port number (0-65535)"]);
+    expect(startProblems(server.stdout())).toEqual(["Invalid configuration: PORT must be a TCP port number (0-65535)"]);
     expect(server.exitCode()).toBe(1);
   }, 60_000);
 });
@@ -82,7 +78,7 @@ describe("graceful shutdown", () => {
     expect(answer).toContain('"error":"unsupported_grant_type"');
     await stopped;
     expect(server.exitCode()).toBe(0);
-    expect(server.output()).toContain("[agent-gate] SIGTERM: no new connections; finishing the requests in flight");
+    expect(server.stdout()).toContain('"type":"shutdown","signal":"SIGTERM","msg":"SIGTERM: no new connections; finishing the requests in flight"');
   }, 60_000);
 });
 

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { freshDatabase, postgresAdminUrl, ROOT, testProvider, TMP } from "../support/databases";
 import { bareNextStart } from "../support/bare-next";
 import { freePort } from "../support/server";
+import { startProblems } from "../support/log";
 
 const KEY = { kty: "OKP", crv: "Ed25519", x: "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", d: "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A" };
 const SECRET = "a-session-secret-of-more-than-32-characters";
@@ -40,14 +41,14 @@ function getStatus(port: number, pathName: string): Promise<number> {
  * `npm start` (PORT from the environment, as a deployment sets it) with exactly `env` on top of a clean base
  * (none of this process's configuration leaks in). Resolves when the process has exited or answers a request.
  */
-async function npmStart(env: Record<string, string>, cwd: string = ROOT): Promise<StartRun> {
+async function npmStart(env: Record<string, string>, cwd: string = ROOT, args: string[] = []): Promise<StartRun> {
   const port = await freePort();
   const base: Record<string, string> = {};
   for (const name of ["PATH", "HOME", "TMPDIR", "LANG"]) {
     const value = process.env[name];
     if (value !== undefined) base[name] = value;
   }
-  const child = spawn("npm", ["start", "--silent"], {
+  const child = spawn("npm", ["start", "--silent", ...(args.length > 0 ? ["--", ...args] : [])], {
     cwd,
     env: { ...base, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -107,19 +108,41 @@ async function npmStart(env: Record<string, string>, cwd: string = ROOT): Promis
   return run;
 }
 
-/** The problem lines a refused start printed, in order. */
-function problemLines(output: string): string[] {
-  return output.split("\n").filter((line) => /^(Invalid configuration|Database not ready): /.test(line));
+type LogLine = { type?: unknown; msg?: unknown; level?: unknown; variable?: unknown };
+
+/** Every line the start wrote, each of which must be a JSON log line with a type (issue 51: one log format). */
+function logLines(output: string): LogLine[] {
+  return output
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => {
+      let parsed: LogLine;
+      try {
+        parsed = JSON.parse(line) as LogLine;
+      } catch {
+        throw new Error(`not a JSON log line: ${line}`);
+      }
+      expect(typeof parsed.type, line).toBe("string");
+      return parsed;
+    });
 }
 
-async function expectRefused(env: Record<string, string>, expected: RegExp[]): Promise<string[]> {
-  const run = await npmStart(env);
+/** The problems a refused start reported, in order (every line checked to be a JSON log line first). */
+function problemLines(output: string): string[] {
+  logLines(output);
+  return startProblems(output);
+}
+
+async function expectRefused(env: Record<string, string>, expected: RegExp[], args: string[] = []): Promise<string[]> {
+  const run = await npmStart(env, ROOT, args);
   expect(run.answered, run.output).toBeNull();
   expect(run.code, run.output).toBe(1);
   const lines = problemLines(run.output);
   expect(lines, run.output).toHaveLength(expected.length);
   expected.forEach((pattern, index) => expect(lines[index]).toMatch(pattern));
-  expect(run.output).toMatch(/Not started: \d+ problems? above/);
+  const refused = logLines(run.output).filter((line) => line.type === "start_refused");
+  expect(refused, run.output).toHaveLength(1);
+  expect(refused[0]).toMatchObject({ level: "fatal", msg: expect.stringMatching(/^Not started: \d+ problems? above/) });
   return lines;
 }
 
@@ -190,6 +213,16 @@ describe("npm start refuses an unsafe configuration (exit code 1, nothing answer
       /^Invalid configuration: LOG_LEVEL is malformed: /,
       /^Invalid configuration: RATE_LIMIT_ASK_PER_MINUTE must be a whole number from 1 \(the ask allowance per 60 seconds\)$/,
     ]);
+  }, 120_000);
+
+  it("a test option (a --test- flag of the server) in production, and an unknown one anywhere", async () => {
+    const databaseUrl = await freshDatabase("test-options");
+    await expectRefused(
+      { ...production, DATABASE_URL: databaseUrl },
+      [/^Invalid configuration: --test-webhook-poll-ms is a test option, refused in production/],
+      ["--test-webhook-poll-ms=200"],
+    );
+    await expectRefused({ DATABASE_URL: databaseUrl }, [/^Invalid configuration: --test-turns is not a test option/], ["--test-turns=off"]);
   }, 120_000);
 
   it("SIGNING_KEYS that are not private Ed25519 JWKs, or share a kid", async () => {
@@ -350,7 +383,9 @@ describe("the embedded SQLite default (DATABASE_URL unset) migrates itself", () 
     const run = await npmStart({ BASE_URL: "http://localhost:3000" }, project);
     try {
       expect(run.answered, run.output).toBe(200);
-      expect(run.output).toContain("Applied the migrations to the embedded SQLite database");
+      expect(logLines(run.output)).toContainEqual(
+        expect.objectContaining({ type: "start", msg: expect.stringContaining("Applied the migrations to the embedded SQLite database") }),
+      );
       const db = new Database(path.join(project, "data", "app.db"), { readonly: true });
       const applied = (db.prepare(`SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL`).all() as { migration_name: string }[]).map(
         (r) => r.migration_name,

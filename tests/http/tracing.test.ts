@@ -6,9 +6,13 @@
 // 404. Checked: each request is one SERVER span named by its
 // route template with its status and class of work, the caller's trace id and span id are its parent, store
 // statements and the A2A skill are its descendants, the tool call continues the caller's MCP trace, and no secret of
-// the flows (token, code, assertion, password, e-mail, cookie) appears in any attribute.
+// the flows (token, code, assertion, password, e-mail, cookie) appears in any attribute. And (issue 51) each request's
+// log line, its span and its metric sample name the same route, the route table's (lib/routes resolveRoute): markdown
+// twins by their page, a path with a trailing slash by its route, a path that only looks like a dynamic entry's and an
+// unknown one as "(unmatched)".
 import http from "node:http";
 import { randomBytes } from "node:crypto";
+import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bareNextStart, stopBare, untilAnswering, type BareStart } from "../support/bare-next";
 import { sessionCookie } from "../support/browser-session";
@@ -421,7 +425,10 @@ function checkTrace(receiver: OtlpReceiver, flows: FlowResult): void {
     ).toEqual([]);
 }
 
+const METRICS_TOKEN = "metrics-token-for-the-tracing-test";
+
 const TRACING_ENV = (endpoint: string): Record<string, string> => ({
+  METRICS_TOKEN,
   OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
   OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
   OTEL_SERVICE_NAME: "agent-gate-tracing-test",
@@ -469,6 +476,79 @@ async function checkFlowsExported(receiver: OtlpReceiver, base: string, output: 
   expect(lines.some((line) => line.type === "request" && line.route === "/docs/[slug]" && line.trace_id === pages.found.traceId)).toBe(true);
 }
 
+/** A request and the route the table gives it (lib/routes resolveRoute). */
+interface RouteProbe {
+  path: string;
+  accept?: string;
+  route: string;
+  status: number;
+}
+
+const ROUTE_PROBES: RouteProbe[] = [
+  { path: "/docs.md", route: "/docs", status: 200 },
+  { path: "/index.md", route: "/", status: 200 },
+  { path: "/docs", accept: "text/markdown", route: "/docs", status: 200 },
+  { path: "/docs/signing-agents.md", route: "/docs/[slug]", status: 200 },
+  { path: "/docs/signing-agents", accept: "text/html", route: "/docs/[slug]", status: 200 },
+  { path: "/docs/a/b", accept: "text/html", route: "(unmatched)", status: 404 },
+  { path: "/no/such/path/at/all", accept: "text/html", route: "(unmatched)", status: 404 },
+  { path: "/api/no-such-thing", route: "/api/[...path]", status: 404 },
+  { path: "/login/", accept: "text/html", route: "/login", status: 308 },
+  { path: "/ask?query=revocation", route: "/ask", status: 200 },
+];
+
+/** agent_gate_http_requests_total by "method route status". */
+async function requestCounts(base: string): Promise<Map<string, number>> {
+  const res = await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } });
+  expect(res.status).toBe(200);
+  const counts = new Map<string, number>();
+  const family = parsePrometheusTextFormat(await res.text()).find((candidate) => candidate.name === "agent_gate_http_requests_total");
+  for (const sample of family?.metrics ?? []) counts.set(`${sample.labels?.method} ${sample.labels?.route} ${sample.labels?.status}`, Number(sample.value));
+  return counts;
+}
+
+/**
+ * Each probe with a caller's traceparent and an X-Request-Id of its own: its log line, its request span and its metric
+ * sample all name the probe's route.
+ */
+async function checkOneRoutePerRequest(receiver: OtlpReceiver, base: string, output: () => string): Promise<void> {
+  const before = await requestCounts(base);
+  const sent: { probe: RouteProbe; trace: CallerTrace; requestId: string }[] = [];
+  for (const [index, probe] of ROUTE_PROBES.entries()) {
+    const trace = callerTrace();
+    const requestId = `one-route-${index}-${randomBytes(4).toString("hex")}`;
+    const headers: Record<string, string> = { traceparent: trace.traceparent, "X-Request-Id": requestId };
+    if (probe.accept) headers.Accept = probe.accept;
+    const res = await fetch(`${base}${probe.path}`, { headers, redirect: "manual" });
+    await res.arrayBuffer();
+    expect(res.status, probe.path).toBe(probe.status);
+    sent.push({ probe, trace, requestId });
+  }
+  await receiver.until(
+    (spans) => sent.every(({ trace }) => spans.some((span) => span.traceId === trace.traceId && span.kind === SPAN_KIND_SERVER)),
+    "a request span of every probe",
+  );
+  const after = await requestCounts(base);
+  const lines = output()
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as { type?: string; request_id?: string; route?: string; trace_id?: string });
+  const spans = receiver.spans();
+  const expectedCounts = new Map<string, number>();
+  for (const { probe, trace, requestId } of sent) {
+    const logged = lines.filter((line) => line.type === "request" && line.request_id === requestId);
+    expect(logged, `${probe.path}: one log line`).toHaveLength(1);
+    expect(logged[0], probe.path).toMatchObject({ route: probe.route, trace_id: trace.traceId });
+    const traced = spans.filter((span) => span.traceId === trace.traceId && span.kind === SPAN_KIND_SERVER);
+    expect(traced, `${probe.path}: one request span`).toHaveLength(1);
+    expect(attribute(traced[0]!, "http.route"), probe.path).toBe(probe.route);
+    expect(traced[0]!.name, probe.path).toBe(`GET ${probe.route}`);
+    const key = `GET ${probe.route} ${probe.status}`;
+    expectedCounts.set(key, (expectedCounts.get(key) ?? 0) + 1);
+  }
+  for (const [key, count] of expectedCounts) expect((after.get(key) ?? 0) - (before.get(key) ?? 0), key).toBe(count);
+}
+
 describe("OpenTelemetry traces under npm start (server.ts, the node:http front on)", () => {
   const receiver = new OtlpReceiver();
   let server: TestServer;
@@ -483,6 +563,10 @@ describe("OpenTelemetry traces under npm start (server.ts, the node:http front o
 
   it("exports an approval, a JWT-bearer exchange, an MCP 2026 tool call, an A2A skill and two pages in their callers' traces, with no secret", { timeout: 120_000 }, async () => {
     await checkFlowsExported(receiver, server.baseUrl, server.output);
+  });
+
+  it("names each request's log line, span and metric sample by the same route: twins, trailing slashes, unknown paths", { timeout: 90_000 }, async () => {
+    await checkOneRoutePerRequest(receiver, server.baseUrl, server.output);
   });
 });
 
@@ -502,6 +586,10 @@ describe("OpenTelemetry traces under a bare `next start` (instrumentation.ts reg
   it("exports an approval, a JWT-bearer exchange, an MCP 2026 tool call, an A2A skill and two pages in their callers' traces, with no secret", { timeout: 120_000 }, async () => {
     // BASE_URL names localhost (the approval form checks its Origin against it).
     await checkFlowsExported(receiver, bare.url.replace("127.0.0.1", "localhost"), bare.output);
+  });
+
+  it("names each request's log line, span and metric sample by the same route: twins, trailing slashes, unknown paths", { timeout: 90_000 }, async () => {
+    await checkOneRoutePerRequest(receiver, bare.url.replace("127.0.0.1", "localhost"), bare.output);
   });
 });
 

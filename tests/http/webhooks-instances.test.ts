@@ -10,13 +10,15 @@ import { startServer } from "../support/server";
 import { startReceiver } from "../support/webhook-receiver";
 import { configureFile } from "../support/config";
 
-const WEBHOOK_ENV = { WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_POLL_MS: "200", WEBHOOK_RETRY_SCALE: "0.02" };
+const WEBHOOK_ENV = { WEBHOOK_ALLOW_PRIVATE: "1" };
+/** The tests' own options (lib/config/test-options.ts): a pass every 200 ms, retries in seconds. */
+const WEBHOOK_FLAGS = ["--test-webhook-poll-ms=200", "--test-webhook-retry-scale=0.02"];
 configureFile({ WEBHOOK_ALLOW_PRIVATE: "1" });
 
 describe("two instances on one database", () => {
   it("acknowledge each event once per endpoint", async () => {
-    const first = await startAuthServer(WEBHOOK_ENV);
-    const second = await startServer({ label: "auth", databaseUrl: first.databaseUrl, env: { TRUSTED_PROXY: "1", ...WEBHOOK_ENV } });
+    const first = await startAuthServer(WEBHOOK_ENV, WEBHOOK_FLAGS);
+    const second = await startServer({ label: "auth", databaseUrl: first.databaseUrl, env: { TRUSTED_PROXY: "1", ...WEBHOOK_ENV }, testFlags: WEBHOOK_FLAGS });
     useServerDatabase(first.databaseUrl);
     const receivers = [await startReceiver(), await startReceiver()];
     try {

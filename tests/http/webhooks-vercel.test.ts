@@ -1,7 +1,7 @@
 // The Vercel path of webhook delivery (issue #16 item 4), against the real server as Vercel runs it: every
 // request through the route files (NODE_FRONT=off: the front never runs on Vercel), no in-process loop
-// (WEBHOOK_DELIVERY=off), and Next's after() asked for explicitly (WEBHOOK_AFTER_RESPONSE=1, what VERCEL=1
-// switches on; VERCEL=1 itself would also demand PostgreSQL and an https BASE_URL). Each change's event must
+// (WEBHOOK_DELIVERY=off), and Next's after() asked for explicitly (the tests' --test-webhook-after-response, what
+// VERCEL=1 switches on; VERCEL=1 itself would also demand PostgreSQL and an https BASE_URL). Each change's event must
 // reach the receiver (signature verified with the svix package) right after the response, with no cron call;
 // and what after() could not deliver (the receiver failed) is delivered by the cron route.
 // (Its own file: this process's lib functions follow the one DATABASE_URL its configuration first read.)
@@ -21,11 +21,11 @@ const CRON_SECRET = "cron-secret-for-the-vercel-webhook-tests-0123456789";
 const VERCEL_LIKE_ENV = {
   NODE_FRONT: "off",
   WEBHOOK_DELIVERY: "off",
-  WEBHOOK_AFTER_RESPONSE: "1",
   WEBHOOK_ALLOW_PRIVATE: "1",
-  WEBHOOK_RETRY_SCALE: "0.02",
   CRON_SECRET,
 };
+/** The tests' own options (lib/config/test-options.ts): after() as on Vercel, and retries in seconds. */
+const VERCEL_LIKE_FLAGS = ["--test-webhook-after-response", "--test-webhook-retry-scale=0.02"];
 /** "Promptly": the pass runs as soon as the response is sent; the bound leaves room for a loaded machine. */
 const PROMPT_MS = 5000;
 const sameOrigin = { "Sec-Fetch-Site": "same-origin", Origin: "null" };
@@ -68,7 +68,7 @@ describe("webhooks on the Vercel path: after() right after the response, the cro
   let receiver: Receiver;
 
   beforeAll(async () => {
-    server = await startAuthServer(VERCEL_LIKE_ENV);
+    server = await startAuthServer(VERCEL_LIKE_ENV, VERCEL_LIKE_FLAGS);
     useServerDatabase(server.databaseUrl);
     receiver = await startReceiver();
     receiver.secrets = [(await addEndpoint({ url: receiver.url })).secret];
@@ -125,7 +125,7 @@ describe("webhooks on the Vercel path: after() right after the response, the cro
     const reg = await register(base, email);
     const [first] = await receiver.waitFor(about(reg.registration_id, "delegation.requested"), 1, PROMPT_MS);
     failing = false;
-    // The retry is due after ~0.6 s (30 s × WEBHOOK_RETRY_SCALE 0.02, ±20 %); nothing runs it but the cron.
+    // The retry is due after ~0.6 s (30 s × --test-webhook-retry-scale 0.02, ±20 %); nothing runs it but the cron.
     await new Promise((r) => setTimeout(r, 2500));
     expect(receiver.received.filter(about(reg.registration_id, "delegation.requested"))).toHaveLength(1);
     expect(await getDb().webhookDelivery.findUniqueOrThrow({ where: { id: first.id } })).toMatchObject({ status: "pending", attempts: 1, lastStatus: 500 });

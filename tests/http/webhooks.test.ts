@@ -18,7 +18,9 @@ import { startReceiver, type Receiver, type ReceivedWebhook } from "../support/w
 import { configureFile } from "../support/config";
 
 const CRON_SECRET = "cron-secret-for-the-webhook-tests-0123456789";
-const WEBHOOK_ENV = { WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_POLL_MS: "200", WEBHOOK_RETRY_SCALE: "0.05", CRON_SECRET };
+const WEBHOOK_ENV = { WEBHOOK_ALLOW_PRIVATE: "1", CRON_SECRET };
+/** The tests' own options (lib/config/test-options.ts): a pass every 200 ms, retries in seconds. */
+const WEBHOOK_FLAGS = ["--test-webhook-poll-ms=200", "--test-webhook-retry-scale=0.05"];
 const sameOrigin = { "Sec-Fetch-Site": "same-origin", Origin: "null" };
 // This process adds endpoints on 127.0.0.1 too (lib/webhooks addEndpoint checks the address).
 configureFile({ WEBHOOK_ALLOW_PRIVATE: "1" });
@@ -59,7 +61,7 @@ describe("every event type from a real flow, delivered by the server's loop and 
   let endpointId = "";
 
   beforeAll(async () => {
-    server = await startAuthServer(WEBHOOK_ENV);
+    server = await startAuthServer(WEBHOOK_ENV, WEBHOOK_FLAGS);
     useServerDatabase(server.databaseUrl);
     receiver = await startReceiver();
     // The operator's command: prints the id and the secret once.

@@ -7,9 +7,12 @@ import { afterAll, beforeAll } from "vitest";
 import { configureFile } from "./config";
 import { startServer, type TestServer } from "./server";
 
-/** A server of our own: TRUSTED_PROXY=1 lets each test choose its client IP, so rate limits never leak between tests. */
-export function startAuthServer(env: Record<string, string> = {}): Promise<TestServer> {
-  return startServer({ label: "auth", env: { TRUSTED_PROXY: "1", ...env } });
+/**
+ * A server of our own: TRUSTED_PROXY=1 lets each test choose its client IP, so rate limits never leak between tests.
+ * `testFlags`: the tests' own options (./server.ts StartOptions).
+ */
+export function startAuthServer(env: Record<string, string> = {}, testFlags: string[] = []): Promise<TestServer> {
+  return startServer({ label: "auth", env: { TRUSTED_PROXY: "1", ...env }, testFlags });
 }
 
 /** This process's lib functions use the server's database from now on (this file's configuration). */

@@ -13,8 +13,12 @@ export interface TestServer {
   port: number;
   /** The server process's id (to read its /proc entries). */
   pid: number;
-  /** Everything the server printed (for assertions on start-up failures). */
+  /** Everything the server printed, stdout and stderr as they came (for assertions on start-up failures). */
   output(): string;
+  /** What the server wrote on stdout alone (its log). */
+  stdout(): string;
+  /** What the server wrote on stderr alone. */
+  stderr(): string;
   /** The process's exit code once it has exited (null while running or when ended by a signal). */
   exitCode(): number | null;
   stop(): Promise<void>;
@@ -36,6 +40,11 @@ export interface StartOptions {
   label?: string;
   /** Resolve once the process exits instead of waiting for it to answer (start-up failure tests). */
   expectExit?: boolean;
+  /**
+   * The tests' own options, as command-line flags of the server (lib/config/test-options.ts: `--test-webhook-poll-ms=200`
+   * …): what no operator sets, so never environment variables.
+   */
+  testFlags?: string[];
 }
 
 export async function freePort(): Promise<number> {
@@ -84,6 +93,11 @@ function probe(port: number): Promise<void> {
   });
 }
 
+/** Whether the server's log has its `listening` line. */
+function saysItListens(stdout: string): boolean {
+  return stdout.split("\n").some((line) => line.startsWith("{") && line.includes('"type":"listening"'));
+}
+
 /** The port freePort() chose was taken before this server could listen on it (by another test file's server). */
 class PortTakenError extends Error {}
 
@@ -108,7 +122,9 @@ async function startServerOnce(options: StartOptions): Promise<TestServer> {
   const baseUrl = `http://localhost:${port}`;
   const databaseUrl = options.databaseUrl ?? (await freshDatabase(options.label ?? "server"));
   let output = "";
-  const child: ChildProcess = spawn("sh", [START_SCRIPT], {
+  let stdout = "";
+  let stderr = "";
+  const child: ChildProcess = spawn("sh", [START_SCRIPT, ...(options.testFlags ?? [])], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -126,8 +142,14 @@ async function startServerOnce(options: StartOptions): Promise<TestServer> {
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stdout?.on("data", (d: Buffer) => {
+    output += d.toString();
+    stdout += d.toString();
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    output += d.toString();
+    stderr += d.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
 
   const stop = async (): Promise<void> => {
@@ -154,6 +176,8 @@ async function startServerOnce(options: StartOptions): Promise<TestServer> {
     port,
     pid: child.pid!,
     output: () => output,
+    stdout: () => stdout,
+    stderr: () => stderr,
     exitCode: () => child.exitCode,
     stop,
     kill,
@@ -185,7 +209,7 @@ async function startServerOnce(options: StartOptions): Promise<TestServer> {
       try {
         await probe(port);
         // An answer proves only that something listens on the port: this server says when it is the one.
-        if (!output.includes("[agent-gate] listening on")) throw new Error("the port answers, but this server has not said it listens");
+        if (!saysItListens(stdout)) throw new Error("the port answers, but this server has not said it listens");
         return;
       } catch (error) {
         lastProbe = `${(error as Error).message} after ${Date.now() - started} ms`;

@@ -5,10 +5,10 @@ import { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { describe, expect, it } from "vitest";
 import { Admission, admissionBounds, WORK_CLASSES, type AdmissionBounds, type AdmissionTicket, type ShedReason, type WorkClass } from "@/lib/admission";
-import { pathOf, routePolicy } from "@/lib/routes";
+import { resolveRoute, routeOfTarget } from "@/lib/routes";
 import { HeapPressure } from "@/lib/admission/heap";
 import { AdmissionLane } from "@/lib/admission/lane";
-import { Pacer } from "@/lib/admission/pacer";
+import { TurnQueue } from "@/lib/admission/turn-queue";
 
 function lane(inFlight: number, queue: number, maxWaitMs = 1000) {
   let now = 0;
@@ -143,13 +143,13 @@ describe("classes of work", () => {
       ["/metrics", null],
       ["/_next/static/chunks/app.js", null],
     ];
-    for (const [path, expected] of cases) expect(routePolicy(path).workClass, path).toBe(expected);
+    for (const [path, expected] of cases) expect(resolveRoute(path).workClass, path).toBe(expected);
   });
 });
 
 /** The ticket server.ts gives a request: its route's class (lib/routes), and one caller for every request here. */
 function ticketOf(req: IncomingMessage, caller = "127.0.0.1"): AdmissionTicket {
-  return { workClass: routePolicy(pathOf(req.url)).workClass, caller };
+  return { workClass: routeOfTarget(req.url).workClass, caller };
 }
 
 interface FakeExchange {
@@ -176,7 +176,7 @@ function exchange(url: string): FakeExchange {
 function steppedPacer() {
   const ticks: (() => void)[] = [];
   let now = 0;
-  const p = new Pacer(
+  const p = new TurnQueue(
     (callback) => void ticks.push(callback),
     () => now,
   );
@@ -187,7 +187,7 @@ function steppedPacer() {
 }
 
 /** By default a pacer that starts each job at once: most cases are about bounds, the pacer's own are below. */
-function admissionWith(bounds: Partial<AdmissionBounds>, heapShare = 0, pacer = new Pacer((callback) => callback())) {
+function admissionWith(bounds: Partial<AdmissionBounds>, heapShare = 0, pacer = new TurnQueue((callback) => callback())) {
   const all = Object.fromEntries(WORK_CLASSES.map((c) => [c, bounds[c] ?? { inFlight: 1, queue: 0, maxWaitMs: 1000 }])) as AdmissionBounds;
   const shed: [WorkClass | null, ShedReason][] = [];
   let share = heapShare;

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseProxyList } from "@/lib/config/schema";
-import { CALLER_HEADER, callerKey, clientIp, deriveCallerKey, NO_ADDRESS_KEY, PEER_HEADER, VERIFIED_AGENT_KEY_PREFIX } from "@/lib/http/client-ip";
+import { CALLER_HEADER, callerKey, deriveCallerKey, NO_ADDRESS_KEY, PEER_HEADER, VERIFIED_AGENT_KEY_PREFIX } from "@/lib/http/client-ip";
 import { markServerEntry } from "@/lib/http/server-entry";
 import { limitFor, noAddressLimit } from "@/lib/rate-limit/budgets";
 
@@ -12,20 +12,20 @@ const h = (init: Record<string, string>) => new Headers(init);
 /** A hop count whose nearest proxy is the 10.0.0.1 these cases use as the socket peer. */
 const hopsPolicy = (hops: number, proxies: readonly string[] = ["10.0.0.1/32"]) => ({ kind: "hops" as const, hops, proxies });
 
-describe("clientIp by TRUSTED_PROXY policy", () => {
+describe("callerKey by TRUSTED_PROXY policy", () => {
   it("none: the socket address, whatever X-Forwarded-For says", () => {
-    expect(clientIp(h({ [PEER_HEADER]: "203.0.113.9", "x-forwarded-for": "1.2.3.4" }), { kind: "none" })).toBe("203.0.113.9");
-    expect(clientIp(h({ [PEER_HEADER]: "::ffff:127.0.0.1" }), { kind: "none" })).toBe("127.0.0.1");
+    expect(callerKey(h({ [PEER_HEADER]: "203.0.113.9", "x-forwarded-for": "1.2.3.4" }), { kind: "none" })).toBe("203.0.113.9");
+    expect(callerKey(h({ [PEER_HEADER]: "::ffff:127.0.0.1" }), { kind: "none" })).toBe("127.0.0.1");
   });
   it("vercel: Vercel's forwarded header", () => {
-    expect(clientIp(h({ "x-vercel-forwarded-for": "198.51.100.7", "x-forwarded-for": "1.2.3.4", [PEER_HEADER]: "10.0.0.1" }), { kind: "vercel" })).toBe("198.51.100.7");
+    expect(callerKey(h({ "x-vercel-forwarded-for": "198.51.100.7", "x-forwarded-for": "1.2.3.4", [PEER_HEADER]: "10.0.0.1" }), { kind: "vercel" })).toBe("198.51.100.7");
   });
   it("hops: the address before N trusted proxies", () => {
     const headers = h({ "x-forwarded-for": "6.6.6.6, 198.51.100.7, 10.0.0.2", [PEER_HEADER]: "10.0.0.1" });
-    expect(clientIp(headers, hopsPolicy(1))).toBe("10.0.0.2");
-    expect(clientIp(headers, hopsPolicy(2))).toBe("198.51.100.7");
+    expect(callerKey(headers, hopsPolicy(1))).toBe("10.0.0.2");
+    expect(callerKey(headers, hopsPolicy(2))).toBe("198.51.100.7");
     // A client cannot pick its bucket by prepending entries: only the untrusted leftmost ones change.
-    expect(clientIp(h({ "x-forwarded-for": "1.1.1.1, 2.2.2.2, 198.51.100.7", [PEER_HEADER]: "10.0.0.1" }), hopsPolicy(1))).toBe("198.51.100.7");
+    expect(callerKey(h({ "x-forwarded-for": "1.1.1.1, 2.2.2.2, 198.51.100.7", [PEER_HEADER]: "10.0.0.1" }), hopsPolicy(1))).toBe("198.51.100.7");
   });
   it("always answers a bounded string (property)", () => {
     fc.assert(
@@ -38,7 +38,7 @@ describe("clientIp by TRUSTED_PROXY policy", () => {
           } catch {
             return; // not a valid header value: a real request cannot carry it
           }
-          const ip = clientIp(headers, policy);
+          const ip = callerKey(headers, policy);
           expect(typeof ip).toBe("string");
           expect(ip.length).toBeLessThanOrEqual(Math.max(64, peer.length));
         }
@@ -133,8 +133,8 @@ describe("callerKey: one key per caller for every per-address limit", () => {
     expect(callerKey(h({ [PEER_HEADER]: "agent:https://agent.example" }), { kind: "none" })).toBe(NO_ADDRESS_KEY);
   });
 
-  it("clientIp is the caller key (the name older callers use)", () => {
-    expect(clientIp(h({ [PEER_HEADER]: "2001:db8:1:2::5" }), { kind: "none" })).toBe("2001:db8:1:2::/64");
+  it("keys an IPv6 caller by its /64", () => {
+    expect(callerKey(h({ [PEER_HEADER]: "2001:db8:1:2::5" }), { kind: "none" })).toBe("2001:db8:1:2::/64");
   });
 
   it("is an IPv4 address, an IPv6 /64 or no-address, for any header values (property)", () => {

@@ -12,7 +12,7 @@ async function envRuleMessages(filePath: string, code: string = SOURCE): Promise
 }
 
 describe("process.env outside lib/config", () => {
-  it.each(["lib/webhooks/example.ts", "lib/operations/example.ts", "app/api/example/route.ts", "proxy.ts", "server.ts"])("is refused in %s", async (file) => {
+  it.each(["lib/webhooks/example.ts", "lib/observability/example.ts", "app/api/example/route.ts", "proxy.ts", "server.ts"])("is refused in %s", async (file) => {
     const messages = await envRuleMessages(file);
     expect(messages).toHaveLength(1);
     expect(messages[0]).toContain("lib/config");

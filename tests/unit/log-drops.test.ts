@@ -1,13 +1,13 @@
 // Lines the log's destination cannot hold are dropped whole, counted, and reported once the reader has caught up
-// (lib/operations/log.ts reportDroppedLines), with pino's own asynchronous destination (sonic-boom) and a small bound.
+// (lib/observability/log.ts reportDroppedLines), with pino's own asynchronous destination (sonic-boom) and a small bound.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import { createLogger, droppedLogLines, reportDroppedLines } from "@/lib/operations/log";
-import { serviceMetrics } from "@/lib/operations/metrics";
+import { createLogger, droppedLogLines, reportDroppedLines } from "@/lib/observability/log";
+import { serviceMetrics } from "@/lib/observability/metrics";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "log-drops-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -4,6 +4,7 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { configureFile } from "../support/config";
+import { captureLog } from "../support/log";
 import { apiRequest, webResponse } from "../support/api";
 
 beforeAll(() => {
@@ -20,17 +21,18 @@ describe("toolFailureMessage", () => {
   it("keeps a ToolError's text, and never passes an exception's own text on", async () => {
     const { ToolError, toolFailureMessage } = await import("@/lib/tools");
     const { TOOL_FAILED_MESSAGE, TOOL_UNAVAILABLE_MESSAGE } = await import("@/lib/http/errors");
-    const log = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const log = captureLog();
     expect(toolFailureMessage("register_agent", new ToolError("Rate limited: retry in 5 seconds.", 5))).toBe("Rate limited: retry in 5 seconds.");
     const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
     expect(toolFailureMessage("lookup_member", refused)).toBe(TOOL_UNAVAILABLE_MESSAGE);
     expect(TOOL_UNAVAILABLE_MESSAGE).toMatch(/^Temporarily unavailable: .*retry after 5 seconds\.$/);
     const prisma = new Error("Invalid `prisma.certificate.findUnique()` invocation in /work/lib/tools/verify-certificate.ts:30:5 JSON Error");
     expect(toolFailureMessage("verify_certificate", prisma)).toBe(TOOL_FAILED_MESSAGE);
-    // The log keeps the detail, one line each.
-    expect(log).toHaveBeenCalledTimes(2);
-    expect(String(log.mock.calls[1]![0])).toContain("prisma.certificate.findUnique");
-    expect(String(log.mock.calls[1]![0])).not.toContain("\n");
+    // The log keeps the detail, one JSON line each.
+    const errors = log.linesOf("error");
+    log.restore();
+    expect(errors.map((line) => line.context)).toEqual(["tool lookup_member", "tool verify_certificate"]);
+    expect(String(errors[1]!.stack)).toContain("prisma.certificate.findUnique");
   });
 });
 
@@ -47,8 +49,10 @@ describe("serveMcp", () => {
 
   it("answers any other failure with JSON-RPC -32603 in our own words", async () => {
     const { serveMcp } = await import("@/lib/mcp/http");
-    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const log = captureLog();
     const res = webResponse(await serveMcp(apiRequest(post("{}")), failing(new Error("boom in /work/lib/x.ts"))));
+    log.restore();
+    expect(log.linesOf("error")).toEqual([expect.objectContaining({ context: "mcp request", stack: expect.stringContaining("boom in /work/lib/x.ts") })]);
     expect(res.status).toBe(500);
     const body = await res.text();
     expect(JSON.parse(body)).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32603, message: "Internal error: the service failed to handle this request." } });

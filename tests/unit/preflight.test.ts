@@ -145,7 +145,7 @@ describe("preflight", () => {
     const result = await preflight({ env: { DATABASE_URL: "postgresql://nobody:nothing@127.0.0.1:1/none" }, projectDir: t.dir, migrate: t.migrate, log: t.log });
     expect(result.problems).toEqual([]);
     expect(result.config?.databaseProvider).toBe("postgresql");
-    expect(t.lines).toEqual([expect.stringMatching(/^\[agent-gate\] Could not check the database's migrations \(ECONNREFUSED\); requests that need it answer 503/)]);
+    expect(t.lines).toEqual([expect.stringMatching(/^Could not check the database's migrations \(ECONNREFUSED\); requests that need it answer 503/)]);
   });
 
   it("without the migration folders (a deployment that did not ship them) an empty database is still refused, a migrated one is not", async () => {

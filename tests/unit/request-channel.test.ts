@@ -7,18 +7,13 @@ import http from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
 import { observedAnswer, observedByProxy } from "@/lib/http/observe";
 import { observedAtListener } from "@/lib/http/server-entry";
-import { createLogger, setLogger } from "@/lib/operations/log";
 import { observeRequestChannel } from "@/lib/server/request-channel";
 import { closeLocally, leaveBeforeAnswer, listenLocally } from "../support/local-server";
+import { captureLog } from "../support/log";
 
-const lines: string[] = [];
-setLogger(createLogger({ write: (line: string) => void lines.push(line) }, "info"));
-afterAll(() => setLogger(undefined));
-
-/** The lines written so far of one type ("request", "error"). */
-function linesOf(type: string): Record<string, unknown>[] {
-  return lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.type === type);
-}
+const log = captureLog();
+afterAll(() => log.restore());
+const linesOf = log.linesOf;
 
 describe("with no node:http observer (the fallback)", () => {
   it("the route files' wrapper and proxy.ts write the line and set X-Request-Id", async () => {
@@ -40,7 +35,7 @@ describe("with no node:http observer (the fallback)", () => {
 
 describe("observed as node:http receives it (a bare next start)", () => {
   it("writes one line per request with the status sent, sets X-Request-Id, the wrapper and proxy.ts stand down, and a fault stays contained", async () => {
-    lines.length = 0;
+    log.clear();
     observeRequestChannel({
       templateOf: (url) => {
         if (url === "/fault") throw new TypeError("a fault in observing");

@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { AGENT_HEADER, CALLER_HEADER, PEER_HEADER } from "@/lib/http/client-ip";
 import { requestListener, type NextHandler, type RequestListenerOptions } from "@/lib/server/request-listener";
 import { TurnQueue } from "@/lib/server/turns";
-import { routePolicy } from "@/lib/routes";
+import { resolveRoute } from "@/lib/routes";
+import { captureLog } from "../support/log";
 
 const servers: http.Server[] = [];
 const sockets: net.Socket[] = [];
@@ -137,7 +138,7 @@ describe("the request hook", () => {
   });
 
   it("a handler that fails ends that connection without an answer, logs one line, and the server keeps serving", async () => {
-    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const log = captureLog();
     try {
       const port = await serve(
         async (req, res) => {
@@ -148,9 +149,9 @@ describe("the request hook", () => {
       );
       await expect(get(port, "/fails")).rejects.toThrow();
       expect((await get(port, "/works")).body).toBe("fine");
-      expect(errors.mock.calls.map(([line]) => String(line))).toEqual(["[agent-gate] request handler failed: Error"]);
+      expect(log.entries()).toEqual([expect.objectContaining({ level: "error", type: "error", context: "next request handler", error_name: "Error" })]);
     } finally {
-      errors.mockRestore();
+      log.restore();
     }
   });
 
@@ -193,7 +194,7 @@ describe("the request hook", () => {
 
   it("answers probes at once, without waiting for a turn", async () => {
     const turns = new TurnQueue(() => undefined); // no turn ever comes
-    const port = await serve((_req, res) => res.end("ok"), { turns, route: routePolicy });
+    const port = await serve((_req, res) => res.end("ok"), { turns, route: resolveRoute });
     for (const path of ["/healthz", "/readyz", "/_next/static/chunks/app.js"]) expect((await get(port, path)).body, path).toBe("ok");
     expect(turns.waiting).toBe(0);
   });

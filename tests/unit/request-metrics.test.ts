@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { describe, expect, it } from "vitest";
-import { recordRequest, serviceMetrics } from "@/lib/operations/metrics";
+import { recordRequest, serviceMetrics } from "@/lib/observability/metrics";
 
 const BOUNDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
 const HISTOGRAM = "agent_gate_http_request_duration_seconds";

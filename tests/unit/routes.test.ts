@@ -15,7 +15,7 @@ import { A2A_BODY_LIMIT } from "@/lib/a2a/jsonrpc";
 import { MCP_BODY_LIMIT } from "@/lib/mcp/http";
 import { BATCH_MAX_BYTES } from "@/lib/schemas/public-read";
 import { AUTH_BODY_LIMIT } from "@/lib/service-auth/http";
-import { DEFAULT_BODY_LIMIT, routePolicy, routeTable, routeTemplate, UNMATCHED_ROUTE, UNQUEUED, type RouteMethod } from "@/lib/routes";
+import { DEFAULT_BODY_LIMIT, resolveRoute, routeTable, UNMATCHED_ROUTE, UNQUEUED, type RouteMethod } from "@/lib/routes";
 
 const APP = path.resolve(__dirname, "../../app");
 
@@ -124,9 +124,11 @@ describe("the route table", () => {
 
   it("finds each entry, dynamic segments included, from the paths it answers", () => {
     for (const [template, route] of routeTable()) {
-      for (const url of concretePaths(template)) expect(routePolicy(url), `${url} (${template})`).toBe(route);
+      for (const url of concretePaths(template)) {
+        expect(resolveRoute(url), `${url} (${template})`).toEqual({ route: template, workClass: route.workClass, bodyLimit: route.bodyLimit, refusal: route.refusal });
+      }
     }
-    expect(routePolicy("/no-such-page")).toMatchObject({ workClass: "general", bodyLimit: DEFAULT_BODY_LIMIT, refusal: "rest" });
+    expect(resolveRoute("/no-such-page")).toEqual({ route: UNMATCHED_ROUTE, workClass: "general", bodyLimit: DEFAULT_BODY_LIMIT, refusal: "rest" });
   });
 
   it("derives the front's table from the entries' front methods, only on exact paths the route answers", async () => {
@@ -148,36 +150,36 @@ describe("the route table", () => {
     expect(posts.length).toBeGreaterThanOrEqual(12);
     for (const route of posts) {
       const concrete = route.replace(/\/\[\.\.\.[^\]]+\]$/, "/callback/credentials");
-      expect(routePolicy(concrete).workClass, route).not.toBeNull();
+      expect(resolveRoute(concrete).workClass, route).not.toBeNull();
       if (!route.includes("[")) expect(routeTable().has(route), route).toBe(true);
     }
   });
 
   it("gives each body-taking route its handler's own limit, and every other path a small one", () => {
-    expect(routePolicy("/oauth2/token").bodyLimit).toBe(AUTH_BODY_LIMIT);
-    expect(routePolicy("/agent/identity").bodyLimit).toBe(AUTH_BODY_LIMIT);
-    expect(routePolicy("/mcp").bodyLimit).toBe(MCP_BODY_LIMIT);
-    expect(routePolicy("/mcp/docs").bodyLimit).toBe(MCP_BODY_LIMIT);
-    expect(routePolicy("/a2a").bodyLimit).toBe(A2A_BODY_LIMIT);
-    expect(routePolicy("/api/v1/batch").bodyLimit).toBe(BATCH_MAX_BYTES);
-    expect(routePolicy("/api/auth/callback/credentials").bodyLimit).toBeLessThanOrEqual(16 * 1024);
-    expect(routePolicy("/docs/anything").bodyLimit).toBe(DEFAULT_BODY_LIMIT);
-    expect(routePolicy("/mcp").refusal).toBe("mcp");
-    expect(routePolicy("/a2a").refusal).toBe("a2a");
+    expect(resolveRoute("/oauth2/token").bodyLimit).toBe(AUTH_BODY_LIMIT);
+    expect(resolveRoute("/agent/identity").bodyLimit).toBe(AUTH_BODY_LIMIT);
+    expect(resolveRoute("/mcp").bodyLimit).toBe(MCP_BODY_LIMIT);
+    expect(resolveRoute("/mcp/docs").bodyLimit).toBe(MCP_BODY_LIMIT);
+    expect(resolveRoute("/a2a").bodyLimit).toBe(A2A_BODY_LIMIT);
+    expect(resolveRoute("/api/v1/batch").bodyLimit).toBe(BATCH_MAX_BYTES);
+    expect(resolveRoute("/api/auth/callback/credentials").bodyLimit).toBeLessThanOrEqual(16 * 1024);
+    expect(resolveRoute("/docs/anything").bodyLimit).toBe(DEFAULT_BODY_LIMIT);
+    expect(resolveRoute("/mcp").refusal).toBe("mcp");
+    expect(resolveRoute("/a2a").refusal).toBe("a2a");
   });
 
   it("lets only UNQUEUED and the build's static files skip admission", () => {
-    for (const skip of UNQUEUED) expect(routePolicy(skip).workClass, skip).toBeNull();
-    expect(routePolicy("/_next/static/chunks/app.js").workClass).toBeNull();
+    for (const skip of UNQUEUED) expect(resolveRoute(skip).workClass, skip).toBeNull();
+    expect(resolveRoute("/_next/static/chunks/app.js").workClass).toBeNull();
     const skipping = [...routeTable()].filter(([, policy]) => policy.workClass === null).map(([p]) => p);
     expect(skipping.sort()).toEqual([...UNQUEUED].sort());
   });
 
   it("names each entry's requests by its own path in logs and metrics, whatever fills its dynamic segments", () => {
     for (const template of routeTable().keys()) {
-      for (const url of concretePaths(template)) expect(routeTemplate(url), `${url} (${template})`).toBe(template);
+      for (const url of concretePaths(template)) expect(resolveRoute(url).route, `${url} (${template})`).toBe(template);
     }
-    expect(routeTemplate("/no/such/page")).toBe(UNMATCHED_ROUTE);
+    expect(resolveRoute("/no/such/page").route).toBe(UNMATCHED_ROUTE);
   });
 
   it("mounts every route file's handlers through lib/routes/handlers.ts, which observes them without server.ts", () => {

@@ -1,5 +1,6 @@
 // Issue 43 item 3: OpenTelemetry's standard variables (lib/config/tracing.ts, checked at start by preflight) and the
-// W3C traceparent reader (lib/tracing): a malformed header starts a new trace, it never fails a request.
+// caller's W3C trace context, read by @opentelemetry/core's propagator (issue 51): a malformed traceparent starts a new
+// trace, it never fails a request.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -7,7 +8,11 @@ import { describe, expect, it } from "vitest";
 import { tracingFrom, tracingProblems } from "@/lib/config/tracing";
 import { preflight, startProblemLine } from "@/lib/startup/preflight";
 import { ROOT } from "../support/databases";
-import { parseTraceparent } from "@/lib/tracing";
+import { context, trace, type SpanContext } from "@opentelemetry/api";
+import { getConfig } from "@/lib/config";
+import { withCallerTrace } from "@/lib/tracing";
+import { startTracing } from "@/lib/tracing/sdk";
+import { useTestConfig } from "../support/config";
 
 describe("the tracing variables", () => {
   it("are off unless an OTLP endpoint is set", () => {
@@ -71,24 +76,34 @@ describe("the tracing variables", () => {
   });
 });
 
-describe("parseTraceparent", () => {
+describe("a caller's W3C trace context (@opentelemetry/core's propagator, registered by lib/tracing/sdk.ts)", () => {
   const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
   const spanId = "00f067aa0ba902b7";
 
-  it("reads a W3C traceparent (and its tracestate) as the caller's remote span", () => {
-    const parsed = parseTraceparent(`00-${traceId}-${spanId}-01`, "vendor=opaque,other=1");
+  /** The span context withCallerTrace runs `run` under, with traces on and the SDK started as instrumentation.ts does. */
+  async function callerContext(traceparent: unknown, tracestate?: unknown): Promise<SpanContext | undefined> {
+    useTestConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9", OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" });
+    const config = getConfig().tracing;
+    if (!config.enabled) throw new Error("traces are off");
+    await startTracing(config, () => ({ route: "/x", workClass: null }));
+    return withCallerTrace(traceparent, tracestate, async () => trace.getSpanContext(context.active()));
+  }
+
+  it("reads a traceparent (and its tracestate) as the caller's remote span", async () => {
+    const parsed = await callerContext(`00-${traceId}-${spanId}-01`, "vendor=opaque,other=1");
     expect(parsed).toMatchObject({ traceId, spanId, traceFlags: 1, isRemote: true });
     expect(parsed?.traceState?.get("vendor")).toBe("opaque");
-    expect(parseTraceparent(`00-${traceId}-${spanId}-00`)).toMatchObject({ traceFlags: 0 });
+    expect(await callerContext(`00-${traceId}-${spanId}-00`)).toMatchObject({ traceFlags: 0 });
     // A later version may append fields: its first four are read.
-    expect(parseTraceparent(`01-${traceId}-${spanId}-01-what-comes-next`)).toMatchObject({ traceId, spanId });
+    expect(await callerContext(`01-${traceId}-${spanId}-01-what-comes-next`)).toMatchObject({ traceId, spanId });
   });
 
-  it("ignores a malformed one (a new trace starts)", () => {
+  it("ignores a malformed one, or one of another type (a new trace starts)", async () => {
     for (const bad of [
       undefined,
       null,
       42,
+      { traceparent: `00-${traceId}-${spanId}-01` },
       "",
       "garbage",
       `00-${traceId.toUpperCase()}-${spanId}-01`,
@@ -100,7 +115,7 @@ describe("parseTraceparent", () => {
       `00-${traceId}-${spanId}-1`,
       "x".repeat(10_000),
     ]) {
-      expect(parseTraceparent(bad), String(bad).slice(0, 40)).toBeUndefined();
+      expect(await callerContext(bad), String(bad).slice(0, 40)).toBeUndefined();
     }
   });
 });

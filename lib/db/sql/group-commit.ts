@@ -28,11 +28,6 @@ export interface GroupConnection<Q> {
    * itself made it durable.
    */
   afterCommit?: () => Promise<void>;
-  /**
-   * false: every job and batch item gets a transaction of its own (GROUP_COMMIT=off, for the bench's side-by-side
-   * verdict: bench/README.md "Speed layers"). Default: shared.
-   */
-  grouping?: boolean;
 }
 
 interface Finished {
@@ -110,7 +105,6 @@ export function joinBatch<Q, I, R>(connection: GroupConnection<Q>, batch: GroupB
 
 function inOpenGroup<Q, T>(connection: GroupConnection<Q>, join: (group: CommitGroup) => Promise<T>): Promise<T> {
   const state = stateOf(connection);
-  if (connection.grouping === false) return inOwnGroup(state, connection, join);
   if (state.open && !state.open.closing) return join(state.open);
   if (!state.opening) {
     const release = connection.gate.tryAcquire("raw");
@@ -121,19 +115,6 @@ function inOpenGroup<Q, T>(connection: GroupConnection<Q>, join: (group: CommitG
     });
   }
   return state.opening.then(join);
-}
-
-/** Ungrouped (`grouping: false`): the caller's own group, closed to every caller after it. */
-function inOwnGroup<Q, T>(state: GroupState, connection: GroupConnection<Q>, join: (group: CommitGroup) => Promise<T>): Promise<T> {
-  const own = (release: GateRelease): Promise<T> => {
-    const group = openGroup(state, connection, release);
-    const joined = join(group);
-    group.closing = true;
-    return joined;
-  };
-  const release = connection.gate.tryAcquire("raw");
-  if (release) return new Promise<T>((resolve) => resolve(own(release)));
-  return connection.gate.acquire("raw").then(own);
 }
 
 function addToBatch<Q, I, R>(group: CommitGroup, batch: GroupBatch<Q, I, R>, item: I): Promise<R> {

@@ -192,7 +192,6 @@ function handlesOf(connection: SqliteConnection): SqliteHandles {
         inTransaction: () => database.inTransaction,
         executor,
         afterCommit: walSync ? () => walSync.afterCommit() : undefined,
-        grouping: connection.groupCommit,
       },
     };
     handles.set(database, made);

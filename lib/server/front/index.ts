@@ -6,11 +6,11 @@
 // paths (405s, CORS preflights…), goes to Next unchanged. Only server.ts mounts the front: under a bare
 // `next start` or on Vercel the route files answer these paths themselves.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ApiReply, ApiRequest } from "@/lib/http/api";
+import { pathOf, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { errorToReply, withTraceResponse } from "@/lib/http/route";
 import { activeTraceId, traceHttpRequest, tracingOn } from "@/lib/tracing";
 import { noteTraceId } from "../observe";
-import { apiRequestOf, writeReply } from "./node";
+import { apiRequestOf, writeOrDrop } from "./node";
 
 export type FrontHandler = (request: ApiRequest, raw: IncomingMessage) => Promise<ApiReply>;
 
@@ -18,18 +18,9 @@ export type FrontHandler = (request: ApiRequest, raw: IncomingMessage) => Promis
 export type FrontRoutes = Readonly<Record<string, Readonly<Partial<Record<string, FrontHandler>>>>>;
 
 function frontHandler(routes: FrontRoutes, url: string, method: string): FrontHandler | undefined {
-  const mark = url.indexOf("?");
-  const path = mark < 0 ? url : url.slice(0, mark);
+  const path = pathOf(url);
   const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
   return route && Object.hasOwn(route, method) ? route[method] : undefined;
-}
-
-function writeOrDrop(req: IncomingMessage, res: ServerResponse, reply: ApiReply): void {
-  try {
-    writeReply(req, res, reply);
-  } catch {
-    res.destroy();
-  }
 }
 
 /**

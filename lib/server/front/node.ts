@@ -1,10 +1,11 @@
 // node:http ⇄ ApiRequest/ApiReply and web Request/Response, for the front (lib/server/front/index.ts).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ApiReply, ApiRequest, HeaderReader } from "@/lib/http/api";
+import type { ApiReply, ApiRequest } from "@/lib/http/api";
 import { bodyTooLarge, decodeUtf8, type BodyResult } from "@/lib/http/body";
 import { SECURITY_HEADERS } from "@/lib/http/security-headers";
 import { requestIdOf } from "@/lib/server/request-listener";
 import { gatedBodyOf } from "@/lib/server/body-gate";
+import { headerReader } from "../headers";
 
 const SECURITY_NAMES = new Set(SECURITY_HEADERS.map(([name]) => name.toLowerCase()));
 /** The security headers as a flat [name, value, …] list, built once: writeHead takes it without copying. */
@@ -13,17 +14,6 @@ let SECURITY_FLAT: readonly string[] = SECURITY_HEADERS.flatMap(([name, value]) 
 /** Headers of this deployment for every answer (HSTS under an https BASE_URL), added to the prebuilt list once. */
 export function addResponseHeaders(extra: readonly (readonly [name: string, value: string])[]): void {
   SECURITY_FLAT = [...SECURITY_FLAT, ...extra.flatMap(([name, value]) => [name.toLowerCase(), value])];
-}
-
-/** The request's headers as a HeaderReader (repeated headers joined with ", "). */
-export function headerReader(req: IncomingMessage): HeaderReader {
-  return {
-    get(name) {
-      const value = req.headers[name.toLowerCase()];
-      if (value === undefined) return null;
-      return Array.isArray(value) ? value.join(", ") : value;
-    },
-  };
 }
 
 /** HTTP/1.1 framing: without Content-Length or Transfer-Encoding a request has no body. */
@@ -115,4 +105,17 @@ export function writeReply(req: IncomingMessage, res: ServerResponse, reply: Api
   if (!req.complete && hasBodyFraming(req)) headers.push("connection", "close");
   res.writeHead(reply.status, headers);
   res.end(body, "utf8");
+}
+
+/**
+ * writeReply, unless the answer is already on its way or the client has gone; a write that fails (a header value
+ * node:http refuses) ends the connection instead of throwing into the caller.
+ */
+export function writeOrDrop(req: IncomingMessage, res: ServerResponse, reply: ApiReply): void {
+  if (res.headersSent || res.destroyed) return;
+  try {
+    writeReply(req, res, reply);
+  } catch {
+    res.destroy();
+  }
 }

@@ -99,25 +99,6 @@ export async function endpointStats(endpointId: string): Promise<EndpointDeliver
   };
 }
 
-export interface DeliveryRow {
-  id: string;
-  eventId: string;
-  endpointId: string;
-  status: string;
-  attempts: number;
-  nextAttemptAt: Date;
-  deliveredAt: Date | null;
-}
-
-/** Deliveries of an event (tests and diagnostics). */
-export async function deliveriesOfEvent(eventId: string): Promise<DeliveryRow[]> {
-  const rows = await db().query<{ id: string; eventId: string; endpointId: string; status: string; attempts: number; nextAttemptAt: unknown; deliveredAt: unknown }>(
-    `SELECT "id", "eventId", "endpointId", "status", "attempts", "nextAttemptAt", "deliveredAt" FROM "WebhookDelivery" WHERE "eventId" = $1`,
-    [eventId],
-  );
-  return rows.map((row) => ({ ...row, attempts: Number(row.attempts), nextAttemptAt: readDate(row.nextAttemptAt), deliveredAt: readOptionalDate(row.deliveredAt) }));
-}
-
 /** Forgets finished deliveries (delivered or given up) created before the cutoff; pending ones stay. */
 export function deleteFinishedBefore(cutoff: Date): Promise<number> {
   return db().execute(`DELETE FROM "WebhookDelivery" WHERE "status" <> 'pending' AND "createdAt" < $1`, [cutoff]);

@@ -5,6 +5,7 @@ import { ManualClock } from "@/lib/clock";
 import { handleA2aRequest } from "@/lib/a2a/jsonrpc";
 import { DbTaskStore } from "@/lib/a2a/task-store";
 import { apiRequest, webResponse } from "../../support/api";
+import { captureLog } from "../../support/log";
 
 const clock = new ManualClock(Date.UTC(2026, 4, 1, 8, 0, 0));
 const send = (id: number) =>
@@ -36,12 +37,18 @@ describe("A2A failures", () => {
   });
 
   it("any other failure: JSON-RPC -32603 without the exception's text, which goes to the log", async () => {
-    const log = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const log = captureLog();
     failStore(new Error("Invalid `prisma.a2ATask.findUnique()` invocation in /work/lib/a2a/task-store.ts:25:7"));
     const res = webResponse(await handleA2aRequest(apiRequest(send(2)), clock));
     const body = await res.text();
     expect(JSON.parse(body)).toEqual({ jsonrpc: "2.0", id: 2, error: { code: -32603, message: "Internal error: the service failed to handle this request." } });
     expect(body).not.toMatch(/prisma|task-store/);
-    expect(log.mock.calls.map((call) => String(call[0])).join("\n")).toContain("prisma.a2ATask.findUnique");
+    log.restore();
+    expect(
+      log
+        .linesOf("error")
+        .map((line) => String(line.stack))
+        .join("\n"),
+    ).toContain("prisma.a2ATask.findUnique");
   });
 });

@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { commandFailure, withoutCredentials } from "@/lib/operations/cli";
+import { commandFailure, withoutCredentials } from "../../../scripts/command";
 
 const root = path.resolve(__dirname, "../../..");
 const tsx = path.join(root, "node_modules/tsx/dist/cli.mjs");

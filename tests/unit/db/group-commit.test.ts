@@ -19,7 +19,7 @@ afterEach(() => {
 });
 
 /** A WAL database with one table, the connection as group commit drives it, a log of control statements, and a second connection to look from. */
-function setup(options: { failOn?: string; afterCommit?: () => Promise<void>; grouping?: boolean } = {}) {
+function setup(options: { failOn?: string; afterCommit?: () => Promise<void> } = {}) {
   const file = path.join(os.tmpdir(), `agent-gate-group-${randomBytes(4).toString("hex")}.db`);
   const database = new Database(file);
   database.pragma("journal_mode = WAL");
@@ -38,7 +38,6 @@ function setup(options: { failOn?: string; afterCommit?: () => Promise<void>; gr
     inTransaction: () => database.inTransaction,
     executor: database,
     afterCommit: options.afterCommit,
-    grouping: options.grouping,
   };
   const insert = (v: string) => (q: Database.Database) => Promise.resolve(q.prepare("INSERT INTO t (v) VALUES (?)").run(v).lastInsertRowid);
   const committed = () => (observer.prepare("SELECT v FROM t ORDER BY id").all() as { v: string }[]).map((row) => row.v);
@@ -49,19 +48,6 @@ function setup(options: { failOn?: string; afterCommit?: () => Promise<void>; gr
 const nextIteration = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe("group commit", () => {
-  it("ungrouped (GROUP_COMMIT=off), gives every transaction and batch item its own BEGIN and COMMIT, in arrival order", async () => {
-    const { connection, insert, committed, count } = setup({ grouping: false });
-    const batch: GroupBatch<Database.Database, string, number> = {
-      run: (q, items) => Promise.resolve(items.map((v) => Number(q.prepare("INSERT INTO t (v) VALUES (?)").run(v).lastInsertRowid))),
-    };
-    const results = await Promise.all([runInGroup(connection, insert("a")), joinBatch(connection, batch, "b"), runInGroup(connection, insert("c"))]);
-    expect(results).toEqual([1, 2, 3]);
-    expect(count("BEGIN IMMEDIATE")).toBe(3);
-    expect(count("COMMIT")).toBe(3);
-    expect(count("SAVEPOINT group_job")).toBe(0);
-    expect(committed()).toEqual(["a", "b", "c"]);
-  });
-
   it("settles its callers only once the log is synced after the COMMIT, and frees the connection before that", async () => {
     let syncs = 0;
     let finishSync: (() => void) | undefined;

@@ -3,7 +3,7 @@
 // starting batches at its budget (the cron route's time limit). A fake clock and sleep: nothing waits.
 import { describe, expect, it } from "vitest";
 import { deleteInBatches, type BatchDelete } from "@/lib/operator/janitor";
-import { Pacer } from "@/lib/operations/pacing";
+import { BackgroundPacer } from "@/lib/background/pacing";
 import { fakeTime } from "../../support/pacing";
 
 /** Deletes `rows` in batches, each taking `msPerBatch` on the fake clock. */
@@ -25,7 +25,7 @@ function table(rows: number, msPerBatch: number, time: ReturnType<typeof fakeTim
 describe("janitor pacing", () => {
   it("pauses after each full batch four times its duration (20 % duty cycle), never after the last, short one", async () => {
     const time = fakeTime();
-    const pacer = new Pacer({ dutyCycle: 0.2, now: time.now, sleep: time.sleep });
+    const pacer = new BackgroundPacer({ dutyCycle: 0.2, now: time.now, sleep: time.sleep });
     const remove = table(330, 50, time);
     const removed = await deleteInBatches(remove, { batchSize: 100, maxBatches: Infinity, pacer, stopAt: Infinity });
     expect(removed).toBe(330);
@@ -37,7 +37,7 @@ describe("janitor pacing", () => {
 
   it("stops starting batches at the budget; the next pass goes on", async () => {
     const time = fakeTime();
-    const pacer = new Pacer({ dutyCycle: 0.2, now: time.now, sleep: time.sleep });
+    const pacer = new BackgroundPacer({ dutyCycle: 0.2, now: time.now, sleep: time.sleep });
     const remove = table(10_000, 50, time);
     // Batches start at 0, 250, 500 ms; at 750 ms the 600 ms budget is spent.
     expect(await deleteInBatches(remove, { batchSize: 100, maxBatches: Infinity, pacer, stopAt: 600 })).toBe(300);
@@ -45,13 +45,13 @@ describe("janitor pacing", () => {
   });
 
   it("a slow batch (a GC pause) never stalls the pass longer than the cap; a day's normal volume is two short batches", async () => {
-    const pacer = new Pacer({ dutyCycle: 0.2, maxPauseMs: 2000 });
+    const pacer = new BackgroundPacer({ dutyCycle: 0.2, maxPauseMs: 2000 });
     expect(pacer.pauseFor(5_000)).toBe(2000);
     expect(pacer.pauseFor(10)).toBe(40);
-    expect(new Pacer({ dutyCycle: 1 }).pauseFor(10)).toBe(0);
+    expect(new BackgroundPacer({ dutyCycle: 1 }).pauseFor(10)).toBe(0);
     const time = fakeTime();
     const remove = table(170, 2, time);
-    await deleteInBatches(remove, { batchSize: 100, maxBatches: Infinity, pacer: new Pacer({ now: time.now, sleep: time.sleep }), stopAt: Infinity });
+    await deleteInBatches(remove, { batchSize: 100, maxBatches: Infinity, pacer: new BackgroundPacer({ now: time.now, sleep: time.sleep }), stopAt: Infinity });
     expect(time.pauses).toEqual([8]);
     expect(time.now()).toBe(12);
   });

@@ -189,7 +189,16 @@ describe("janitor", () => {
     expect(await pollClaim(r5.claimToken, clock)).toEqual({ ok: false, error: "expired_token" });
 
     // A second pass finds nothing more.
-    expect(removed(await runJanitorPass({ clock }))).toEqual({ AccessToken: 0, ClaimAttempt: 0, Registration: 0, RateLimitBucket: 0, SharedState: 0, A2ATask: 0, AuditEvent: 0, AgentReport: 0 });
+    expect(removed(await runJanitorPass({ clock }))).toEqual({
+      AccessToken: 0,
+      ClaimAttempt: 0,
+      Registration: 0,
+      RateLimitBucket: 0,
+      SharedState: 0,
+      A2ATask: 0,
+      AuditEvent: 0,
+      AgentReport: 0,
+    });
   });
 
   it("deletes in batches of the given size until a short batch, and honours the per-pass cap", async () => {

@@ -6,7 +6,7 @@ import { decodeProtectedHeader } from "jose";
 import { describe, expect, it, vi } from "vitest";
 import { ManualClock } from "@/lib/clock";
 import { getDb } from "@/lib/db/prisma";
-import { newSigningJwk, type NewSigningJwk } from "@/lib/operations/keys";
+import { newSigningJwk, type NewSigningJwk } from "@/lib/keys/new-key";
 import { SCOPES } from "@/lib/schemas/service-auth";
 import { configFrom } from "@/lib/config";
 import { ROOT } from "../../support/databases";

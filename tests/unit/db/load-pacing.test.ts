@@ -1,5 +1,5 @@
 // Background work yields to requests (issues #16 item 7, #17 item 4): while requests are being served the
-// Pacer drops to its floor (3 % of wall time) and the janitor and webhook delivery shrink their units; on an
+// BackgroundPacer drops to its floor (3 % of wall time) and the janitor and webhook delivery shrink their units; on an
 // idle server they run at their own duty cycle. The floor guarantees progress under a sustained load. A fake
 // clock, sleep and load signal: nothing waits.
 import http from "node:http";
@@ -7,9 +7,9 @@ import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { deleteInBatches, type BatchDelete } from "@/lib/operator/janitor";
-import { BUSY_WINDOW_MS, noteRequestActivity, requestsActive } from "@/lib/operations/load";
+import { BUSY_WINDOW_MS, noteRequestActivity, requestsActive } from "@/lib/background/load";
 import { observeRequest } from "@/lib/server/observe";
-import { DEFAULT_BUSY_DUTY_CYCLE, Pacer } from "@/lib/operations/pacing";
+import { BackgroundPacer, DEFAULT_BUSY_DUTY_CYCLE } from "@/lib/background/pacing";
 import { removeEndpoint, runDeliveryPass } from "@/lib/webhooks";
 import type { sendWebhook } from "@/lib/webhooks/send";
 import { endpointWithBacklog, fakeTime } from "../../support/pacing";
@@ -42,7 +42,7 @@ describe("the load signal", () => {
   it("is one signal per process: a second copy of the module (Next bundles routes apart from the server entry) reads the same stamp", async () => {
     vi.resetModules();
     await useTestConfigAfterReset();
-    const otherCopy = await import("@/lib/operations/load");
+    const otherCopy = await import("@/lib/background/load");
     noteRequestActivity(performance.now() - 1000);
     expect(otherCopy.requestsActive()).toBe(false);
     noteRequestActivity(performance.now());
@@ -75,7 +75,7 @@ describe("the load signal", () => {
 describe("load-aware pacing", () => {
   it("pauses 32× a unit while busy (3 % floor), 4× while idle (20 %); at most 500 ms while busy, 2 s while idle", () => {
     let busy = false;
-    const pacer = new Pacer({ dutyCycle: 0.2, busy: () => busy });
+    const pacer = new BackgroundPacer({ dutyCycle: 0.2, busy: () => busy });
     expect(pacer.pauseFor(10)).toBe(40);
     busy = true;
     expect(pacer.pauseFor(10)).toBe(Math.round((10 * (1 - DEFAULT_BUSY_DUTY_CYCLE)) / DEFAULT_BUSY_DUTY_CYCLE));
@@ -85,12 +85,12 @@ describe("load-aware pacing", () => {
     busy = false;
     expect(pacer.pauseFor(1000)).toBe(2000);
     // The floor never exceeds the idle duty cycle.
-    expect(new Pacer({ dutyCycle: 0.01, busy: () => true }).pauseFor(4)).toBe(396);
+    expect(new BackgroundPacer({ dutyCycle: 0.01, busy: () => true }).pauseFor(4)).toBe(396);
   });
 
   it("janitor: under a sustained load the batches shrink and the work keeps the floor; it still removes every row", async () => {
     const time = fakeTime();
-    const pacer = new Pacer({ dutyCycle: 1, now: time.now, sleep: time.sleep, busy: () => true });
+    const pacer = new BackgroundPacer({ dutyCycle: 1, now: time.now, sleep: time.sleep, busy: () => true });
     const rows = table(1000, 2, time);
     const removed = await deleteInBatches(rows.remove, { batchSize: 100, busyBatchSize: 25, maxBatches: Infinity, pacer, stopAt: Infinity });
     expect(removed).toBe(1000);
@@ -112,7 +112,7 @@ describe("load-aware pacing", () => {
       return rows.remove(limit);
     };
     // Busy for the first three batches, then idle.
-    const pacer = new Pacer({ dutyCycle: 1, now: time.now, sleep: time.sleep, busy: () => batches < 3 });
+    const pacer = new BackgroundPacer({ dutyCycle: 1, now: time.now, sleep: time.sleep, busy: () => batches < 3 });
     await deleteInBatches(counting, { batchSize: 100, busyBatchSize: 25, maxBatches: Infinity, pacer, stopAt: Infinity });
     expect(rows.limits.slice(0, 4)).toEqual([25, 25, 25, 100]);
     expect(rows.left()).toBe(0);
@@ -129,7 +129,7 @@ describe("load-aware pacing", () => {
         async (loadPattern, msPerBatch, rowCount) => {
           const time = fakeTime();
           let reading = 0;
-          const pacer = new Pacer({ dutyCycle: 0.2, now: time.now, sleep: time.sleep, busy: () => loadPattern[reading++ % loadPattern.length] });
+          const pacer = new BackgroundPacer({ dutyCycle: 0.2, now: time.now, sleep: time.sleep, busy: () => loadPattern[reading++ % loadPattern.length] });
           const rows = table(rowCount, msPerBatch, time);
           const removed = await deleteInBatches(rows.remove, { batchSize: 100, busyBatchSize: 25, maxBatches: Infinity, pacer, stopAt: Infinity });
           expect(removed).toBe(rowCount);

@@ -11,11 +11,11 @@ import { getDb } from "@/lib/db/prisma";
 import { cancelDelegation } from "@/lib/delegations";
 import type { ApiReply, ApiRequest } from "@/lib/http/api";
 import { errorToReply } from "@/lib/http/route";
-import { createLogger, requestIdFrom, setLogger } from "@/lib/operations/log";
+import { createLogger, requestIdFrom, setLogger } from "@/lib/observability/log";
 import { handleMetrics } from "@/lib/operator/metrics";
-import { recordRateLimitRefusal } from "@/lib/operations/metrics";
+import { recordRateLimitRefusal } from "@/lib/observability/metrics";
 import { observeRequest } from "@/lib/server/observe";
-import { routeTemplate } from "@/lib/routes";
+import { resolveRoute, routeOfTarget } from "@/lib/routes";
 import { handleClaimRefresh, handleRegistration, handleRevoke, handleToken } from "@/lib/service-auth/http";
 import { apiRequest, webResponse } from "../../support/api";
 import { markServerEntry } from "@/lib/http/server-entry";
@@ -45,7 +45,7 @@ function apiRequestOf(req: http.IncomingMessage, body: string): ApiRequest {
 
 // The server entry's order, in small: observe, then answer (here the handlers themselves).
 const server = http.createServer((req, res) => {
-  observeRequest(req, res, routeTemplate(req.url!.split("?")[0]!));
+  observeRequest(req, res, routeOfTarget(req.url).route);
   const chunks: Buffer[] = [];
   req.on("data", (chunk: Buffer) => chunks.push(chunk));
   req.on("end", () => {
@@ -106,19 +106,22 @@ describe("request ids", () => {
   });
 
   it("names routes by their template from the route table, never the raw path", () => {
-    expect(routeTemplate("/members/ada-lovelace")).toBe("/members/[slug]");
-    expect(routeTemplate("/ask")).toBe("/ask");
-    expect(routeTemplate("/login/")).toBe("/login");
-    expect(routeTemplate("/api/no/such/thing")).toBe("/api/[...path]");
-    expect(routeTemplate("/page-markdown")).toBe("/page-markdown/[[...path]]");
-    expect(routeTemplate("/page-markdown/docs/oauth")).toBe("/page-markdown/[[...path]]");
-    expect(routeTemplate("/.well-known/agent-skills/claim/SKILL.md")).toBe("/.well-known/agent-skills/[name]/SKILL.md");
-    expect(routeTemplate("/docs/a/b")).toBe("(unmatched)");
-    expect(routeTemplate("/docs.md")).toBe("/docs");
-    expect(routeTemplate("/index.md")).toBe("/");
-    expect(routeTemplate("/nothing.md")).toBe("(unmatched)");
-    expect(routeTemplate("/_next/static/chunks/x.js")).toBe("(unmatched)");
-    expect(routeTemplate("/no/such/path/at/all")).toBe("(unmatched)");
+    const named: [path: string, route: string][] = [
+      ["/members/ada-lovelace", "/members/[slug]"],
+      ["/ask", "/ask"],
+      ["/login/", "/login"],
+      ["/api/no/such/thing", "/api/[...path]"],
+      ["/page-markdown", "/page-markdown/[[...path]]"],
+      ["/page-markdown/docs/oauth", "/page-markdown/[[...path]]"],
+      ["/.well-known/agent-skills/claim/SKILL.md", "/.well-known/agent-skills/[name]/SKILL.md"],
+      ["/docs/a/b", "(unmatched)"],
+      ["/docs.md", "/docs"],
+      ["/index.md", "/"],
+      ["/nothing.md", "(unmatched)"],
+      ["/_next/static/chunks/x.js", "(unmatched)"],
+      ["/no/such/path/at/all", "(unmatched)"],
+    ];
+    for (const [path, route] of named) expect(resolveRoute(path).route, path).toBe(route);
   });
 });
 

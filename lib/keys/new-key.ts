@@ -1,5 +1,5 @@
 // Key rotation (issue #17 item 7): a new private Ed25519 JWK for SIGNING_KEYS, its kid the RFC 7638
-// thumbprint of the public part (what lib/keys computes and the JWKS publishes).
+// thumbprint of the public part (what ./index.ts computes and the JWKS publishes).
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from "jose";
 
 export interface NewSigningJwk {

@@ -39,7 +39,7 @@ interface Queued {
   expire: (() => void) | undefined;
 }
 
-export class Pacer {
+export class TurnQueue {
   private readonly jobs = new Fifo<Queued>();
   private scheduled = false;
   private acceptedSinceTick = false;

@@ -3,6 +3,7 @@
 // request line carries the route template (never the raw path or query), and errors are logged by kind,
 // code and stack (a driver's message may carry a host or a file path, not a secret we hold).
 import { randomUUID } from "node:crypto";
+import { format, stripVTControlCharacters } from "node:util";
 import pino, { type DestinationStream, type Logger } from "pino";
 import { getConfig } from "@/lib/config";
 import { activeTraceId } from "@/lib/tracing";
@@ -105,6 +106,35 @@ export function logger(): Logger {
   return shared.agentGateLogger;
 }
 
+/**
+ * The logger of the start's own lines, written before the configuration (and so LOG_LEVEL) is known: a refused start's
+ * problems, the start's news. Synchronous, so a refusal's lines are out before the process exits; at level info, so a
+ * refusal is never silenced by the LOG_LEVEL it may be refusing.
+ */
+export function startLogger(): Logger {
+  return createLogger(pino.destination({ dest: 1, sync: true }), "info");
+}
+
+/**
+ * Under `npm start` the process is ours: what Next and the libraries write through `console` (Next's start-up notes,
+ * its report of a page that failed to render, a library's warning) becomes one JSON line each (`type: "console"`, the
+ * text as `msg`), so that every line the process writes is a JSON line. Called once by server.ts, after the start's
+ * checks (the level is the configuration's) and before Next loads. The app's own code never calls `console`
+ * (tests/unit/one-log-format.test.ts).
+ */
+export function routeConsoleToLog(): void {
+  const line =
+    (level: "debug" | "info" | "warn" | "error") =>
+    (...args: unknown[]): void =>
+      logger()[level]({ type: "console" }, stripVTControlCharacters(format(...args)));
+  console.debug = line("debug");
+  console.log = line("info");
+  console.info = line("info");
+  console.warn = line("warn");
+  console.error = line("error");
+  console.trace = (...args: unknown[]): void => logger().error({ type: "console", stack: new Error().stack }, stripVTControlCharacters(format(...args)));
+}
+
 /** Replaces the process's logger (tests capture lines with a stream of their own). */
 export function setLogger(replacement: Logger | undefined): void {
   shared.agentGateLogger = replacement;
@@ -117,17 +147,9 @@ export function requestIdFrom(header: string | null | undefined): string {
   return typeof header === "string" && REQUEST_ID.test(header) ? header : randomUUID();
 }
 
-/** A route template never carries a query or fragment, whatever a caller passes. */
-export function routeTemplate(template: string): string {
-  const query = template.indexOf("?");
-  const fragment = template.indexOf("#");
-  const cut = query === -1 ? fragment : fragment === -1 ? query : Math.min(query, fragment);
-  return cut === -1 ? template : template.slice(0, cut);
-}
-
 export interface RequestLogEntry {
   method: string;
-  /** The route template ("/api/v1/members/[slug]"), never the raw path. */
+  /** The route template (lib/routes resolveRoute: "/members/[slug]"), never the raw path. */
   route: string;
   status: number;
   durationMs: number;
@@ -144,7 +166,7 @@ export function requestLog(entry: RequestLogEntry, log: Logger = logger()): void
       type: "request",
       request_id: entry.requestId,
       method: entry.method,
-      route: routeTemplate(entry.route),
+      route: entry.route,
       status: entry.status,
       duration_ms: Math.round(entry.durationMs * 1000) / 1000,
       client_ip: entry.clientIp,
@@ -162,16 +184,22 @@ export function delegationLog(event: DelegationEvent, ids: { registrationId?: st
   log.info({ type: "delegation", event, registration_id: ids.registrationId, member_id: ids.memberId }, `delegation ${event}`);
 }
 
-/** One line per unexpected error, with its stack; `context` names where it happened. */
+/**
+ * One line per unexpected error, with its stack; `context` names where it happened. What has no stack (a JSON-RPC
+ * error object a library answered with, a thrown string) gives its message instead, cut short.
+ */
 export function errorLog(error: unknown, context: string, log: Logger = logger()): void {
-  const e = typeof error === "object" && error !== null ? (error as { name?: unknown; code?: unknown; stack?: unknown }) : {};
+  const e = typeof error === "object" && error !== null ? (error as { name?: unknown; code?: unknown; stack?: unknown; message?: unknown }) : {};
+  const stack = typeof e.stack === "string" ? e.stack : undefined;
+  const message = typeof error === "string" ? error : typeof e.message === "string" ? e.message : undefined;
   log.error(
     {
       type: "error",
       context,
       error_name: typeof e.name === "string" ? e.name : typeof error,
-      error_code: typeof e.code === "string" ? e.code : undefined,
-      stack: typeof e.stack === "string" ? e.stack : undefined,
+      error_code: typeof e.code === "string" || typeof e.code === "number" ? String(e.code) : undefined,
+      stack,
+      error_message: stack === undefined && message !== undefined ? message.slice(0, 300) : undefined,
     },
     `error in ${context}`,
   );

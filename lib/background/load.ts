@@ -10,7 +10,7 @@ export const BUSY_WINDOW_MS = 100;
 
 // In lib/registry: Next bundles route modules (the cron routes' passes) apart from the server entry (which
 // observes the requests); all must read one stamp.
-const load = processSingleton("operations.load", () => ({ lastActivity: Number.NEGATIVE_INFINITY }));
+const load = processSingleton("background.load", () => ({ lastActivity: Number.NEGATIVE_INFINITY }));
 
 /** A request started or ended at `at` (performance.now() time). */
 export function noteRequestActivity(at: number): void {

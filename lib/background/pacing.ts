@@ -1,5 +1,5 @@
 // Background work (the janitor's deletes, webhook fan-out and sends) shares the event loop with requests.
-// A Pacer keeps it to a duty cycle: after each unit of work it pauses in proportion to the time the unit
+// A BackgroundPacer keeps it to a duty cycle: after each unit of work it pauses in proportion to the time the unit
 // took (work ≤ dutyCycle of wall time), so a backlog is worked off steadily without holding the loop.
 // The duty cycle depends on the load, like PostgreSQL's cost-based vacuum delay: while requests are being
 // served (./load) the work drops to a small floor (busyDutyCycle, 3 % by default) and its callers shrink
@@ -38,7 +38,7 @@ export const DEFAULT_BUSY_MAX_PAUSE_MS = 500;
 const defaultSleep = (ms: number): Promise<void> => (ms > 0 ? sleepFor(ms) : nextTurn());
 const share = (value: number | undefined, fallback: number): number => (value !== undefined && Number.isFinite(value) && value > 0 ? Math.min(value, 1) : fallback);
 
-export class Pacer {
+export class BackgroundPacer {
   private readonly dutyCycle: number;
   private readonly busyDutyCycle: number;
   private readonly maxPauseMs: number;

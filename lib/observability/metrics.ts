@@ -4,7 +4,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { getConfig } from "@/lib/config";
-import { droppedLogLines } from "@/lib/operations/log";
+import { droppedLogLines } from "@/lib/observability/log";
 import { processSingleton } from "@/lib/registry";
 import { recordRequestMetric } from "@/lib/tracing/metrics";
 
