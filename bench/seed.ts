@@ -261,7 +261,7 @@ async function seedDelegations(memberIds: string[], emails: string[]): Promise<{
       expiresAt: new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_SECONDS * 1000),
       createdAt: now,
     });
-    assertionInputs.push({ memberId, registrationId, scope, clientName });
+    assertionInputs.push({ memberId, registrationId, scope, clientName, jkt: null });
   }
   await insertRows("Registration", registrations);
   await insertRows("ClaimAttempt", attempts);

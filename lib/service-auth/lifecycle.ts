@@ -21,7 +21,7 @@ import { findMemberByEmail } from "@/lib/members/store";
 import { normalizeEmail } from "@/lib/members/normalize";
 import type { Scope } from "@/lib/schemas/service-auth";
 import { signIdentityAssertion, type AssertionClaims } from "@/lib/assertions";
-import { issueAccessToken, parseScopeString, scopeString, type IssuedAccessToken } from "@/lib/tokens";
+import { issueAccessToken, parseScopeString, scopeString, type IssuedAccessToken, type TokenBinding } from "@/lib/tokens";
 import * as attempts from "@/lib/grants/claim-attempts";
 import type { AttemptRow, AttemptWithRegistration } from "@/lib/grants/claim-attempts";
 import * as delegations from "@/lib/grants/delegations";
@@ -81,7 +81,14 @@ export interface NewRegistration {
 
 /** POST /agent/identity: a registration with its outer claim and first attempt. Unknown e-mails get one too (nobody can approve it). */
 export async function registerClaim(
-  input: { loginHint: string; clientName: string | null; scopes: readonly Scope[]; agent?: { origin: string; thumbprint: string } | null },
+  input: {
+    loginHint: string;
+    clientName: string | null;
+    scopes: readonly Scope[];
+    agent?: { origin: string; thumbprint: string } | null;
+    /** Issue 52: the DPoP key the registration proved (RFC 7638 thumbprint): every poll must then prove it too. */
+    dpopJkt?: string | null;
+  },
   clock: Clock = systemClock,
 ): Promise<NewRegistration> {
   const now = clock.now();
@@ -98,6 +105,7 @@ export async function registerClaim(
       claimExpiresAt,
       now,
       agent: input.agent ?? null,
+      dpopJkt: input.dpopJkt ?? null,
     });
     const attempt = await createAttempt(registrationId, now);
     const member = await findMemberByEmail(loginHint);
@@ -141,10 +149,12 @@ export async function refreshClaim(input: { claimToken: string; email: string },
 // ---------------------------------------------------------------- polling (claim grant)
 
 export type PollOutcome =
-  | { ok: true; accessToken: string; expiresIn: number; scope: string; identityAssertion: string; assertionExpiresAt: Date }
+  | { ok: true; accessToken: string; expiresIn: number; scope: string; identityAssertion: string; assertionExpiresAt: Date; binding: TokenBinding }
   | { ok: false; error: "invalid_grant" | "authorization_pending" | "access_denied" | "expired_token" }
   /** The registration was signed (issue 44) and this poll is not signed by a key of the same origin: invalid_grant. */
   | { ok: false; error: "agent_binding" }
+  /** The registration is bound to a DPoP key (issue 52) and this poll proves another key or none: invalid_grant. */
+  | { ok: false; error: "dpop_binding" }
   | { ok: false; error: "slow_down"; interval: number };
 
 const POLL_ROUNDS = 3;
@@ -155,11 +165,18 @@ type PollDecision = Exclude<PollOutcome, { ok: true }> | { ok: true; token: Issu
 const tooSoon = (attempt: AttemptRow, now: Date): attempt is AttemptRow & { lastPolledAt: Date } =>
   attempt.lastPolledAt !== null && now.getTime() - attempt.lastPolledAt.getTime() < attempt.interval * 1000;
 
-async function decidePoll(claimTokenHash: string, signedBy: string | null, now: Date, clock: Clock): Promise<PollDecision> {
+/** What a token request proved besides its grant: its verified Web Bot Auth origin and its DPoP key (null: none). */
+export interface PresentedProofs {
+  signedBy: string | null;
+  dpopJkt: string | null;
+}
+
+async function decidePoll(claimTokenHash: string, proofs: PresentedProofs, now: Date, clock: Clock): Promise<PollDecision> {
   const registration = await registrations.findRegistrationByClaimTokenHash(claimTokenHash);
   if (!registration) return { ok: false, error: "invalid_grant" };
-  // Before anything moves (pace, slot, token): a leaked claim token alone is useless for a signed registration.
-  if (registration.agentOrigin !== null && registration.agentOrigin !== signedBy) return { ok: false, error: "agent_binding" };
+  // Before anything moves (pace, slot, token): a leaked claim token alone is useless for a signed or DPoP-bound registration.
+  if (registration.agentOrigin !== null && registration.agentOrigin !== proofs.signedBy) return { ok: false, error: "agent_binding" };
+  if (registration.dpopJkt !== null && registration.dpopJkt !== proofs.dpopJkt) return { ok: false, error: "dpop_binding" };
   if (isPast(registration.claimExpiresAt, now)) {
     if ((await registrations.markExpiredIfPending(registration.id, now)) === 1) await webhooks.webhookDelegationExpired(registration.id, clock);
     return { ok: false, error: "invalid_grant" };
@@ -184,11 +201,15 @@ async function decidePoll(claimTokenHash: string, signedBy: string | null, now: 
         const delegation = await delegations.findDelegationOfRegistration(registration.id);
         // Cancelled by the member (lib/delegations) → the claim is unusable.
         if (!delegation || delegation.status !== "active") return { ok: false, error: "invalid_grant" };
+        // Bound as the poll proved (RFC 9449 §5): its DPoP key, and the agent origin of a signed registration.
+        const binding: TokenBinding = { dpopJkt: proofs.dpopJkt, agentOrigin: registration.agentOrigin };
         const token = await issueAccessToken(
-          { registrationId: registration.id, delegationId: delegation.id, memberId: delegation.memberId, scope: delegation.scope, grant: "claim" },
+          { registrationId: registration.id, delegationId: delegation.id, memberId: delegation.memberId, scope: delegation.scope, grant: "claim", binding },
           clock,
         );
-        return { ok: true, token, claims: { memberId: delegation.memberId, registrationId: registration.id, scope: delegation.scope, clientName: delegation.clientName } };
+        // The assertion is bound to the poll's DPoP key too (cnf.jkt), as a public client's refresh token is (RFC 9449 §5).
+        const claims = { memberId: delegation.memberId, registrationId: registration.id, scope: delegation.scope, clientName: delegation.clientName, jkt: proofs.dpopJkt };
+        return { ok: true, token, claims };
       }
       default:
         return { ok: false, error: "invalid_grant" };
@@ -199,14 +220,16 @@ async function decidePoll(claimTokenHash: string, signedBy: string | null, now: 
   return { ok: false, error: "slow_down", interval: latest?.interval ?? INITIAL_POLL_INTERVAL_SECONDS };
 }
 
-/** POST /oauth2/token with the claim grant. */
-/** `signedBy`: the verified Web Bot Auth origin of the poll (issue 44), null when unsigned. */
-export async function pollClaim(claimToken: string, clock: Clock = systemClock, signedBy: string | null = null): Promise<PollOutcome> {
+/**
+ * POST /oauth2/token with the claim grant. `proofs`: the poll's verified Web Bot Auth origin (issue 44) and DPoP key
+ * (issue 52), null when it carries none.
+ */
+export async function pollClaim(claimToken: string, clock: Clock = systemClock, proofs: PresentedProofs = { signedBy: null, dpopJkt: null }): Promise<PollOutcome> {
   if (!CLAIM_TOKEN_SYNTAX.test(claimToken)) return { ok: false, error: "invalid_grant" };
   // Load signing keys outside the transaction: the first load may itself use the database.
   await getKeySet();
   const now = clock.now();
-  const decision = await transaction(() => decidePoll(sha256(claimToken), signedBy, now, clock));
+  const decision = await transaction(() => decidePoll(sha256(claimToken), proofs, now, clock));
   observeTokenGrant("claim", decision.ok ? "approved" : decision.error);
   if (!decision.ok) return decision;
   const assertion = await signIdentityAssertion(decision.claims, clock);
@@ -217,6 +240,7 @@ export async function pollClaim(claimToken: string, clock: Clock = systemClock, 
     scope: decision.token.scope,
     identityAssertion: assertion.assertion,
     assertionExpiresAt: assertion.expiresAt,
+    binding: decision.token.binding,
   };
 }
 

@@ -1,0 +1,68 @@
+// DPoP (RFC 9449; issue 52): the one entry the token endpoint, the registration and the own-account routes call. A
+// request without a DPoP header is "none" (and takes exactly the path it took before); otherwise its proof is
+// verified (./proof.ts) against the URL the client addressed, which is BASE_URL's and never the Host header's.
+import { systemClock, type Clock } from "@/lib/clock";
+import { getConfig } from "@/lib/config";
+import type { ApiRequest } from "@/lib/http/api";
+import { getAuthSecret } from "@/lib/local-secrets";
+import { processSingleton } from "@/lib/registry";
+import { NonceMemory } from "@/lib/agent-identity/nonces";
+import { nonceIssuer, type NonceIssuer } from "./nonce";
+import { verifyDpopProof, type AcceptOnce, type ProofDependencies } from "./proof";
+
+export type { AcceptOnce } from "./proof";
+export { DPOP_PROOF_TYPE, IAT_MAX_AGE_SECONDS, IAT_MAX_LEAD_SECONDS } from "./proof";
+
+export const DPOP_HEADER = "dpop";
+export const DPOP_NONCE_HEADER = "dpop-nonce";
+
+// ---------------------------------------------------------------------------------------------------------------
+// THE REPLAY CHECK'S STORE: the one place to swap when issue 50's fleet-wide store (lib/shared-state) is merged.
+// A proof's jti must be accepted once on the whole deployment, so this must become the shared store's
+// "accept this key once until T" (e.g. `(key, until) => acceptOnce("dpop-jti", key, until)`). Until then it is a
+// bounded memory of this process, one per process (both copies of lib/ under `npm start` share it): a replay sent
+// to the same instance is refused, one sent to another instance is not yet.
+const replayMemory = processSingleton("dpop-jti", () => new NonceMemory());
+const acceptProofOnce: AcceptOnce = async (key, untilEpochSeconds) => replayMemory.remember(key, untilEpochSeconds, Math.floor(Date.now() / 1000));
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The nonce issuer of this deployment (AUTH_SECRET), made on the first proof that needs a nonce. */
+let issuer: Promise<NonceIssuer> | undefined;
+function nonces(): Promise<NonceIssuer> {
+  issuer ??= getAuthSecret()
+    .then(nonceIssuer)
+    .catch((error: unknown) => {
+      issuer = undefined;
+      throw error;
+    });
+  return issuer;
+}
+
+/** The URL the client addressed: this service's base and the request's path (htu ignores the query). */
+function addressedUrl(target: string): string {
+  const path = target.startsWith("/") ? target : `/${target}`;
+  const query = path.indexOf("?");
+  return `${getConfig().baseUrl}${query < 0 ? path : path.slice(0, query)}`;
+}
+
+export type DpopPresentation =
+  | { kind: "none" }
+  | { kind: "valid"; jkt: string }
+  | { kind: "refused"; error: "invalid_dpop_proof"; detail: string }
+  /** Stale by its iat: the answer carries `nonce` in DPoP-Nonce (RFC 9449 §8). */
+  | { kind: "refused"; error: "use_dpop_nonce"; detail: string; nonce: string };
+
+/**
+ * The request's DPoP proof, verified: none (no DPoP header), valid (the key's RFC 7638 thumbprint), or refused. A
+ * resource request passes the access token it presents (the proof's `ath`). Never throws for what a client sent.
+ */
+export async function dpopProofOf(request: ApiRequest, options: { accessToken?: string } = {}, clock: Clock = systemClock): Promise<DpopPresentation> {
+  const proof = request.headers.get(DPOP_HEADER);
+  if (proof === null) return { kind: "none" };
+  const deps: ProofDependencies = { clock, acceptOnce: acceptProofOnce, nonces };
+  const outcome = await verifyDpopProof({ proof, method: request.method, url: addressedUrl(request.target), accessToken: options.accessToken }, deps);
+  if (outcome.ok) return { kind: "valid", jkt: outcome.jkt };
+  return outcome.error === "use_dpop_nonce"
+    ? { kind: "refused", error: outcome.error, detail: outcome.detail, nonce: outcome.nonce }
+    : { kind: "refused", error: outcome.error, detail: outcome.detail };
+}
