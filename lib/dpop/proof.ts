@@ -61,6 +61,7 @@ const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 const KEY_TYPES: Record<(typeof DPOP_ALGORITHMS)[number], { kty: string; crv: string }> = {
   ES256: { kty: "EC", crv: "P-256" },
   EdDSA: { kty: "OKP", crv: "Ed25519" },
+  Ed25519: { kty: "OKP", crv: "Ed25519" },
 };
 
 /** Members that belong to a private or symmetric key only (RFC 7518 §6.2.2, §6.3.2, §6.4; RFC 8037 §2). */

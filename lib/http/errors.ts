@@ -284,7 +284,7 @@ function protectedResourceReply(challenge: ChallengeKind, wwwAuthenticate: strin
 /** What a DPoP-scheme request to a protected resource is refused for. */
 export type DpopChallengeError = "invalid_token" | "invalid_dpop_proof" | "use_dpop_nonce" | "invalid_request" | "insufficient_scope";
 
-/** `DPoP error="…", algs="ES256 EdDSA"` (with the route's `scope` for insufficient_scope); never an error_description. */
+/** `DPoP error="…", algs="ES256 EdDSA Ed25519"` (with the route's `scope` for insufficient_scope); never an error_description. */
 export function dpopChallenge(error: DpopChallengeError, scope?: string): string {
   const params = [`error="${error}"`];
   if (error === "insufficient_scope" && scope !== undefined) params.push(`scope="${scope}"`);

@@ -47,7 +47,7 @@ export interface OperationSpec {
 const error = (description: string, headers?: Record<string, string>): ResponseSpec => ({ description, schema: errorBodySchema, headers });
 const WWW_AUTHENTICATE = {
   "WWW-Authenticate":
-    'The RFC 6750 Bearer challenge (realm, error, scope or resource_metadata); for a DPoP-bound token or the DPoP scheme, the RFC 9449 DPoP challenge (error, algs="ES256 EdDSA"); for a token bound to a Web Bot Auth agent sent unsigned, a Signature challenge.',
+    'The RFC 6750 Bearer challenge (realm, error, scope or resource_metadata); for a DPoP-bound token or the DPoP scheme, the RFC 9449 DPoP challenge (error, algs="ES256 EdDSA Ed25519"); for a token bound to a Web Bot Auth agent sent unsigned, a Signature challenge.',
 };
 const DPOP_NONCE = { "DPoP-Nonce": "With error use_dpop_nonce (a proof whose iat is outside the window): the nonce to put in the next proof (RFC 9449 §8)." };
 const RATE_LIMIT = {
@@ -342,7 +342,6 @@ export function openApiDocument(): Record<string, unknown> {
         agentDPoP: {
           type: "http",
           scheme: "DPoP",
-          bearerFormat: "opaque aca_ token bound to a DPoP key",
           description: `A DPoP-bound access token (RFC 9449; token_type DPoP): the token request carried a DPoP proof, and every use carries a proof of the same key in the DPoP header; ${base}/docs/dpop.`,
         },
         agentBearer: {

@@ -10,8 +10,11 @@ export type Scope = (typeof SCOPES)[number];
 export const CLAIM_GRANT_TYPE = "urn:vendor:agent-auth:grant-type:claim";
 export const JWT_BEARER_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
-/** The JWS algorithms a DPoP proof may use (RFC 9449; issue 52): asymmetric only, never `none` or HMAC. */
-export const DPOP_ALGORITHMS = ["ES256", "EdDSA"] as const;
+/**
+ * The JWS algorithms a DPoP proof may use (RFC 9449; issue 52): asymmetric only, never `none` or HMAC. Ed25519 is
+ * EdDSA on its one curve under RFC 9864's fully specified name, which oauth4webapi signs Ed25519 keys with.
+ */
+export const DPOP_ALGORITHMS = ["ES256", "EdDSA", "Ed25519"] as const;
 
 /** How an access token must be presented: `Bearer` alone, or `DPoP` with a proof of its key (RFC 9449 §5). */
 export const TOKEN_TYPES = ["Bearer", "DPoP"] as const;

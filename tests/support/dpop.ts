@@ -57,3 +57,21 @@ export function unsignedProof(key: DpopKey, claims: ProofClaims): string {
   const payload = { jti: randomUUID(), iat: Math.floor(Date.now() / 1000), ...claims };
   return `${encode({ typ: "dpop+jwt", alg: "none", jwk: key.publicJwk })}.${encode(payload)}.`;
 }
+
+/**
+ * One DPoP proof sent twice, to `instances[0]` then to `instances[1]` (the same server in the per-instance test, two
+ * instances of one deployment in the fleet test): an own-account read of `path` with a DPoP-bound `accessToken`. The
+ * proof names `publicBase` (the BASE_URL the instances share), so only its jti can make the second answer differ.
+ */
+export async function readTwiceWithOneProof(
+  publicBase: string,
+  instances: readonly [string, string],
+  key: DpopKey,
+  accessToken: string,
+  path = "/api/v1/agent/account",
+): Promise<[Response, Response]> {
+  const proof = await signProof(key, { htm: "GET", htu: `${publicBase}${path}`, ath: athOf(accessToken) });
+  const read = (base: string) => fetch(`${base}${path}`, { headers: { authorization: `DPoP ${accessToken}`, dpop: proof } });
+  const first = await read(instances[0]);
+  return [first, await read(instances[1])];
+}

@@ -55,22 +55,25 @@ async function expectRefused(proof: string, detail: RegExp, request: Partial<Pro
 }
 
 describe("a valid proof", () => {
-  it("gives the RFC 7638 thumbprint of its key, for ES256 and EdDSA", async () => {
+  it("gives the RFC 7638 thumbprint of its key, for ES256, EdDSA and Ed25519 (RFC 9864's name of EdDSA on Ed25519)", async () => {
     for (const key of [es256, ed25519]) {
       expect(await verify(await proofOf(key, { htm: "POST", htu: URL_, iat: now() }))).toEqual({ ok: true, jkt: key.jkt });
     }
+    expect(await verify(await proofOf(ed25519, { htm: "POST", htu: URL_ }, { alg: "Ed25519" }))).toEqual({ ok: true, jkt: ed25519.jkt });
   });
 
-  it("made by oauth4webapi's DPoP handle (the real client) for a resource request, with ath", async () => {
-    const keyPair = await oauth.generateKeyPair("ES256");
-    const handle = oauth.DPoP({}, keyPair);
-    let proof = "";
-    const capture = async (_url: string, options: oauth.CustomFetchOptions<string, oauth.ProtectedResourceRequestBody>) => {
-      proof = new Headers(options.headers).get("dpop") ?? "";
-      return new Response("{}", { status: 200 });
-    };
-    await oauth.protectedResourceRequest(TOKEN, "GET", new URL(RESOURCE), undefined, undefined, { DPoP: handle, [oauth.customFetch]: capture });
-    expect(await verify(proof, { method: "GET", url: RESOURCE, accessToken: TOKEN })).toEqual({ ok: true, jkt: await handle.calculateThumbprint() });
+  it("made by oauth4webapi's DPoP handle (the real client) for a resource request, with ath, for ES256 and Ed25519 keys", async () => {
+    for (const alg of ["ES256", "EdDSA"]) {
+      const keyPair = await oauth.generateKeyPair(alg);
+      const handle = oauth.DPoP({}, keyPair);
+      let proof = "";
+      const capture = async (_url: string, options: oauth.CustomFetchOptions<string, oauth.ProtectedResourceRequestBody>) => {
+        proof = new Headers(options.headers).get("dpop") ?? "";
+        return new Response("{}", { status: 200 });
+      };
+      await oauth.protectedResourceRequest(TOKEN, "GET", new URL(RESOURCE), undefined, undefined, { DPoP: handle, [oauth.customFetch]: capture });
+      expect(await verify(proof, { method: "GET", url: RESOURCE, accessToken: TOKEN })).toEqual({ ok: true, jkt: await handle.calculateThumbprint() });
+    }
   });
 
   it("matches htu after RFC 3986 normalisation, ignoring query and fragment", async () => {
@@ -99,7 +102,7 @@ describe("each check of RFC 9449 §4.3 refuses with invalid_dpop_proof", () => {
   });
 
   it("alg none, HMAC and algorithms off the list", async () => {
-    await expectRefused(unsignedProof(es256, { htm: "POST", htu: URL_ }), /alg must be one of ES256, EdDSA/);
+    await expectRefused(unsignedProof(es256, { htm: "POST", htu: URL_ }), /alg must be one of ES256, EdDSA, Ed25519/);
     const claims = { htm: "POST", htu: URL_, iat: now(), jti: randomUUID() };
     const secret = new TextEncoder().encode("a shared secret a forger would pick");
     const hmac = await new SignJWT(claims)
@@ -123,6 +126,7 @@ describe("each check of RFC 9449 §4.3 refuses with invalid_dpop_proof", () => {
     await expectRefused(await proofOf(es256, { htm: "POST", htu: URL_ }, { jwk: undefined }), /jwk must be a JSON object/);
     await expectRefused(await proofOf(es256, { htm: "POST", htu: URL_ }, { jwk: { ...es256.publicJwk, crv: "P-384" } }), /EC key on P-256/);
     await expectRefused(await proofOf(es256, { htm: "POST", htu: URL_ }, { jwk: ed25519.publicJwk }), /EC key on P-256/);
+    await expectRefused(await proofOf(ed25519, { htm: "POST", htu: URL_ }, { alg: "Ed25519", jwk: es256.publicJwk }), /OKP key on Ed25519/);
   });
 
   it("a signature by another key than the jwk's, or a tampered payload", async () => {
