@@ -24,7 +24,7 @@ import { routePolicy } from "@/lib/routes";
 import { migrate, ROOT } from "../scripts/lib";
 import { freePort, SERVER_ENTRY, START_SCRIPT } from "../tests/support/server";
 import { ASK_QUESTIONS } from "./documents";
-import type { LoadJob, LoadResult, RequestVariant } from "./load";
+import type { DpopReads, LoadJob, LoadResult, RequestVariant } from "./load";
 import { rowOf, type Round, type Row } from "./rows";
 import type { BenchFixtures } from "./seed";
 import { janitorMillion, webhookBacklog, type SideWork } from "./side-work";
@@ -399,7 +399,18 @@ interface Scenario {
   sideWork?: () => SideWork;
   /** Runs in full runs only when --only names it (slow to seed); always in the smoke run. */
   optIn?: boolean;
+  /**
+   * Issue 52: DPoP reads, whose proofs the load generator makes before each run (a proof is used once, its iat must be
+   * recent): `variants` then only warms the route up.
+   */
+  dpop?: Omit<DpopReads, "count">;
+  /** Compared with a `baseline` on the same server round by round, alternating (--rounds), as with a bare server. */
+  alternateWithBaseline?: boolean;
 }
+
+/** The DPoP read's name, and the bearer read it is compared with (issue 52: within 25 %). */
+const DPOP_READ = "DPoP own-account read";
+const BEARER_READ = "own-account read";
 
 /**
  * --layer-off, --other-build: each selected single-surface scenario on the app again on the second server, compared
@@ -465,6 +476,8 @@ async function startSigningAgent(): Promise<{ sign: (base: string, names: string
 
 function scenarios(fixtures: BenchFixtures, base: string, operator: OperatorContext, signedLookups: RequestVariant[] = []): Scenario[] {
   const bearer = (token: string): RequestVariant => ({ method: "GET", path: "/api/v1/agent/account", headers: { authorization: `Bearer ${token}` } });
+  // Issue 52: the same reads with DPoP-bound tokens, each with a fresh ES256 proof (one signature check, one replay check).
+  const dpopReads: Scenario["dpop"] = { ...fixtures.dpop, publicBase: base, path: "/api/v1/agent/account" };
   const valid = fixtures.accessTokens.map(bearer);
   // Well-formed but unknown tokens: the 401 path does the full hash-and-look-up work.
   const invalid = fixtures.accessTokens.slice(0, 200).map((t) => bearer(`aca_${t.slice(4).split("").reverse().join("")}`));
@@ -550,6 +563,18 @@ function scenarios(fixtures: BenchFixtures, base: string, operator: OperatorCont
     // The framework's own cost: a route handler that answers a constant JSON 404 (no database, no parsing).
     { name: "Next.js floor (constant JSON 404)", target: "app", variants: [{ method: "GET", path: "/.well-known/openid-configuration" }], expect: { status: 404 } },
     { name: "own-account read", target: "app", variants: valid, expect: { status: 200, bodyIncludes: '"account_id"' }, baseline: "baseline: own-account (node:http)" },
+    // Issue 52: right after the bearer read, whose last run it then alternates with.
+    {
+      name: DPOP_READ,
+      target: "app",
+      // Only the route's warm-up (a bound token sent as Bearer: a 401); the runs' variants are made with fresh proofs.
+      variants: fixtures.dpop.accessTokens.slice(0, 1).map(bearer),
+      dpop: dpopReads,
+      expect: { status: 200, bodyIncludes: '"account_id"' },
+      baseline: BEARER_READ,
+      alternateWithBaseline: true,
+      pairedWith: BEARER_READ,
+    },
     { name: "own-account 401", target: "app", variants: invalid, expect: { status: 401, bodyIncludes: "invalid_token" }, baseline: "baseline: own-account 401" },
     // The metrics pair: the same requests on a server with METRICS_TOKEN set and scraped once a second.
     {
@@ -659,6 +684,15 @@ function budgetChecks(rows: Row[], servicePeak: number, connections: number): { 
     checks.push({ check: `${name} ≥ 1,500 req/s (${Math.round(row.result.requestsPerSecond)})`, ok: row.result.requestsPerSecond >= 1500 });
     checks.push({ check: `${name} p99 ≤ 50 ms (${row.result.p99} ms)`, ok: row.result.p99 <= 50 });
   }
+  const dpop = find(DPOP_READ);
+  const bearerRead = find(BEARER_READ);
+  if (dpop) {
+    checks.push({ check: `${DPOP_READ} ≥ 75% of the bearer read's req/s (${pct(dpop.ratio)})`, ok: (dpop.ratio ?? 0) >= 0.75 });
+    if (bearerRead) {
+      const cpu = bearerRead.cpuMsPerRequest / dpop.cpuMsPerRequest;
+      checks.push({ check: `${DPOP_READ} ≥ 75% of the bearer read's requests per CPU second (${pct(cpu)})`, ok: cpu >= 0.75 });
+    }
+  }
   const mcp = find("MCP lookup_member");
   if (mcp) checks.push({ check: `MCP lookup_member ≥ 70% of baseline req/s (${pct(mcp.ratio)})`, ok: (mcp.ratio ?? 0) >= 0.7 });
   const modern = find("MCP tools/call (2026-07-28)");
@@ -678,6 +712,16 @@ function budgetChecks(rows: Row[], servicePeak: number, connections: number): { 
 /** Unexpected answers in all rows; the mixed and overload totals are left out (their parts' rows hold the same). */
 function countErrors(rows: Row[]): number {
   return rows.reduce((n, r) => n + (r.name === MIXED_NAME || r.name === OVERLOAD_NAME ? 0 : r.result.errors), 0);
+}
+
+/**
+ * How many proofs a DPoP run needs: more than it can send in its warm-up and measurement. A DPoP read does the bearer
+ * read's work and more, so the bearer read's rate bounds it (with a margin for the machine's drift); 12,000/s without it.
+ */
+function dpopProofCount(rows: readonly Row[]): number {
+  const bearer = rows.find((row) => row.name === BEARER_READ)?.result.requestsPerSecond;
+  const rate = bearer !== undefined && bearer > 0 ? bearer * 1.4 : 12_000;
+  return Math.min(250_000, Math.ceil(rate * (options.warmupSeconds + options.durationSeconds)) + 1_000);
 }
 
 const mb = (bytes: number): string => `${Math.round(bytes / 1024 / 1024)} MB`;
@@ -1120,6 +1164,7 @@ async function main(): Promise<number> {
           variants: scenario.variants,
           distinctForwardedFor: scenario.distinctForwardedFor,
           expect: scenario.expect,
+          ...(scenario.dpop ? { dpop: { ...scenario.dpop, count: dpopProofCount(rows) } } : {}),
         },
         path.join(dir, "job.json"),
         (phase) => (phase === "warm-up" ? sideWork?.start() : sideWork?.measure()),
@@ -1152,7 +1197,7 @@ async function main(): Promise<number> {
       const baseTarget = baseScenario ? targets[baseScenario.target] : undefined;
       // A ratio to a bare server alternates with it (--rounds): the machine's speed drifts between two windows
       // of ten seconds by more than the goals' margins.
-      if (baseScenario && baseRow && baseTarget && baseScenario.target !== scenario.target) {
+      if (baseScenario && baseRow && baseTarget && (baseScenario.target !== scenario.target || scenario.alternateWithBaseline)) {
         for (let round = 2; round <= options.rounds; round++) {
           log(`${baseScenario.name}, round ${round}…`);
           baseRow.rounds.push(await measure(baseScenario, baseTarget));
@@ -1165,6 +1210,9 @@ async function main(): Promise<number> {
         Object.assign(row, rowOf(row.name, row.rounds));
       }
       if (baseRow && baseRow.result.requestsPerSecond > 0) row.ratio = row.result.requestsPerSecond / baseRow.result.requestsPerSecond;
+      // Against a baseline on the same server, only the baseline's runs alternated with this one's count (it has others).
+      if (baseRow && scenario.alternateWithBaseline)
+        row.ratio = row.result.requestsPerSecond / rowOf(baseRow.name, baseRow.rounds.slice(-row.rounds.length)).result.requestsPerSecond;
     }
     // The operator scenarios' brackets: now that the plain run after each exists, the ratio is to the mean.
     for (const row of rows) {
@@ -1222,8 +1270,10 @@ async function main(): Promise<number> {
     console.log(table(rows));
     for (const row of rows) {
       const base = rows.find((r) => r.name === all.find((scenario) => scenario.name === row.name)?.baseline);
-      if (!base || row.rounds.length < 2 || base.rounds.length !== row.rounds.length) continue;
-      const each = row.rounds.map((round, i) => pct(round.result.requestsPerSecond / base.rounds[i]!.result.requestsPerSecond));
+      if (!base || row.rounds.length < 2 || base.rounds.length < row.rounds.length) continue;
+      // A baseline on the same server has runs of its own before the alternated ones: the last ones pair up.
+      const paired = base.rounds.slice(-row.rounds.length);
+      const each = row.rounds.map((round, i) => pct(round.result.requestsPerSecond / paired[i]!.result.requestsPerSecond));
       console.log(`rounds: ${row.name}, ${each.join(", ")} of "${base.name}" round by round (alternating runs); the table's ratio is of their means`);
     }
     for (const row of rows) {
@@ -1232,7 +1282,7 @@ async function main(): Promise<number> {
       if (!other) continue;
       const change = (100 * (row.cpuMsPerRequest - other.cpuMsPerRequest)) / other.cpuMsPerRequest;
       console.log(
-        `metrics pair: ${other.name} ${other.cpuMsPerRequest.toFixed(3)} → ${row.cpuMsPerRequest.toFixed(3)} ms CPU/req with METRICS_TOKEN set (${change >= 0 ? "+" : ""}${change.toFixed(1)} %)`,
+        `CPU pair: ${other.name} ${other.cpuMsPerRequest.toFixed(3)} → ${row.name} ${row.cpuMsPerRequest.toFixed(3)} ms CPU/req (${change >= 0 ? "+" : ""}${change.toFixed(1)} %)`,
       );
     }
     // The two servers' words in the comparison lines: with and without the layer, or this build and the other.

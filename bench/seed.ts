@@ -10,6 +10,7 @@
 // Usage: tsx bench/seed.ts <fixtures.json> <content-dir> [--pending N]
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from "jose";
 import path from "node:path";
 import { signIdentityAssertion } from "@/lib/assertions";
 import { newSecret, sha256 } from "@/lib/crypto/secrets";
@@ -31,6 +32,8 @@ export interface BenchFixtures {
   assertions: string[];
   /** Display names and slugs of members with a public profile (lookup_member arguments). */
   publicNames: string[];
+  /** Issue 52: a second token per active delegation, DPoP-bound to one ES256 key (its JWKs here: the load signs the proofs). */
+  dpop: { privateJwk: JWK; publicJwk: JWK; accessTokens: string[] };
   counts: { members: number; delegations: number; pending: number; documents: number };
 }
 
@@ -205,7 +208,7 @@ async function seedMembers(): Promise<{ ids: string[]; emails: string[]; publicN
   return { ids, emails, publicNames };
 }
 
-async function seedDelegations(memberIds: string[], emails: string[]): Promise<{ accessTokens: string[]; assertions: string[] }> {
+async function seedDelegations(memberIds: string[], emails: string[], dpopJkt: string): Promise<{ accessTokens: string[]; assertions: string[]; dpopAccessTokens: string[] }> {
   const now = new Date();
   const scope = SCOPES.join(" ");
   const resource = protectedResource();
@@ -214,6 +217,7 @@ async function seedDelegations(memberIds: string[], emails: string[]): Promise<{
   const delegations = [];
   const tokens = [];
   const accessTokens: string[] = [];
+  const dpopAccessTokens: string[] = [];
   const assertionInputs = [];
   for (let i = 0; i < DELEGATIONS; i++) {
     const m = (i * 7) % memberIds.length; // spread over the members
@@ -258,6 +262,22 @@ async function seedDelegations(memberIds: string[], emails: string[]): Promise<{
       scope,
       resource,
       grant: "claim",
+      dpopJkt: null,
+      expiresAt: new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_SECONDS * 1000),
+      createdAt: now,
+    });
+    const bound = newSecret("aca_");
+    dpopAccessTokens.push(bound);
+    tokens.push({
+      id: randomUUID(),
+      tokenHash: sha256(bound),
+      registrationId,
+      delegationId,
+      memberId,
+      scope,
+      resource,
+      grant: "claim",
+      dpopJkt,
       expiresAt: new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_SECONDS * 1000),
       createdAt: now,
     });
@@ -269,7 +289,7 @@ async function seedDelegations(memberIds: string[], emails: string[]): Promise<{
   await insertRows("AccessToken", tokens);
   const assertions: string[] = [];
   for (const input of assertionInputs) assertions.push((await signIdentityAssertion(input)).assertion);
-  return { accessTokens, assertions };
+  return { accessTokens, assertions, dpopAccessTokens };
 }
 
 /**
@@ -331,13 +351,16 @@ async function main(): Promise<void> {
   const pendingCount = pendingIndex === -1 ? 30_000 : Number(rest[pendingIndex + 1]);
   const documents = writeDocuments(contentDirArg);
   const members = await seedMembers();
-  const { accessTokens, assertions } = await seedDelegations(members.ids, members.emails);
+  const dpopKey = await generateKeyPair("ES256", { extractable: true });
+  const publicJwk = await exportJWK(dpopKey.publicKey);
+  const { accessTokens, assertions, dpopAccessTokens } = await seedDelegations(members.ids, members.emails, await calculateJwkThumbprint(publicJwk, "sha256"));
   const pendingClaimTokens = await seedPending(pendingCount, members.emails);
   const fixtures: BenchFixtures = {
     accessTokens,
     pendingClaimTokens,
     assertions,
     publicNames: members.publicNames,
+    dpop: { privateJwk: await exportJWK(dpopKey.privateKey), publicJwk, accessTokens: dpopAccessTokens },
     counts: { members: members.ids.length, delegations: accessTokens.length, pending: pendingClaimTokens.length, documents },
   };
   fs.writeFileSync(fixturesFile, JSON.stringify(fixtures));

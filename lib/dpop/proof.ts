@@ -3,7 +3,17 @@
 // allow-list, `typ`, a public `jwk` of the algorithm's curve, `htm` and `htu` against the request, `iat` within a
 // short window (or a server nonce still valid, ./nonce.ts), `ath` on resource requests, and `jti` accepted once,
 // through the injected replay check. It is pure but for its dependencies: the clock, the replay check, the nonces.
-import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, errors as joseErrors, jwtVerify, type JWK, type JWTPayload } from "jose";
+import {
+  calculateJwkThumbprint,
+  decodeProtectedHeader,
+  EmbeddedJWK,
+  errors as joseErrors,
+  jwtVerify,
+  type CryptoKey,
+  type FlattenedJWSInput,
+  type JWTHeaderParameters,
+  type JWTPayload,
+} from "jose";
 import type { Clock } from "@/lib/clock";
 import { sha256 } from "@/lib/crypto/secrets";
 import { DPOP_ALGORITHMS } from "@/lib/schemas/service-auth";
@@ -85,15 +95,47 @@ function checkHeader(proof: string): void {
   if (jwk.kty !== expected.kty || jwk.crv !== expected.crv) refuse(`a ${String(header.alg)} proof's jwk must be a ${expected.kty} key on ${expected.crv}`);
 }
 
-async function verifiedPayload(proof: string, now: Date): Promise<{ payload: JWTPayload; jwk: JWK }> {
+interface ProofKey {
+  key: CryptoKey;
+  /** Its RFC 7638 thumbprint: what tokens are bound to. */
+  jkt: string;
+}
+
+/**
+ * The keys proofs carried, imported by EmbeddedJWK with their thumbprints, by algorithm and exact JWK: an agent signs
+ * every proof with one key, and importing it (WebCrypto) and hashing it again for each request cost as much as the
+ * signature check (bench/README.md). The import is a function of those two alone. Bounded; the least recently used go.
+ */
+const PROOF_KEYS = new Map<string, Promise<ProofKey>>();
+const MAX_PROOF_KEYS = 10_000;
+
+function proofKeyOf(header: JWTHeaderParameters, token: FlattenedJWSInput): Promise<ProofKey> {
+  const id = `${header.alg} ${JSON.stringify(header.jwk)}`;
+  let entry = PROOF_KEYS.get(id);
+  if (entry) PROOF_KEYS.delete(id);
+  else {
+    entry = EmbeddedJWK(header, token).then(async (key) => ({ key, jkt: await calculateJwkThumbprint(header.jwk!, "sha256") }));
+    // A JWK that does not import is not kept: the next proof with it is refused the same way, by EmbeddedJWK.
+    entry.catch(() => PROOF_KEYS.delete(id));
+    if (PROOF_KEYS.size >= MAX_PROOF_KEYS) PROOF_KEYS.delete(PROOF_KEYS.keys().next().value!);
+  }
+  PROOF_KEYS.set(id, entry);
+  return entry;
+}
+
+async function verifiedPayload(proof: string, now: Date): Promise<{ payload: JWTPayload; jkt: string }> {
   try {
-    const { payload, protectedHeader } = await jwtVerify(proof, EmbeddedJWK, {
-      algorithms: [...DPOP_ALGORITHMS],
-      typ: DPOP_PROOF_TYPE,
-      currentDate: now,
-      requiredClaims: ["jti", "htm", "htu", "iat"],
-    });
-    return { payload, jwk: protectedHeader.jwk! };
+    let jkt = "";
+    const { payload } = await jwtVerify(
+      proof,
+      async (header, token) => {
+        const proofKey = await proofKeyOf(header, token);
+        jkt = proofKey.jkt;
+        return proofKey.key;
+      },
+      { algorithms: [...DPOP_ALGORITHMS], typ: DPOP_PROOF_TYPE, currentDate: now, requiredClaims: ["jti", "htm", "htu", "iat"] },
+    );
+    return { payload, jkt };
   } catch (error) {
     if (error instanceof joseErrors.JWSSignatureVerificationFailed) return refuse("the proof's signature does not verify with its jwk");
     if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === "typ") return refuse(`the proof's typ must be ${DPOP_PROOF_TYPE}`);
@@ -132,7 +174,7 @@ async function verifyOrRefuse(request: ProofRequest, deps: ProofDependencies): P
   checkHeader(proof);
   const now = deps.clock.now();
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  const { payload, jwk } = await verifiedPayload(proof, now);
+  const { payload, jkt } = await verifiedPayload(proof, now);
   const jti = stringClaim(payload, "jti");
   if (jti.length === 0 || jti.length > MAX_JTI_LENGTH) refuse(`the proof's jti must be 1 to ${MAX_JTI_LENGTH} characters`);
   if (stringClaim(payload, "htm") !== request.method) refuse("the proof's htm is not this request's method");
@@ -142,7 +184,6 @@ async function verifyOrRefuse(request: ProofRequest, deps: ProofDependencies): P
   const until = await freshUntil(payload, nowSeconds, deps);
   if (typeof until !== "number")
     return { ok: false, error: "use_dpop_nonce", detail: "the proof's iat is outside the accepted window; retry with the DPoP-Nonce of this answer", nonce: until.nonce };
-  const jkt = await calculateJwkThumbprint(jwk, "sha256");
   // Last, once everything else holds: a proof that fails a check never uses up its jti.
   if (!(await deps.acceptOnce(sha256(`${jkt}.${jti}`), until))) refuse("the proof's jti was already used");
   return { ok: true, jkt };

@@ -3,6 +3,7 @@
 // isDPoPNonceError) gets bound tokens from both grants and reads with them; a registration with a proof binds the
 // whole delegation; every way of using a bound token without its key gets its exact answer and writes nothing; a
 // replayed proof is refused; a signed agent's tokens need its signature (Cloudflare's web-bot-auth signer).
+import fc from "fast-check";
 import { decodeJwt } from "jose";
 import * as oauth from "oauth4webapi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -361,6 +362,37 @@ describe("nobody without the key: each refusal has its exact answer, and nothing
     expect(stale.headers.get("dpop-nonce")).not.toBeNull();
     await expectError(stale, 400, "use_dpop_nonce");
     expect(await getDb().registration.count({ where: { loginHint: email } })).toBe(0);
+  });
+});
+
+describe("fast-check: random DPoP headers over HTTP", () => {
+  it("never a 500, always CONTRACT.md's body with its code, nothing written, on the token endpoint and a bound read", async () => {
+    const key = await newDpopKey("EdDSA");
+    const { reg, tokens } = await boundDelegation(key);
+    await allowPollNow(reg);
+    const before = await writes(reg.registration_id);
+    // Header values as fetch can send them (ByteString): Latin-1 text but CR, LF and NUL, trimmed by HTTP.
+    const headerText = fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c === 0x7f ? 0x20 : c)), maxLength: 300 });
+    const jwsLike = fc
+      .tuple(fc.jsonValue(), fc.jsonValue(), fc.string({ maxLength: 40 }))
+      .map(
+        ([h, p, sig]) =>
+          `${Buffer.from(JSON.stringify(h)).toString("base64url")}.${Buffer.from(JSON.stringify(p)).toString("base64url")}.${Buffer.from(sig).toString("base64url")}`,
+      );
+    const value = fc.oneof(headerText, jwsLike).filter((v) => v.trim() !== "");
+    await fc.assert(
+      fc.asyncProperty(value, fc.boolean(), async (dpop, onRead) => {
+        const res = onRead
+          ? await read({ authorization: `DPoP ${tokens.access_token}`, dpop })
+          : await tokenRequest({ grant_type: CLAIM_GRANT, claim_token: reg.claim_token }, { dpop });
+        expect(res.status).toBe(onRead ? 401 : 400);
+        const body = (await res.json()) as Record<string, string>;
+        expect(Object.keys(body)).toEqual(["error", "error_description"]);
+        expect(["invalid_dpop_proof", "use_dpop_nonce"]).toContain(body.error);
+      }),
+      { numRuns: 120 },
+    );
+    expect(await writes(reg.registration_id)).toEqual(before);
   });
 });
 

@@ -129,6 +129,13 @@ describe("each check of RFC 9449 §4.3 refuses with invalid_dpop_proof", () => {
     await expectRefused(await proofOf(ed25519, { htm: "POST", htu: URL_ }, { alg: "Ed25519", jwk: es256.publicJwk }), /OKP key on Ed25519/);
   });
 
+  it("a jwk is judged whole, every time: the same key with use enc or another alg is refused after it was accepted", async () => {
+    expect(await verify(await proofOf(es256, { htm: "POST", htu: URL_ }))).toMatchObject({ ok: true });
+    await expectRefused(await proofOf(es256, { htm: "POST", htu: URL_ }, { jwk: { ...es256.publicJwk, use: "enc" } }), /usable jwk/);
+    await expectRefused(await proofOf(es256, { htm: "POST", htu: URL_ }, { jwk: { ...es256.publicJwk, alg: "ES384" } }), /usable jwk/);
+    await expectRefused(await proofOf(es256, { htm: "POST", htu: URL_ }, { jwk: { ...es256.publicJwk, x: ed25519.publicJwk.x } }), /usable jwk|signature does not verify/);
+  });
+
   it("a signature by another key than the jwk's, or a tampered payload", async () => {
     const other = await newDpopKey("ES256");
     await expectRefused(await proofOf(other, { htm: "POST", htu: URL_ }, { jwk: es256.publicJwk }), /signature does not verify/);
