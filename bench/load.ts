@@ -34,8 +34,9 @@ export interface LoadJob {
   dpop?: DpopReads;
 }
 
-/** GETs of `path` with DPoP-bound tokens, each with its own ES256 proof (`htu` at `publicBase`, the server's BASE_URL). */
+/** GETs of `path` with DPoP-bound tokens, each with its own proof (`htu` at `publicBase`, the server's BASE_URL). */
 export interface DpopReads {
+  alg: "ES256" | "Ed25519";
   privateJwk: JWK;
   publicJwk: JWK;
   accessTokens: string[];
@@ -47,8 +48,8 @@ export interface DpopReads {
 
 /** One variant per proof, signed with jose as an agent's client signs them. */
 async function dpopVariants(reads: DpopReads): Promise<RequestVariant[]> {
-  const key = await importJWK(reads.privateJwk, "ES256");
-  const header = { alg: "ES256", typ: "dpop+jwt", jwk: reads.publicJwk };
+  const key = await importJWK(reads.privateJwk, reads.alg);
+  const header = { alg: reads.alg, typ: "dpop+jwt", jwk: reads.publicJwk };
   const htu = `${reads.publicBase}${reads.path}`;
   const ath = new Map(
     await Promise.all(reads.accessTokens.map(async (t) => [t, Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(t))).toString("base64url")] as const)),
