@@ -1146,6 +1146,8 @@ async function main(): Promise<number> {
     }
 
     const rows: Row[] = [];
+    /** The baseline's runs each alternateWithBaseline scenario alternated with, by its name. */
+    const pairedBaseRounds = new Map<string, Round[]>();
     const sideProblems: string[] = [];
     let servicePeak = treeRss(app.pid!);
     /** One run of a scenario on its target: its load, the server's peak RSS and CPU, and its side work's notes. */
@@ -1213,8 +1215,11 @@ async function main(): Promise<number> {
       }
       if (baseRow && baseRow.result.requestsPerSecond > 0) row.ratio = row.result.requestsPerSecond / baseRow.result.requestsPerSecond;
       // Against a baseline on the same server, only the baseline's runs alternated with this one's count (it has others).
-      if (baseRow && scenario.alternateWithBaseline)
-        row.ratio = row.result.requestsPerSecond / rowOf(baseRow.name, baseRow.rounds.slice(-row.rounds.length)).result.requestsPerSecond;
+      if (baseRow && scenario.alternateWithBaseline) {
+        const paired = baseRow.rounds.slice(-row.rounds.length);
+        pairedBaseRounds.set(row.name, paired);
+        row.ratio = row.result.requestsPerSecond / rowOf(baseRow.name, paired).result.requestsPerSecond;
+      }
     }
     // The operator scenarios' brackets: now that the plain run after each exists, the ratio is to the mean.
     for (const row of rows) {
@@ -1273,8 +1278,8 @@ async function main(): Promise<number> {
     for (const row of rows) {
       const base = rows.find((r) => r.name === all.find((scenario) => scenario.name === row.name)?.baseline);
       if (!base || row.rounds.length < 2 || base.rounds.length < row.rounds.length) continue;
-      // A baseline on the same server has runs of its own before the alternated ones: the last ones pair up.
-      const paired = base.rounds.slice(-row.rounds.length);
+      // A baseline on the same server has runs of its own (and other scenarios' alternations): the ones it alternated with.
+      const paired = pairedBaseRounds.get(row.name) ?? base.rounds;
       const each = row.rounds.map((round, i) => pct(round.result.requestsPerSecond / paired[i]!.result.requestsPerSecond));
       console.log(`rounds: ${row.name}, ${each.join(", ")} of "${base.name}" round by round (alternating runs); the table's ratio is of their means`);
     }
