@@ -11,10 +11,8 @@ import { nonceIssuer, type NonceIssuer } from "./nonce";
 import { verifyDpopProof, type AcceptOnce, type ProofDependencies } from "./proof";
 
 export type { AcceptOnce } from "./proof";
-export { DPOP_PROOF_TYPE, IAT_MAX_AGE_SECONDS, IAT_MAX_LEAD_SECONDS } from "./proof";
 
-export const DPOP_HEADER = "dpop";
-export const DPOP_NONCE_HEADER = "dpop-nonce";
+const DPOP_HEADER = "dpop";
 
 // ---------------------------------------------------------------------------------------------------------------
 // THE REPLAY CHECK'S STORE: the one place to swap when issue 50's fleet-wide store (lib/shared-state) is merged.

@@ -32,7 +32,8 @@ export function parseScopeString(scope: string): Scope[] {
 /**
  * What a token is bound to (issue 52): the RFC 7638 thumbprint of the DPoP key the token request proved (every use
  * must prove it, RFC 9449), and the Web Bot Auth origin of a signed registration (every use must be signed by a key
- * of its directory). Null: not bound that way.
+ * of its directory: draft-richer-oauth-httpsig's binding at issuance to the keys that signed the token request, its
+ * keys here published in the agent's directory; content/docs/dpop.md says which parts are followed). Null: not bound.
  */
 export interface TokenBinding {
   dpopJkt: string | null;
