@@ -4,8 +4,10 @@
 // against the expected status (and body fragment), and prints one JSON result line on stdout. A 503 from the
 // server's admission control (lib/admission: "too busy", Retry-After) is a shed: counted apart, and an error too
 // unless the job expects sheds (the mixed and overload scenarios).
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import autocannon from "autocannon";
+import { importJWK, SignJWT, type JWK } from "jose";
 
 export interface RequestVariant {
   method: "GET" | "POST";
@@ -28,6 +30,37 @@ export interface LoadJob {
   expect: { status: number; bodyIncludes?: string; bodyExcludes?: string[] };
   /** Sheds (admission control's 503s) are part of the answer under this load: counted, not errors. */
   shedsExpected?: boolean;
+  /** Issue 52: DPoP reads, their variants made here before the warm-up (a proof is used once, its iat must be recent). */
+  dpop?: DpopReads;
+}
+
+/** GETs of `path` with DPoP-bound tokens, each with its own proof (`htu` at `publicBase`, the server's BASE_URL). */
+export interface DpopReads {
+  alg: "ES256" | "Ed25519";
+  privateJwk: JWK;
+  publicJwk: JWK;
+  accessTokens: string[];
+  publicBase: string;
+  path: string;
+  /** How many proofs to make: more than the run can send (a proof sent twice is a replay, refused and counted as an error). */
+  count: number;
+}
+
+/** One variant per proof, signed with jose as an agent's client signs them. */
+async function dpopVariants(reads: DpopReads): Promise<RequestVariant[]> {
+  const key = await importJWK(reads.privateJwk, reads.alg);
+  const header = { alg: reads.alg, typ: "dpop+jwt", jwk: reads.publicJwk };
+  const htu = `${reads.publicBase}${reads.path}`;
+  const ath = new Map(
+    await Promise.all(reads.accessTokens.map(async (t) => [t, Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(t))).toString("base64url")] as const)),
+  );
+  const variants: RequestVariant[] = [];
+  for (let i = 0; i < reads.count; i++) {
+    const token = reads.accessTokens[i % reads.accessTokens.length]!;
+    const proof = await new SignJWT({ htm: "GET", htu, ath: ath.get(token), jti: randomUUID(), iat: Math.floor(Date.now() / 1000) }).setProtectedHeader(header).sign(key);
+    variants.push({ method: "GET", path: reads.path, headers: { authorization: `DPoP ${token}`, dpop: proof } });
+  }
+  return variants;
 }
 
 export interface LoadResult {
@@ -97,6 +130,7 @@ async function drive(job: LoadJob, seconds: number, counter: { n: number }, tall
 
 async function main(): Promise<void> {
   const job = JSON.parse(fs.readFileSync(process.argv[2]!, "utf8")) as LoadJob;
+  if (job.dpop) job.variants = await dpopVariants(job.dpop);
   const counter = { n: 0 };
   // Phase lines for bench/run.ts (work beside the load starts with it; only the last line is the result).
   process.stdout.write(`${JSON.stringify({ phase: "warm-up" })}\n`);

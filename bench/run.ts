@@ -29,7 +29,7 @@ import { routeOfTarget } from "@/lib/routes";
 import { migrate, ROOT } from "../scripts/lib";
 import { freePort, SERVER_ENTRY, START_SCRIPT } from "../tests/support/server";
 import { ASK_QUESTIONS } from "./documents";
-import type { LoadJob, LoadResult, RequestVariant } from "./load";
+import type { DpopReads, LoadJob, LoadResult, RequestVariant } from "./load";
 import { rowOf, type Round, type Row } from "./rows";
 import type { BenchFixtures } from "./seed";
 import { janitorMillion, webhookBacklog, type SideWork } from "./side-work";
@@ -413,7 +413,18 @@ interface Scenario {
   sideWork?: () => SideWork;
   /** Runs in full runs only when --only names it (slow to seed); always in the smoke run. */
   optIn?: boolean;
+  /**
+   * Issue 52: DPoP reads, whose proofs the load generator makes before each run (a proof is used once, its iat must be
+   * recent): `variants` then only warms the route up.
+   */
+  dpop?: Omit<DpopReads, "count">;
+  /** Compared with a `baseline` on the same server round by round, alternating (--rounds), as with a bare server. */
+  alternateWithBaseline?: boolean;
 }
+
+/** The DPoP reads' names (one per kind of key), and the bearer read they are compared with (issue 52: within 25 %). */
+const DPOP_READS = { ES256: "DPoP own-account read (ES256)", Ed25519: "DPoP own-account read (Ed25519)" } as const;
+const BEARER_READ = "own-account read";
 
 /**
  * --layer-off, --other-build: each selected single-surface scenario on the app again on the second server, compared
@@ -479,6 +490,18 @@ async function startSigningAgent(): Promise<{ sign: (base: string, names: string
 
 function scenarios(fixtures: BenchFixtures, base: string, operator: OperatorContext, signedLookups: RequestVariant[] = []): Scenario[] {
   const bearer = (token: string): RequestVariant => ({ method: "GET", path: "/api/v1/agent/account", headers: { authorization: `Bearer ${token}` } });
+  // Issue 52: the same reads with DPoP-bound tokens, each with a fresh proof (one signature check, one replay check).
+  const dpopRead = (alg: keyof typeof DPOP_READS): Scenario => ({
+    name: DPOP_READS[alg],
+    target: "app",
+    // Only the route's warm-up (a bound token sent as Bearer: a 401); the runs' variants are made with fresh proofs.
+    variants: fixtures.dpop[alg].accessTokens.slice(0, 1).map(bearer),
+    dpop: { ...fixtures.dpop[alg], alg, publicBase: base, path: "/api/v1/agent/account" },
+    expect: { status: 200, bodyIncludes: '"account_id"' },
+    baseline: BEARER_READ,
+    alternateWithBaseline: true,
+    pairedWith: BEARER_READ,
+  });
   const valid = fixtures.accessTokens.map(bearer);
   // Well-formed but unknown tokens: the 401 path does the full hash-and-look-up work.
   const invalid = fixtures.accessTokens.slice(0, 200).map((t) => bearer(`aca_${t.slice(4).split("").reverse().join("")}`));
@@ -564,6 +587,9 @@ function scenarios(fixtures: BenchFixtures, base: string, operator: OperatorCont
     // The framework's own cost: a route handler that answers a constant JSON 404 (no database, no parsing).
     { name: "Next.js floor (constant JSON 404)", target: "app", variants: [{ method: "GET", path: "/.well-known/openid-configuration" }], expect: { status: 404 } },
     { name: "own-account read", target: "app", variants: valid, expect: { status: 200, bodyIncludes: '"account_id"' }, baseline: "baseline: own-account (node:http)" },
+    // Issue 52: right after the bearer read, whose last run each then alternates with.
+    dpopRead("ES256"),
+    dpopRead("Ed25519"),
     { name: "own-account 401", target: "app", variants: invalid, expect: { status: 401, bodyIncludes: "invalid_token" }, baseline: "baseline: own-account 401" },
     // The metrics pair: the same requests on a server with METRICS_TOKEN set and scraped once a second.
     {
@@ -679,6 +705,16 @@ function budgetChecks(rows: Row[], servicePeak: number, connections: number): { 
     const postgres = find(`${name}, store postgres`);
     if (postgres) checks.push({ check: `${name}, store postgres ≥ 75% of store memory req/s (${pct(postgres.ratio)})`, ok: (postgres.ratio ?? 0) >= 0.75 });
   }
+  const bearerRead = find(BEARER_READ);
+  for (const name of Object.values(DPOP_READS)) {
+    const dpop = find(name);
+    if (!dpop) continue;
+    checks.push({ check: `${name} ≥ 75% of the bearer read's req/s (${pct(dpop.ratio)})`, ok: (dpop.ratio ?? 0) >= 0.75 });
+    if (bearerRead) {
+      const cpu = bearerRead.cpuMsPerRequest / dpop.cpuMsPerRequest;
+      checks.push({ check: `${name} ≥ 75% of the bearer read's requests per CPU second (${pct(cpu)})`, ok: cpu >= 0.75 });
+    }
+  }
   const mcp = find("MCP lookup_member");
   if (mcp) checks.push({ check: `MCP lookup_member ≥ 70% of baseline req/s (${pct(mcp.ratio)})`, ok: (mcp.ratio ?? 0) >= 0.7 });
   const modern = find("MCP tools/call (2026-07-28)");
@@ -698,6 +734,16 @@ function budgetChecks(rows: Row[], servicePeak: number, connections: number): { 
 /** Unexpected answers in all rows; the mixed and overload totals are left out (their parts' rows hold the same). */
 function countErrors(rows: Row[]): number {
   return rows.reduce((n, r) => n + (r.name === MIXED_NAME || r.name === OVERLOAD_NAME ? 0 : r.result.errors), 0);
+}
+
+/**
+ * How many proofs a DPoP run needs: more than it can send in its warm-up and measurement. A DPoP read does the bearer
+ * read's work and more, so the bearer read's rate bounds it (with a margin for the machine's drift); 12,000/s without it.
+ */
+function dpopProofCount(rows: readonly Row[]): number {
+  const bearer = rows.find((row) => row.name === BEARER_READ)?.result.requestsPerSecond;
+  const rate = bearer !== undefined && bearer > 0 ? bearer * 1.4 : 12_000;
+  return Math.min(250_000, Math.ceil(rate * (options.warmupSeconds + options.durationSeconds)) + 1_000);
 }
 
 const mb = (bytes: number): string => `${Math.round(bytes / 1024 / 1024)} MB`;
@@ -1142,6 +1188,8 @@ async function main(): Promise<number> {
     }
 
     const rows: Row[] = [];
+    /** The baseline's runs each alternateWithBaseline scenario alternated with, by its name. */
+    const pairedBaseRounds = new Map<string, Round[]>();
     const sideProblems: string[] = [];
     let servicePeak = treeRss(app.pid!);
     /** One run of a scenario on its target: its load, the server's peak RSS and CPU, and its side work's notes. */
@@ -1162,6 +1210,7 @@ async function main(): Promise<number> {
           variants: scenario.variants,
           distinctForwardedFor: scenario.distinctForwardedFor,
           expect: scenario.expect,
+          ...(scenario.dpop ? { dpop: { ...scenario.dpop, count: dpopProofCount(rows) } } : {}),
         },
         path.join(dir, "job.json"),
         (phase) => (phase === "warm-up" ? sideWork?.start() : sideWork?.measure()),
@@ -1196,7 +1245,7 @@ async function main(): Promise<number> {
       const baseTarget = baseScenario ? targets[baseScenario.target] : undefined;
       // A ratio to a bare server alternates with it (--rounds): the machine's speed drifts between two windows
       // of ten seconds by more than the goals' margins.
-      if (baseScenario && baseRow && baseTarget && baseScenario.target !== scenario.target) {
+      if (baseScenario && baseRow && baseTarget && (baseScenario.target !== scenario.target || scenario.alternateWithBaseline)) {
         for (let round = 2; round <= options.rounds; round++) {
           log(`${baseScenario.name}, round ${round}…`);
           baseRow.rounds.push(await measure(baseScenario, baseTarget));
@@ -1209,6 +1258,12 @@ async function main(): Promise<number> {
         Object.assign(row, rowOf(row.name, row.rounds));
       }
       if (baseRow && baseRow.result.requestsPerSecond > 0) row.ratio = row.result.requestsPerSecond / baseRow.result.requestsPerSecond;
+      // Against a baseline on the same server, only the baseline's runs alternated with this one's count (it has others).
+      if (baseRow && scenario.alternateWithBaseline) {
+        const paired = baseRow.rounds.slice(-row.rounds.length);
+        pairedBaseRounds.set(row.name, paired);
+        row.ratio = row.result.requestsPerSecond / rowOf(baseRow.name, paired).result.requestsPerSecond;
+      }
     }
     // The operator scenarios' brackets: now that the plain run after each exists, the ratio is to the mean.
     for (const row of rows) {
@@ -1294,8 +1349,10 @@ async function main(): Promise<number> {
     console.log(table(rows));
     for (const row of rows) {
       const base = rows.find((r) => r.name === all.find((scenario) => scenario.name === row.name)?.baseline);
-      if (!base || row.rounds.length < 2 || base.rounds.length !== row.rounds.length) continue;
-      const each = row.rounds.map((round, i) => pct(round.result.requestsPerSecond / base.rounds[i]!.result.requestsPerSecond));
+      if (!base || row.rounds.length < 2 || base.rounds.length < row.rounds.length) continue;
+      // A baseline on the same server has runs of its own (and other scenarios' alternations): the ones it alternated with.
+      const paired = pairedBaseRounds.get(row.name) ?? base.rounds;
+      const each = row.rounds.map((round, i) => pct(round.result.requestsPerSecond / paired[i]!.result.requestsPerSecond));
       console.log(`rounds: ${row.name}, ${each.join(", ")} of "${base.name}" round by round (alternating runs); the table's ratio is of their means`);
     }
     for (const line of storeLines) console.log(line);
@@ -1305,7 +1362,7 @@ async function main(): Promise<number> {
       if (!other) continue;
       const change = (100 * (row.cpuMsPerRequest - other.cpuMsPerRequest)) / other.cpuMsPerRequest;
       console.log(
-        `metrics pair: ${other.name} ${other.cpuMsPerRequest.toFixed(3)} → ${row.cpuMsPerRequest.toFixed(3)} ms CPU/req with METRICS_TOKEN set (${change >= 0 ? "+" : ""}${change.toFixed(1)} %)`,
+        `CPU pair: ${other.name} ${other.cpuMsPerRequest.toFixed(3)} → ${row.name} ${row.cpuMsPerRequest.toFixed(3)} ms CPU/req (${change >= 0 ? "+" : ""}${change.toFixed(1)} %)`,
       );
     }
     // The two servers' words in the comparison lines: with and without the layer, or this build and the other.

@@ -10,6 +10,7 @@
 // Usage: tsx bench/seed.ts <fixtures.json> <content-dir> [--pending N]
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from "jose";
 import path from "node:path";
 import { signIdentityAssertion } from "@/lib/assertions";
 import { newSecret, sha256 } from "@/lib/crypto/secrets";
@@ -31,7 +32,17 @@ export interface BenchFixtures {
   assertions: string[];
   /** Display names and slugs of members with a public profile (lookup_member arguments). */
   publicNames: string[];
+  /** Issue 52: per algorithm, one more token per active delegation, DPoP-bound to one key (its JWKs here: the load signs the proofs). */
+  dpop: Record<BenchDpopAlgorithm, BenchDpopKey>;
   counts: { members: number; delegations: number; pending: number; documents: number };
+}
+
+/** ES256 (P-256 ECDSA) and Ed25519 (as oauth4webapi names EdDSA on Ed25519): the two kinds of key agents use. */
+export type BenchDpopAlgorithm = "ES256" | "Ed25519";
+export interface BenchDpopKey {
+  privateJwk: JWK;
+  publicJwk: JWK;
+  accessTokens: string[];
 }
 
 const MEMBERS = 10_000;
@@ -205,7 +216,11 @@ async function seedMembers(): Promise<{ ids: string[]; emails: string[]; publicN
   return { ids, emails, publicNames };
 }
 
-async function seedDelegations(memberIds: string[], emails: string[]): Promise<{ accessTokens: string[]; assertions: string[] }> {
+async function seedDelegations(
+  memberIds: string[],
+  emails: string[],
+  dpopJkts: Record<BenchDpopAlgorithm, string>,
+): Promise<{ accessTokens: string[]; assertions: string[]; dpopAccessTokens: Record<BenchDpopAlgorithm, string[]> }> {
   const now = new Date();
   const scope = SCOPES.join(" ");
   const resource = protectedResource();
@@ -214,6 +229,7 @@ async function seedDelegations(memberIds: string[], emails: string[]): Promise<{
   const delegations = [];
   const tokens = [];
   const accessTokens: string[] = [];
+  const dpopAccessTokens: Record<BenchDpopAlgorithm, string[]> = { ES256: [], Ed25519: [] };
   const assertionInputs = [];
   for (let i = 0; i < DELEGATIONS; i++) {
     const m = (i * 7) % memberIds.length; // spread over the members
@@ -258,10 +274,28 @@ async function seedDelegations(memberIds: string[], emails: string[]): Promise<{
       scope,
       resource,
       grant: "claim",
+      dpopJkt: null,
       expiresAt: new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_SECONDS * 1000),
       createdAt: now,
     });
-    assertionInputs.push({ memberId, registrationId, scope, clientName });
+    for (const alg of ["ES256", "Ed25519"] as const) {
+      const bound = newSecret("aca_");
+      dpopAccessTokens[alg].push(bound);
+      tokens.push({
+        id: randomUUID(),
+        tokenHash: sha256(bound),
+        registrationId,
+        delegationId,
+        memberId,
+        scope,
+        resource,
+        grant: "claim",
+        dpopJkt: dpopJkts[alg],
+        expiresAt: new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_SECONDS * 1000),
+        createdAt: now,
+      });
+    }
+    assertionInputs.push({ memberId, registrationId, scope, clientName, jkt: null });
   }
   await insertRows("Registration", registrations);
   await insertRows("ClaimAttempt", attempts);
@@ -269,7 +303,7 @@ async function seedDelegations(memberIds: string[], emails: string[]): Promise<{
   await insertRows("AccessToken", tokens);
   const assertions: string[] = [];
   for (const input of assertionInputs) assertions.push((await signIdentityAssertion(input)).assertion);
-  return { accessTokens, assertions };
+  return { accessTokens, assertions, dpopAccessTokens };
 }
 
 /**
@@ -331,13 +365,22 @@ async function main(): Promise<void> {
   const pendingCount = pendingIndex === -1 ? 30_000 : Number(rest[pendingIndex + 1]);
   const documents = writeDocuments(contentDirArg);
   const members = await seedMembers();
-  const { accessTokens, assertions } = await seedDelegations(members.ids, members.emails);
+  const dpopKeys = { ES256: await generateKeyPair("ES256", { extractable: true }), Ed25519: await generateKeyPair("Ed25519", { extractable: true }) };
+  const publicJwks = { ES256: await exportJWK(dpopKeys.ES256.publicKey), Ed25519: await exportJWK(dpopKeys.Ed25519.publicKey) };
+  const jkts = { ES256: await calculateJwkThumbprint(publicJwks.ES256, "sha256"), Ed25519: await calculateJwkThumbprint(publicJwks.Ed25519, "sha256") };
+  const { accessTokens, assertions, dpopAccessTokens } = await seedDelegations(members.ids, members.emails, jkts);
+  const dpopKey = async (alg: BenchDpopAlgorithm): Promise<BenchDpopKey> => ({
+    privateJwk: await exportJWK(dpopKeys[alg].privateKey),
+    publicJwk: publicJwks[alg],
+    accessTokens: dpopAccessTokens[alg],
+  });
   const pendingClaimTokens = await seedPending(pendingCount, members.emails);
   const fixtures: BenchFixtures = {
     accessTokens,
     pendingClaimTokens,
     assertions,
     publicNames: members.publicNames,
+    dpop: { ES256: await dpopKey("ES256"), Ed25519: await dpopKey("Ed25519") },
     counts: { members: members.ids.length, delegations: accessTokens.length, pending: pendingClaimTokens.length, documents },
   };
   fs.writeFileSync(fixturesFile, JSON.stringify(fixtures));

@@ -20,6 +20,11 @@ export interface AssertionClaims {
   registrationId: string;
   scope: string;
   clientName: string | null;
+  /**
+   * Issue 52: the DPoP key the assertion is bound to (its `cnf.jkt`, RFC 7800 / RFC 9449 §6.1), the key the poll that
+   * got it proved; its exchange must prove the same key. Null: unbound (the poll carried no proof).
+   */
+  jkt: string | null;
 }
 
 export interface SignedAssertion {
@@ -37,6 +42,7 @@ export async function signIdentityAssertion(claims: AssertionClaims, clock: Cloc
     scope: claims.scope,
     registration_id: claims.registrationId,
     ...(claims.clientName !== null ? { client_name: claims.clientName } : {}),
+    ...(claims.jkt !== null ? { cnf: { jkt: claims.jkt } } : {}),
   };
   const assertion = await new SignJWT(payload)
     .setProtectedHeader({ alg: ASSERTION_ALGORITHM, typ: ASSERTION_TYPE, kid: active.kid })
@@ -91,7 +97,9 @@ export async function verifyIdentityAssertion(assertion: string, clock: Clock = 
     if (payload.aud !== base) return null;
     if (typeof payload.sub !== "string" || typeof payload.registration_id !== "string" || typeof payload.scope !== "string") return null;
     const clientName = typeof payload.client_name === "string" ? payload.client_name : null;
-    const claims: AssertionClaims = { memberId: payload.sub, registrationId: payload.registration_id, scope: payload.scope, clientName };
+    const jkt = confirmationKeyOf(payload.cnf);
+    if (jkt === undefined) return null;
+    const claims: AssertionClaims = { memberId: payload.sub, registrationId: payload.registration_id, scope: payload.scope, clientName, jkt };
     // jose has checked that iat and exp are numbers (requiredClaims).
     verified.remember(assertion, { claims, issuedAt: payload.iat!, expiresAt: payload.exp! });
     return claims;
@@ -101,17 +109,35 @@ export async function verifyIdentityAssertion(assertion: string, clock: Clock = 
   }
 }
 
-/** `agent_binding`: the registration was signed (issue 44) and this exchange is not signed by a key of the same origin. */
-export type ExchangeOutcome = { ok: true; token: IssuedAccessToken } | { ok: false; error: "invalid_target" | "invalid_grant" | "agent_binding" };
+/** The key of a `cnf` claim (null: none); undefined when a `cnf` is there but is not `{"jkt": "<thumbprint>"}`. */
+function confirmationKeyOf(cnf: unknown): string | null | undefined {
+  if (cnf === undefined) return null;
+  if (typeof cnf !== "object" || cnf === null) return undefined;
+  const jkt = (cnf as Record<string, unknown>).jkt;
+  return typeof jkt === "string" && /^[A-Za-z0-9_-]{43}$/.test(jkt) ? jkt : undefined;
+}
+
+/**
+ * `agent_binding`: the registration was signed (issue 44) and this exchange is not signed by a key of the same origin.
+ * `dpop_binding`: the assertion is bound to a DPoP key (cnf.jkt, issue 52) and this exchange proves another key or none.
+ */
+export type ExchangeOutcome = { ok: true; token: IssuedAccessToken } | { ok: false; error: "invalid_target" | "invalid_grant" | "agent_binding" | "dpop_binding" };
 
 /**
  * The JWT-bearer grant (RFC 7523): `resource` must be exactly {base}/api; a valid assertion whose
  * delegation is still active yields a fresh access token; the assertion stays valid for re-exchange.
+ * `dpopJkt`: the key the exchange's DPoP proof proved (null: none); the token is bound to it.
  */
-export async function exchangeIdentityAssertion(input: { assertion: string; resource: string; signedBy?: string | null }, clock: Clock = systemClock): Promise<ExchangeOutcome> {
+export async function exchangeIdentityAssertion(
+  input: { assertion: string; resource: string; signedBy?: string | null; dpopJkt?: string | null },
+  clock: Clock = systemClock,
+): Promise<ExchangeOutcome> {
   if (input.resource !== protectedResource()) return { ok: false, error: "invalid_target" };
   const claims = await verifyIdentityAssertion(input.assertion, clock);
   if (!claims) return { ok: false, error: "invalid_grant" };
+  const dpopJkt = input.dpopJkt ?? null;
+  // A leaked bound assertion is useless without its key (checked before any row is read).
+  if (claims.jkt !== null && claims.jkt !== dpopJkt) return { ok: false, error: "dpop_binding" };
   return transaction(async () => {
     const delegation = await findDelegationOfRegistration(claims.registrationId);
     if (!delegation || delegation.status !== "active" || delegation.registrationStatus !== "active" || delegation.memberId !== claims.memberId) {
@@ -119,8 +145,9 @@ export async function exchangeIdentityAssertion(input: { assertion: string; reso
     }
     // A signed registration binds its delegation to its agent's keys: a leaked assertion alone is not enough.
     if (delegation.agentOrigin !== null && delegation.agentOrigin !== (input.signedBy ?? null)) return { ok: false, error: "agent_binding" } as const;
+    const binding = { dpopJkt, agentOrigin: delegation.agentOrigin };
     const token = await issueAccessToken(
-      { registrationId: delegation.registrationId, delegationId: delegation.id, memberId: delegation.memberId, scope: delegation.scope, grant: "jwt-bearer" },
+      { registrationId: delegation.registrationId, delegationId: delegation.id, memberId: delegation.memberId, scope: delegation.scope, grant: "jwt-bearer", binding },
       clock,
     );
     return { ok: true, token } as const;

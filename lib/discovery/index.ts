@@ -5,7 +5,7 @@ import { jsonReply, type ApiReply } from "@/lib/http/api";
 import { methodNotAllowedReply, notFoundReply } from "@/lib/http/errors";
 import { publicJwks } from "@/lib/keys";
 import { isAuthDiscoveryPublic } from "@/lib/release-mode";
-import { CLAIM_GRANT_TYPE, JWT_BEARER_GRANT_TYPE, SCOPES } from "@/lib/schemas/service-auth";
+import { CLAIM_GRANT_TYPE, DPOP_ALGORITHMS, JWT_BEARER_GRANT_TYPE, SCOPES } from "@/lib/schemas/service-auth";
 import { protectedResource } from "@/lib/tokens";
 
 /** Where the service_auth walkthrough is published. */
@@ -19,6 +19,9 @@ export function protectedResourceMetadata() {
     bearer_methods_supported: ["header"],
     resource_name: "Agent Gate own-account API",
     resource_documentation: absoluteUrl(AUTH_DOCUMENTATION_PATH),
+    // RFC 9728 §2 (issue 52): DPoP-bound tokens are accepted with proofs of these algorithms; Bearer tokens remain.
+    dpop_signing_alg_values_supported: [...DPOP_ALGORITHMS],
+    dpop_bound_access_tokens_required: false,
   };
 }
 
@@ -35,6 +38,8 @@ export function authorizationServerMetadata() {
     response_types_supported: [],
     service_documentation: absoluteUrl(AUTH_DOCUMENTATION_PATH),
     agent_identity_endpoint: absoluteUrl("/agent/identity"),
+    // RFC 9449 §5.1 (issue 52): both grants bind a token to the key of a DPoP proof of these algorithms.
+    dpop_signing_alg_values_supported: [...DPOP_ALGORITHMS],
   };
 }
 

@@ -13,12 +13,28 @@ export async function insertAccessToken(input: {
   grant: "claim" | "jwt-bearer";
   expiresAt: Date;
   now: Date;
+  /** Issue 52: the DPoP key's thumbprint every use must prove, and the Web Bot Auth origin every use must be signed by. */
+  dpopJkt?: string | null;
+  agentOrigin?: string | null;
 }): Promise<string> {
   const id = timeOrderedId(input.now);
   await db().execute(
-    `INSERT INTO "AccessToken" ("id", "tokenHash", "registrationId", "delegationId", "memberId", "scope", "resource", "grant", "expiresAt", "revokedAt", "createdAt")
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, $10)`,
-    [id, input.tokenHash, input.registrationId, input.delegationId, input.memberId, input.scope, input.resource, input.grant, input.expiresAt, input.now],
+    `INSERT INTO "AccessToken" ("id", "tokenHash", "registrationId", "delegationId", "memberId", "scope", "resource", "grant", "dpopJkt", "agentOrigin", "expiresAt", "revokedAt", "createdAt")
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL, $12)`,
+    [
+      id,
+      input.tokenHash,
+      input.registrationId,
+      input.delegationId,
+      input.memberId,
+      input.scope,
+      input.resource,
+      input.grant,
+      input.dpopJkt ?? null,
+      input.agentOrigin ?? null,
+      input.expiresAt,
+      input.now,
+    ],
   );
   return id;
 }
@@ -39,12 +55,15 @@ export interface TokenGrantRow {
   lastUsedAt: Date | null;
   registrationType: string;
   registrationStatus: string;
+  /** Issue 52: the bindings the token was issued with (null: none). */
+  dpopJkt: string | null;
+  agentOrigin: string | null;
 }
 
 /** Every Bearer request looks its token up: one indexed join. */
 export async function findTokenGrant(tokenHash: string): Promise<TokenGrantRow | null> {
   const rows = await db().query<Omit<TokenGrantRow, "expiresAt" | "revokedAt" | "lastUsedAt"> & { expiresAt: unknown; revokedAt: unknown; lastUsedAt: unknown }>(
-    `SELECT t."id", t."memberId", t."registrationId", t."delegationId", t."scope", t."resource", t."expiresAt", t."revokedAt",
+    `SELECT t."id", t."memberId", t."registrationId", t."delegationId", t."scope", t."resource", t."expiresAt", t."revokedAt", t."dpopJkt", t."agentOrigin",
             m."email" AS "memberEmail", d."clientName", d."status" AS "delegationStatus", d."lastUsedAt",
             r."registrationType", r."status" AS "registrationStatus"
      FROM "AccessToken" t

@@ -12,6 +12,8 @@ export interface RegistrationRow {
   status: string;
   /** The Web Bot Auth origin that signed the registration (issue 44); null when it was unsigned. */
   agentOrigin: string | null;
+  /** The DPoP key the registration proved (issue 52): every poll must prove it; null when it carried no proof. */
+  dpopJkt: string | null;
 }
 
 interface RawRegistration {
@@ -22,9 +24,10 @@ interface RawRegistration {
   claimExpiresAt: unknown;
   status: string;
   agentOrigin: string | null;
+  dpopJkt: string | null;
 }
 
-const COLUMNS = `"id", "loginHint", "clientName", "scope", "claimExpiresAt", "status", "agentOrigin"`;
+const COLUMNS = `"id", "loginHint", "clientName", "scope", "claimExpiresAt", "status", "agentOrigin", "dpopJkt"`;
 
 function toRow(raw: RawRegistration): RegistrationRow {
   return { ...raw, claimExpiresAt: readDate(raw.claimExpiresAt) };
@@ -39,12 +42,25 @@ export async function insertRegistration(input: {
   now: Date;
   /** The verified signer (issue 44), or null for an unsigned registration. */
   agent?: { origin: string; thumbprint: string } | null;
+  /** The DPoP key's thumbprint (issue 52), or null for a registration without a proof. */
+  dpopJkt?: string | null;
 }): Promise<string> {
   const id = randomUUID();
   await db().execute(
-    `INSERT INTO "Registration" ("id", "registrationType", "loginHint", "clientName", "scope", "claimTokenHash", "claimExpiresAt", "status", "agentOrigin", "agentKeyThumbprint", "createdAt", "updatedAt")
-     VALUES ($1, 'service_auth', $2, $3, $4, $5, $6, 'pending', $7, $8, $9, $9)`,
-    [id, input.loginHint, input.clientName, input.scope, input.claimTokenHash, input.claimExpiresAt, input.agent?.origin ?? null, input.agent?.thumbprint ?? null, input.now],
+    `INSERT INTO "Registration" ("id", "registrationType", "loginHint", "clientName", "scope", "claimTokenHash", "claimExpiresAt", "status", "agentOrigin", "agentKeyThumbprint", "dpopJkt", "createdAt", "updatedAt")
+     VALUES ($1, 'service_auth', $2, $3, $4, $5, $6, 'pending', $7, $8, $9, $10, $10)`,
+    [
+      id,
+      input.loginHint,
+      input.clientName,
+      input.scope,
+      input.claimTokenHash,
+      input.claimExpiresAt,
+      input.agent?.origin ?? null,
+      input.agent?.thumbprint ?? null,
+      input.dpopJkt ?? null,
+      input.now,
+    ],
   );
   return id;
 }

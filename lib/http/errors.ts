@@ -1,6 +1,8 @@
-// The one place that builds error bodies (CONTRACT.md §2) and Bearer challenges (CONTRACT.md §6, RFC 6750 §3).
+// The one place that builds error bodies (CONTRACT.md §2) and challenges: Bearer (CONTRACT.md §6, RFC 6750 §3), DPoP
+// (RFC 9449 §7.1) and Signature (Web Bot Auth).
 import { getConfig } from "@/lib/config";
 import { isAuthDiscoveryPublic } from "@/lib/release-mode";
+import { DPOP_ALGORITHMS } from "@/lib/schemas/service-auth";
 import type { ApiReply } from "./api";
 
 export const ERROR_STATUS = {
@@ -15,6 +17,9 @@ export const ERROR_STATUS = {
   invalid_claim_token: 400,
   claim_expired: 400,
   claimed_or_in_flight: 409,
+  // DPoP (RFC 9449 §5.2, §8; issue 52): 400 at the token endpoint and the registration, 401 (a DPoP challenge) on a resource.
+  invalid_dpop_proof: 400,
+  use_dpop_nonce: 400,
   invalid_token: 401,
   insufficient_scope: 403,
   not_supported: 403,
@@ -266,13 +271,53 @@ const CHALLENGE_DESCRIPTION = {
 
 /** A protected-resource refusal: status, JSON body and the matching challenge. */
 export function challengeReply(challenge: ChallengeKind): ApiReply {
+  return protectedResourceReply(challenge, bearerChallenge(challenge));
+}
+
+function protectedResourceReply(challenge: ChallengeKind, wwwAuthenticate: string): ApiReply {
   const code: ErrorCode = challenge.kind === "no_credential" ? "invalid_token" : challenge.kind;
   // The challenge itself carries no error code without a credential (RFC 6750 §3.1); the JSON body keeps §2's shape.
   return {
     status: CHALLENGE_STATUS[challenge.kind],
-    headers: { "content-type": "application/json", "cache-control": "no-store", "www-authenticate": bearerChallenge(challenge) },
+    headers: { "content-type": "application/json", "cache-control": "no-store", "www-authenticate": wwwAuthenticate },
     body: JSON.stringify(errorBody(code, CHALLENGE_DESCRIPTION[challenge.kind])),
   };
+}
+
+// ---- DPoP challenges (RFC 9449 §7.1; issue 52) ----
+
+/** What a DPoP-scheme request to a protected resource is refused for. */
+export type DpopChallengeError = "invalid_token" | "invalid_dpop_proof" | "use_dpop_nonce" | "invalid_request" | "insufficient_scope";
+
+/** `DPoP error="…", algs="ES256 EdDSA Ed25519"` (with the route's `scope` for insufficient_scope); never an error_description. */
+export function dpopChallenge(error: DpopChallengeError, scope?: string): string {
+  const params = [`error="${error}"`];
+  if (error === "insufficient_scope" && scope !== undefined) params.push(`scope="${scope}"`);
+  params.push(`algs="${DPOP_ALGORITHMS.join(" ")}"`);
+  return `DPoP ${params.join(", ")}`;
+}
+
+const DPOP_STATUS = { invalid_token: 401, invalid_dpop_proof: 401, use_dpop_nonce: 401, invalid_request: 400, insufficient_scope: 403 } as const;
+
+/**
+ * A protected-resource refusal of a DPoP-bound token or a DPoP-scheme request: status, CONTRACT.md §2's body (its
+ * description says what to send) and the DPoP challenge; a use_dpop_nonce refusal carries the nonce (RFC 9449 §8).
+ */
+export function dpopRefusalReply(error: DpopChallengeError, description: string, options: { scope?: string; nonce?: string } = {}): ApiReply {
+  const headers: Record<string, string> = { "content-type": "application/json", "cache-control": "no-store", "www-authenticate": dpopChallenge(error, options.scope) };
+  if (options.nonce !== undefined) headers["dpop-nonce"] = options.nonce;
+  return { status: DPOP_STATUS[error], headers, body: JSON.stringify(errorBody(error, description)) };
+}
+
+/** A token-endpoint or registration refusal of a DPoP proof (400, RFC 9449 §5.2 and §8): the nonce rides in DPoP-Nonce. */
+export function dpopProofRefusalReply(
+  error: "invalid_dpop_proof" | "use_dpop_nonce",
+  detail: string,
+  options: { headers?: Record<string, string>; nonce?: string } = {},
+): ApiReply {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.nonce !== undefined) headers["dpop-nonce"] = options.nonce;
+  return errorReply(error, `The DPoP proof was not accepted: ${detail}.`, { headers });
 }
 
 /**
@@ -317,4 +362,12 @@ export function signatureRequiredReply(): ApiReply {
     "This service accepts only registrations signed with HTTP Message Signatures in the Web Bot Auth profile (RFC 9421); sign the request and send it again.",
     { challenge: signatureChallenge() },
   );
+}
+
+/**
+ * 401 for a token bound to a Web Bot Auth agent (issue 52 item 5) presented without a signature of that agent: the
+ * Signature challenge names what is missing (`tag="web-bot-auth"`), `error="invalid_token"` that the token is unusable so.
+ */
+export function boundTokenSignatureReply(description: string): ApiReply {
+  return errorReply("invalid_token", description, { challenge: `Signature realm="${getConfig().realm}", tag="web-bot-auth", error="invalid_token"` });
 }

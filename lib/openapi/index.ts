@@ -35,6 +35,8 @@ export interface OperationSpec {
   description: string;
   tags: string[];
   scope?: (typeof SCOPES)[number];
+  /** Issue 52: a DPoP-bound token is accepted too (the DPoP scheme and header, RFC 9449 §7). */
+  dpop?: boolean;
   /** An operator endpoint behind its own bearer secret (METRICS_TOKEN), not an agent's token. */
   operatorSecret?: boolean;
   query?: { name: string; description: string; schema: Record<string, unknown> }[];
@@ -43,7 +45,11 @@ export interface OperationSpec {
 }
 
 const error = (description: string, headers?: Record<string, string>): ResponseSpec => ({ description, schema: errorBodySchema, headers });
-const WWW_AUTHENTICATE = { "WWW-Authenticate": "The RFC 6750 Bearer challenge (realm, error, scope or resource_metadata)." };
+const WWW_AUTHENTICATE = {
+  "WWW-Authenticate":
+    'The RFC 6750 Bearer challenge (realm, error, scope or resource_metadata); for a DPoP-bound token or the DPoP scheme, the RFC 9449 DPoP challenge (error, algs="ES256 EdDSA Ed25519"); for a token bound to a Web Bot Auth agent sent unsigned, a Signature challenge.',
+};
+const DPOP_NONCE = { "DPoP-Nonce": "With error use_dpop_nonce (a proof whose iat is outside the window): the nonce to put in the next proof (RFC 9449 §8)." };
 const RATE_LIMIT = {
   "RateLimit-Limit": "Requests allowed per window.",
   "RateLimit-Remaining": "Requests left in the current window.",
@@ -56,13 +62,17 @@ function ownAccountOperation(path: string, operationId: string, summary: string,
     path,
     operationId,
     summary,
-    description: `${description} Needs a Bearer access token with scope \`${scope}\` in the Authorization header only; no query parameters and no body.`,
+    description: `${description} Needs an access token with scope \`${scope}\` in the Authorization header only; no query parameters and no body. A Bearer token is sent as \`Authorization: Bearer\`; a DPoP-bound token (token_type DPoP) as \`Authorization: DPoP\` with a DPoP proof of its key (with \`ath\`) in the \`DPoP\` header; a token bound to a Web Bot Auth agent (\`agent_origin\` in its token response) only on a request signed by a key of that origin.`,
     tags: ["own account"],
     scope,
+    dpop: true,
     responses: {
       "200": { description: "The member's own data.", schema },
       "400": error('Malformed request: query parameters or a body (challenge error="invalid_request").', WWW_AUTHENTICATE),
-      "401": error("No credential, or an invalid, expired or revoked token.", WWW_AUTHENTICATE),
+      "401": error(
+        "No credential; an invalid, expired or revoked token; a DPoP-bound token without a valid proof of its key (invalid_token, invalid_dpop_proof, use_dpop_nonce); a token bound to a Web Bot Auth agent without a valid signature of that agent.",
+        { ...WWW_AUTHENTICATE, ...DPOP_NONCE },
+      ),
       "403": error('The token lacks this route\'s scope (challenge error="insufficient_scope").', WWW_AUTHENTICATE),
       "405": error("Only GET and HEAD are supported."),
       "503": error("The database is unreachable; retry after Retry-After seconds.", { "Retry-After": "Seconds to wait." }),
@@ -253,8 +263,13 @@ export function openApiDocument(): Record<string, unknown> {
       summary: op.summary,
       description: op.description,
       tags: op.tags,
-      ...(op.scope ? { security: [{ agentBearer: [op.scope] }] } : op.operatorSecret ? { security: [{ operatorBearer: [] }] } : { security: [] }),
+      ...(op.scope
+        ? { security: [{ agentBearer: [op.scope] }, ...(op.dpop ? [{ agentDPoP: [op.scope] }] : [])] }
+        : op.operatorSecret
+          ? { security: [{ operatorBearer: [] }] }
+          : { security: [] }),
       ...(op.query ? { parameters: op.query.map((q) => ({ name: q.name, in: "query", required: false, description: q.description, schema: q.schema })) } : {}),
+      ...(op.dpop ? { parameters: [{ $ref: "#/components/parameters/DPoP" }] } : {}),
       ...(op.requestBody
         ? { requestBody: { required: true, description: op.requestBody.description, content: { "application/json": { schema: ref(op.requestBody.schema) } } } }
         : {}),
@@ -301,6 +316,17 @@ export function openApiDocument(): Record<string, unknown> {
           schema: { type: "string" },
         },
       },
+      // Issue 52: the DPoP proof of a request that presents a DPoP-bound token (RFC 9449 §4, §7).
+      parameters: {
+        DPoP: {
+          name: "DPoP",
+          in: "header",
+          required: false,
+          description:
+            "One DPoP proof (RFC 9449 §4): a JWS with typ dpop+jwt, alg ES256 or EdDSA, the public key in jwk, and the claims jti (never used twice), htm, htu (this URL without query), iat (at most 60 seconds old, 10 ahead, unless it carries a DPoP-Nonce of ours) and ath (the base64url SHA-256 of the access token). Required with Authorization: DPoP.",
+          schema: { type: "string" },
+        },
+      },
       responses: {
         SignatureRefused: {
           description:
@@ -333,6 +359,11 @@ export function openApiDocument(): Record<string, unknown> {
           description: `Optional HTTP Message Signatures (RFC 9421) in the Web Bot Auth profile, with the Signature-Input and Signature-Agent headers: a verified agent is counted under its origin on the public reads and shown as verified to the member; ${base}/docs/signing-agents.`,
         },
         operatorBearer: { type: "http", scheme: "bearer", description: "The operator's METRICS_TOKEN." },
+        agentDPoP: {
+          type: "http",
+          scheme: "DPoP",
+          description: `A DPoP-bound access token (RFC 9449; token_type DPoP): the token request carried a DPoP proof, and every use carries a proof of the same key in the DPoP header; ${base}/docs/dpop.`,
+        },
         agentBearer: {
           type: "http",
           scheme: "bearer",

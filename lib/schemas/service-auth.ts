@@ -10,6 +10,15 @@ export type Scope = (typeof SCOPES)[number];
 export const CLAIM_GRANT_TYPE = "urn:vendor:agent-auth:grant-type:claim";
 export const JWT_BEARER_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
+/**
+ * The JWS algorithms a DPoP proof may use (RFC 9449; issue 52): asymmetric only, never `none` or HMAC. Ed25519 is
+ * EdDSA on its one curve under RFC 9864's fully specified name, which oauth4webapi signs Ed25519 keys with.
+ */
+export const DPOP_ALGORITHMS = ["ES256", "EdDSA", "Ed25519"] as const;
+
+/** How an access token must be presented: `Bearer` alone, or `DPoP` with a proof of its key (RFC 9449 §5). */
+export const TOKEN_TYPES = ["Bearer", "DPoP"] as const;
+
 /** ISO 8601 UTC timestamp with millisecond precision, e.g. 2026-11-21T20:00:00.000Z. */
 export const isoTimestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
@@ -100,14 +109,28 @@ export type TokenRequest = z.infer<typeof tokenRequestSchema>;
 
 export const revokeRequestSchema = z.object({ token: text().min(1).max(4096), token_type_hint: text().max(100).optional() }).meta({ id: "RevokeRequest" });
 
+/** Issue 52 item 5: present when the token is bound to a Web Bot Auth agent; every use must be signed by a key of it. */
+const agentOriginMember = z
+  .string()
+  .url()
+  .optional()
+  .describe(
+    "Present when the token is bound to this Web Bot Auth agent origin (the registration was signed): every own-account read with it must be signed by a key of that origin's key directory.",
+  );
+
+const tokenTypeMember = z
+  .enum(TOKEN_TYPES)
+  .describe("Bearer, or DPoP when the token request carried a DPoP proof: the token is then bound to that key and every use must carry a proof of it (RFC 9449).");
+
 export const claimGrantTokenResponseSchema = z
   .object({
     access_token: z.string().startsWith("aca_"),
-    token_type: z.literal("Bearer"),
+    token_type: tokenTypeMember,
     expires_in: z.literal(3600),
     scope: z.string(),
     identity_assertion: z.string(),
     assertion_expires: isoTimestamp,
+    agent_origin: agentOriginMember,
   })
   .meta({ id: "ClaimGrantTokenResponse" });
 export type ClaimGrantTokenResponse = z.infer<typeof claimGrantTokenResponseSchema>;
@@ -115,9 +138,10 @@ export type ClaimGrantTokenResponse = z.infer<typeof claimGrantTokenResponseSche
 export const jwtBearerTokenResponseSchema = z
   .strictObject({
     access_token: z.string().startsWith("aca_"),
-    token_type: z.literal("Bearer"),
+    token_type: tokenTypeMember,
     expires_in: z.literal(3600),
     scope: z.string(),
+    agent_origin: agentOriginMember,
   })
   .meta({ id: "JwtBearerTokenResponse" });
 export type JwtBearerTokenResponse = z.infer<typeof jwtBearerTokenResponseSchema>;

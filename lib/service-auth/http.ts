@@ -8,16 +8,17 @@ import { sha256 } from "@/lib/crypto/secrets";
 import { jsonReply, type ApiReply, type ApiRequest } from "@/lib/http/api";
 import { readForm, readJsonObject, type BodyResult } from "@/lib/http/body";
 import { callerKey } from "@/lib/http/client-ip";
-import { errorReply, payloadTooLargeReply, rateLimitedReply, signatureRefusalReply, signatureRequiredReply, type ErrorCode } from "@/lib/http/errors";
+import { dpopProofRefusalReply, errorReply, payloadTooLargeReply, rateLimitedReply, signatureRefusalReply, signatureRequiredReply, type ErrorCode } from "@/lib/http/errors";
 import { getConfig } from "@/lib/config";
 import { isOriginBlocked, networkHash } from "@/lib/consent";
 import { agentCallerKey, agentIdentityOf, isSigned } from "@/lib/agent-identity";
+import { dpopProofOf, type DpopPresentation } from "@/lib/dpop";
 import { normalizeEmail } from "@/lib/members/normalize";
 import { budgetRule, chargeBudgets, hitRateLimit, rateLimitHeaders, type RateLimitRule } from "@/lib/rate-limit";
 import { pollClaim, refreshClaim, registerClaim, verificationUri, ATTEMPT_LIFETIME_SECONDS, type NewAttempt } from "@/lib/service-auth/lifecycle";
 import { exchangeIdentityAssertion } from "@/lib/assertions";
 import { observeTokenGrant } from "@/lib/observability/events";
-import { revokeAccessToken } from "@/lib/tokens";
+import { revokeAccessToken, tokenTypeOf, type TokenBinding } from "@/lib/tokens";
 import { TOKEN_ERROR_DESCRIPTIONS } from "./token-errors";
 import {
   CLAIM_GRANT_TYPE,
@@ -87,13 +88,17 @@ export async function handleRegistration(request: ApiRequest, clock: Clock = sys
   const refused = (await limited(IDENTITY_IP_RULE, caller, clock)) ?? (await limited(IDENTITY_LOGIN_HINT_RULE, sha256(loginHint), clock));
   if (refused) return refused;
   if (identity?.kind === "invalid") return signatureRefusalReply(identity.reason, identity.detail);
+  // Issue 52 item 3: a valid DPoP proof binds the whole delegation to its key (as dpop_jkt binds a code, RFC 9449 §10).
+  const proof = await dpopProofOf(request, {}, clock);
+  if (proof.kind === "refused") return proofRefusal(proof, NO_STORE);
   const agent = identity?.kind === "verified" ? { origin: identity.origin, thumbprint: identity.thumbprint } : null;
   // Issue 53: the operator may refuse unsigned agents, and blocked origins; the network is kept as a keyed hash.
   if (agent === null && getConfig().agentSignatureRequired) return signatureRequiredReply();
   if (agent !== null && (await isOriginBlocked(agent.origin))) return errorReply("agent_blocked", AGENT_BLOCKED_DESCRIPTION);
   const network = await networkHash(callerKey(request.headers));
   const scopes = parsed.data.scopes ?? [...SCOPES];
-  const reg = await registerClaim({ loginHint, clientName: parsed.data.client_name ?? null, scopes, agent, network }, clock);
+  const dpopJkt = proof.kind === "valid" ? proof.jkt : null;
+  const reg = await registerClaim({ loginHint, clientName: parsed.data.client_name ?? null, scopes, agent, dpopJkt, network }, clock);
   const response: RegistrationResponse = {
     registration_id: reg.registrationId,
     registration_type: "service_auth",
@@ -152,6 +157,20 @@ function tokenError(code: ErrorCode, description = TOKEN_ERROR_DESCRIPTIONS[code
 const AGENT_BINDING_DESCRIPTION =
   "This registration was signed by a verified agent (Web Bot Auth): its polls and exchanges must be signed by a key of the same agent origin; nothing was issued.";
 
+/** Issue 52's bindings, named likewise: a proof of the bound key is what the request lacks. */
+const DPOP_REGISTRATION_DESCRIPTION = "This registration is bound to a DPoP key (RFC 9449): each claim poll must carry a DPoP proof of the same key; nothing was issued.";
+const DPOP_ASSERTION_DESCRIPTION = "This identity assertion is bound to a DPoP key (its cnf.jkt): its exchange must carry a DPoP proof of the same key; nothing was issued.";
+
+/** A DPoP proof that is present but not accepted: 400 invalid_dpop_proof, or use_dpop_nonce with its DPoP-Nonce. */
+function proofRefusal(proof: Extract<DpopPresentation, { kind: "refused" }>, headers: Record<string, string>): ApiReply {
+  return dpopProofRefusalReply(proof.error, proof.detail, { headers, ...(proof.error === "use_dpop_nonce" ? { nonce: proof.nonce } : {}) });
+}
+
+/** Issue 52 item 5: the token response names the agent origin a token is bound to (its token_type names a DPoP key). */
+function agentOriginMember(binding: TokenBinding): { agent_origin?: string } {
+  return binding.agentOrigin !== null ? { agent_origin: binding.agentOrigin } : {};
+}
+
 /** The verified Web Bot Auth origin of a token request, or null (unsigned, or a signature not accepted). */
 async function verifiedOriginOf(request: ApiRequest, clock: Clock): Promise<string | null> {
   if (!isSigned(request.headers)) return null;
@@ -174,22 +193,28 @@ export async function handleToken(request: ApiRequest, clock: Clock = systemCloc
     return tokenError("invalid_request", `The field ${field} is missing or invalid.`);
   }
   const input = parsed.data;
+  // Issue 52 item 2: a DPoP proof binds the token to its key; a proof present but not accepted issues nothing.
+  const proof = await dpopProofOf(request, {}, clock);
+  if (proof.kind === "refused") return proofRefusal(proof, TOKEN_HEADERS);
+  const dpopJkt = proof.kind === "valid" ? proof.jkt : null;
   const signedBy = await verifiedOriginOf(request, clock);
   if (input.grant_type === CLAIM_GRANT_TYPE) {
-    const outcome = await pollClaim(input.claim_token, clock, signedBy, input.confirmation_code);
+    const outcome = await pollClaim(input.claim_token, clock, { signedBy, dpopJkt }, input.confirmation_code);
     if (!outcome.ok) {
       if (outcome.error === "slow_down") return tokenError("slow_down", `Polling too fast; the interval is now ${outcome.interval} seconds.`, outcome.interval);
       if (outcome.error === "agent_binding") return tokenError("invalid_grant", AGENT_BINDING_DESCRIPTION);
       if (outcome.error === "wrong_confirmation_code" || outcome.error === "confirmation_denied") return confirmationError(outcome);
+      if (outcome.error === "dpop_binding") return tokenError("invalid_grant", DPOP_REGISTRATION_DESCRIPTION);
       return tokenError(outcome.error);
     }
     const response: ClaimGrantTokenResponse = {
       access_token: outcome.accessToken,
-      token_type: "Bearer",
+      token_type: tokenTypeOf(outcome.binding),
       expires_in: 3600,
       scope: outcome.scope,
       identity_assertion: outcome.identityAssertion,
       assertion_expires: iso(outcome.assertionExpiresAt),
+      ...agentOriginMember(outcome.binding),
     };
     return json(response, TOKEN_HEADERS);
   }
@@ -200,10 +225,21 @@ export async function handleToken(request: ApiRequest, clock: Clock = systemCloc
       headers: TOKEN_HEADERS,
       retryAfter: refused.retryAfterSeconds,
     });
-  const outcome = await exchangeIdentityAssertion({ assertion: input.assertion, resource: input.resource, signedBy }, clock);
-  observeTokenGrant("jwt-bearer", outcome.ok ? "issued" : outcome.error === "agent_binding" ? "invalid_grant" : outcome.error);
-  if (!outcome.ok) return outcome.error === "agent_binding" ? tokenError("invalid_grant", AGENT_BINDING_DESCRIPTION) : tokenError(outcome.error);
-  const response: JwtBearerTokenResponse = { access_token: outcome.token.accessToken, token_type: "Bearer", expires_in: 3600, scope: outcome.token.scope };
+  const outcome = await exchangeIdentityAssertion({ assertion: input.assertion, resource: input.resource, signedBy, dpopJkt }, clock);
+  observeTokenGrant("jwt-bearer", outcome.ok ? "issued" : outcome.error === "agent_binding" || outcome.error === "dpop_binding" ? "invalid_grant" : outcome.error);
+  if (!outcome.ok) {
+    if (outcome.error === "agent_binding") return tokenError("invalid_grant", AGENT_BINDING_DESCRIPTION);
+    if (outcome.error === "dpop_binding") return tokenError("invalid_grant", DPOP_ASSERTION_DESCRIPTION);
+    return tokenError(outcome.error);
+  }
+  const { token } = outcome;
+  const response: JwtBearerTokenResponse = {
+    access_token: token.accessToken,
+    token_type: tokenTypeOf(token.binding),
+    expires_in: 3600,
+    scope: token.scope,
+    ...agentOriginMember(token.binding),
+  };
   return json(response, TOKEN_HEADERS);
 }
 

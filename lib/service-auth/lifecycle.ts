@@ -22,7 +22,7 @@ import { findMemberByEmail } from "@/lib/members/store";
 import { normalizeEmail } from "@/lib/members/normalize";
 import type { Scope } from "@/lib/schemas/service-auth";
 import { signIdentityAssertion, type AssertionClaims } from "@/lib/assertions";
-import { issueAccessToken, parseScopeString, scopeString, type IssuedAccessToken } from "@/lib/tokens";
+import { issueAccessToken, parseScopeString, scopeString, type IssuedAccessToken, type TokenBinding } from "@/lib/tokens";
 import * as attempts from "@/lib/grants/claim-attempts";
 import type { AttemptRow, AttemptWithRegistration } from "@/lib/grants/claim-attempts";
 import * as delegations from "@/lib/grants/delegations";
@@ -85,7 +85,16 @@ export interface NewRegistration {
 
 /** POST /agent/identity: a registration with its outer claim and first attempt. Unknown e-mails get one too (nobody can approve it). */
 export async function registerClaim(
-  input: { loginHint: string; clientName: string | null; scopes: readonly Scope[]; agent?: { origin: string; thumbprint: string } | null; network?: string | null },
+  input: {
+    loginHint: string;
+    clientName: string | null;
+    scopes: readonly Scope[];
+    agent?: { origin: string; thumbprint: string } | null;
+    /** Issue 52: the DPoP key the registration proved (RFC 7638 thumbprint): every poll must then prove it too. */
+    dpopJkt?: string | null;
+    /** Issue 53: the keyed hash of the requesting network (lib/consent networkHash), kept with the attempt until it is decided. */
+    network?: string | null;
+  },
   clock: Clock = systemClock,
 ): Promise<NewRegistration> {
   const now = clock.now();
@@ -102,6 +111,7 @@ export async function registerClaim(
       claimExpiresAt,
       now,
       agent: input.agent ?? null,
+      dpopJkt: input.dpopJkt ?? null,
     });
     const attempt = await createAttempt(registrationId, now, input.network);
     const member = await findMemberByEmail(loginHint);
@@ -146,7 +156,7 @@ export async function refreshClaim(input: { claimToken: string; email: string; n
 // ---------------------------------------------------------------- polling (claim grant)
 
 export type PollOutcome =
-  | { ok: true; accessToken: string; expiresIn: number; scope: string; identityAssertion: string; assertionExpiresAt: Date }
+  | { ok: true; accessToken: string; expiresIn: number; scope: string; identityAssertion: string; assertionExpiresAt: Date; binding: TokenBinding }
   | { ok: false; error: "invalid_grant" | "authorization_pending" | "access_denied" | "expired_token" }
   /** The registration was signed (issue 44) and this poll is not signed by a key of the same origin: invalid_grant. */
   | { ok: false; error: "agent_binding" }
@@ -154,6 +164,8 @@ export type PollOutcome =
   | { ok: false; error: "confirmation_required" }
   | { ok: false; error: "confirmation_denied" }
   | { ok: false; error: "wrong_confirmation_code"; remainingTries: number }
+  /** The registration is bound to a DPoP key (issue 52) and this poll proves another key or none: invalid_grant. */
+  | { ok: false; error: "dpop_binding" }
   | { ok: false; error: "slow_down"; interval: number };
 
 const POLL_ROUNDS = 3;
@@ -164,11 +176,18 @@ type PollDecision = Exclude<PollOutcome, { ok: true }> | { ok: true; token: Issu
 const tooSoon = (attempt: AttemptRow, now: Date): attempt is AttemptRow & { lastPolledAt: Date } =>
   attempt.lastPolledAt !== null && now.getTime() - attempt.lastPolledAt.getTime() < attempt.interval * 1000;
 
-async function decidePoll(claimTokenHash: string, signedBy: string | null, confirmationCode: string | undefined, now: Date, clock: Clock): Promise<PollDecision> {
+/** What a token request proved besides its grant: its verified Web Bot Auth origin and its DPoP key (null: none). */
+export interface PresentedProofs {
+  signedBy: string | null;
+  dpopJkt: string | null;
+}
+
+async function decidePoll(claimTokenHash: string, proofs: PresentedProofs, confirmationCode: string | undefined, now: Date, clock: Clock): Promise<PollDecision> {
   const registration = await registrations.findRegistrationByClaimTokenHash(claimTokenHash);
   if (!registration) return { ok: false, error: "invalid_grant" };
-  // Before anything moves (pace, slot, token): a leaked claim token alone is useless for a signed registration.
-  if (registration.agentOrigin !== null && registration.agentOrigin !== signedBy) return { ok: false, error: "agent_binding" };
+  // Before anything moves (pace, slot, token): a leaked claim token alone is useless for a signed or DPoP-bound registration.
+  if (registration.agentOrigin !== null && registration.agentOrigin !== proofs.signedBy) return { ok: false, error: "agent_binding" };
+  if (registration.dpopJkt !== null && registration.dpopJkt !== proofs.dpopJkt) return { ok: false, error: "dpop_binding" };
   if (isPast(registration.claimExpiresAt, now)) {
     if ((await registrations.markExpiredIfPending(registration.id, now)) === 1) await webhooks.webhookDelegationExpired(registration.id, clock);
     return { ok: false, error: "invalid_grant" };
@@ -191,10 +210,10 @@ async function decidePoll(claimTokenHash: string, signedBy: string | null, confi
         return { ok: false, error: isPast(attempt.expiresAt, now) ? "expired_token" : "authorization_pending" };
       case "confirming": {
         const refused = await confirmApproval(attempt, registration, confirmationCode, now, clock);
-        return refused ?? issueClaimTokens(registration.id, clock);
+        return refused ?? issueClaimTokens(registration, proofs, clock);
       }
       case "approved":
-        return issueClaimTokens(registration.id, clock);
+        return issueClaimTokens(registration, proofs, clock);
       default:
         return { ok: false, error: "invalid_grant" };
     }
@@ -204,13 +223,20 @@ async function decidePoll(claimTokenHash: string, signedBy: string | null, confi
   return { ok: false, error: "slow_down", interval: latest?.interval ?? INITIAL_POLL_INTERVAL_SECONDS };
 }
 
-/** A fresh access token and the assertion's claims for an approved registration (unless the member cancelled it). */
-async function issueClaimTokens(registrationId: string, clock: Clock): Promise<PollDecision> {
-  const delegation = await delegations.findDelegationOfRegistration(registrationId);
-  // Cancelled by the member (lib/delegations) → the claim is unusable.
+/** A fresh access token and the assertion's claims for an approved registration (unless the member revoked it), bound as the poll proved. */
+async function issueClaimTokens(registration: registrations.RegistrationRow, proofs: PresentedProofs, clock: Clock): Promise<PollDecision> {
+  const delegation = await delegations.findDelegationOfRegistration(registration.id);
+  // Revoked by the member (lib/delegations) → the claim is unusable.
   if (!delegation || delegation.status !== "active") return { ok: false, error: "invalid_grant" };
-  const token = await issueAccessToken({ registrationId, delegationId: delegation.id, memberId: delegation.memberId, scope: delegation.scope, grant: "claim" }, clock);
-  return { ok: true, token, claims: { memberId: delegation.memberId, registrationId, scope: delegation.scope, clientName: delegation.clientName } };
+  // Bound as the poll proved (RFC 9449 §5): its DPoP key, and the agent origin of a signed registration.
+  const binding: TokenBinding = { dpopJkt: proofs.dpopJkt, agentOrigin: registration.agentOrigin };
+  const token = await issueAccessToken(
+    { registrationId: registration.id, delegationId: delegation.id, memberId: delegation.memberId, scope: delegation.scope, grant: "claim", binding },
+    clock,
+  );
+  // The assertion is bound to the poll's DPoP key too (cnf.jkt), as a public client's refresh token is (RFC 9449 §5).
+  const claims = { memberId: delegation.memberId, registrationId: registration.id, scope: delegation.scope, clientName: delegation.clientName, jkt: proofs.dpopJkt };
+  return { ok: true, token, claims };
 }
 
 /**
@@ -242,14 +268,21 @@ async function confirmApproval(
   return null;
 }
 
-/** POST /oauth2/token with the claim grant. */
-/** `signedBy`: the verified Web Bot Auth origin of the poll (issue 44), null when unsigned. `confirmationCode`: issue 53. */
-export async function pollClaim(claimToken: string, clock: Clock = systemClock, signedBy: string | null = null, confirmationCode?: string): Promise<PollOutcome> {
+/**
+ * POST /oauth2/token with the claim grant. `proofs`: the poll's verified Web Bot Auth origin (issue 44) and DPoP key
+ * (issue 52), null when it carries none. `confirmationCode`: what the agent sent of the code the member was shown (issue 53).
+ */
+export async function pollClaim(
+  claimToken: string,
+  clock: Clock = systemClock,
+  proofs: PresentedProofs = { signedBy: null, dpopJkt: null },
+  confirmationCode?: string,
+): Promise<PollOutcome> {
   if (!CLAIM_TOKEN_SYNTAX.test(claimToken)) return { ok: false, error: "invalid_grant" };
   // Load signing keys outside the transaction: the first load may itself use the database.
   await getKeySet();
   const now = clock.now();
-  const decision = await transaction(() => decidePoll(sha256(claimToken), signedBy, confirmationCode, now, clock));
+  const decision = await transaction(() => decidePoll(sha256(claimToken), proofs, confirmationCode, now, clock));
   observeTokenGrant("claim", decision.ok ? "approved" : decision.error);
   if (!decision.ok) return decision;
   const assertion = await signIdentityAssertion(decision.claims, clock);
@@ -260,6 +293,7 @@ export async function pollClaim(claimToken: string, clock: Clock = systemClock, 
     scope: decision.token.scope,
     identityAssertion: assertion.assertion,
     assertionExpiresAt: assertion.expiresAt,
+    binding: decision.token.binding,
   };
 }
 

@@ -29,24 +29,44 @@ export function parseScopeString(scope: string): Scope[] {
   return SCOPES.filter((s) => parts.includes(s));
 }
 
+/**
+ * What a token is bound to (issue 52): the RFC 7638 thumbprint of the DPoP key the token request proved (every use
+ * must prove it, RFC 9449), and the Web Bot Auth origin of a signed registration (every use must be signed by a key
+ * of its directory: draft-richer-oauth-httpsig's binding at issuance to the keys that signed the token request, its
+ * keys here published in the agent's directory; content/docs/dpop.md says which parts are followed). Null: not bound.
+ */
+export interface TokenBinding {
+  dpopJkt: string | null;
+  agentOrigin: string | null;
+}
+
+export const UNBOUND: TokenBinding = { dpopJkt: null, agentOrigin: null };
+
 export interface IssuedAccessToken {
   accessToken: string;
   expiresAt: Date;
   scope: string;
+  binding: TokenBinding;
+}
+
+/** RFC 9449 §5: a DPoP-bound token's type is DPoP; every other token is a Bearer token. */
+export function tokenTypeOf(binding: TokenBinding): "Bearer" | "DPoP" {
+  return binding.dpopJkt === null ? "Bearer" : "DPoP";
 }
 
 /** Mints one access token inside the caller's transaction (the transition that grants it commits with it). */
 export async function issueAccessToken(
-  input: { registrationId: string; delegationId: string; memberId: string; scope: string; grant: "claim" | "jwt-bearer" },
+  input: { registrationId: string; delegationId: string; memberId: string; scope: string; grant: "claim" | "jwt-bearer"; binding: TokenBinding },
   clock: Clock = systemClock,
 ): Promise<IssuedAccessToken> {
   const accessToken = newSecret("aca_");
   const now = clock.now();
   const expiresAt = new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_SECONDS * 1000);
-  await insertAccessToken({ tokenHash: sha256(accessToken), ...input, resource: protectedResource(), expiresAt, now });
+  const { binding, ...token } = input;
+  await insertAccessToken({ tokenHash: sha256(accessToken), ...token, ...binding, resource: protectedResource(), expiresAt, now });
   // A claim-grant poll is a "token_issue"; a JWT-bearer exchange is an "exchange" (one event each).
   await recordAudit({ type: input.grant === "claim" ? "token_issue" : "exchange", memberId: input.memberId, registrationId: input.registrationId, detail: input.scope }, clock);
-  return { accessToken, expiresAt, scope: input.scope };
+  return { accessToken, expiresAt, scope: input.scope, binding };
 }
 
 /** What a valid access token stands for. */
@@ -62,6 +82,10 @@ export interface VerifiedAccessToken {
   scope: string;
   resource: string;
   expiresAt: Date;
+  /** How every use must be presented (issue 52): a DPoP proof of this key, a signature of this agent origin. */
+  binding: TokenBinding;
+  delegationId: string;
+  lastUsedAt: Date | null;
 }
 
 /** How stale a delegation's lastUsedAt may get before a read refreshes it. */
@@ -89,10 +113,11 @@ const LAST_USED_WRITES: CommitBatch<{ delegationId: string; at: Date }, void> = 
 const ACCESS_TOKEN_SYNTAX = /^aca_[A-Za-z0-9_-]{43,200}$/;
 
 /**
- * The token's grant, or null when it is unknown, expired, revoked, for another resource, or its
- * delegation is no longer active. Records the use on the delegation (lastUsedAt).
+ * The token's grant, or null when it is unknown, expired, revoked, for another resource, or its delegation is no
+ * longer active. Writes nothing: a use is recorded (recordTokenUse) only once the request is accepted, its binding
+ * checked (issue 52).
  */
-export async function verifyAccessToken(token: string, clock: Clock = systemClock): Promise<VerifiedAccessToken | null> {
+export async function findValidAccessToken(token: string, clock: Clock = systemClock): Promise<VerifiedAccessToken | null> {
   if (!ACCESS_TOKEN_SYNTAX.test(token)) return null;
   const now = clock.now();
   // Every Bearer request looks its token up: one indexed join (the store).
@@ -102,11 +127,6 @@ export async function verifyAccessToken(token: string, clock: Clock = systemCloc
   if (row.revokedAt !== null || expiresAt.getTime() <= now.getTime()) return null;
   if (row.resource !== protectedResource()) return null;
   if (row.delegationStatus !== "active" || row.registrationStatus !== "active") return null;
-  // "Last used" is shown to the member with minute precision: one write a minute per delegation, not one per read.
-  const lastUsed = row.lastUsedAt;
-  if (lastUsed === null || now.getTime() - lastUsed.getTime() >= LAST_USED_RESOLUTION_MS || lastUsed.getTime() > now.getTime()) {
-    await inCommitBatch(LAST_USED_WRITES, { delegationId: row.delegationId, at: now });
-  }
   return {
     tokenId: row.id,
     memberId: row.memberId,
@@ -119,7 +139,27 @@ export async function verifyAccessToken(token: string, clock: Clock = systemCloc
     scope: row.scope,
     resource: row.resource,
     expiresAt,
+    binding: { dpopJkt: row.dpopJkt, agentOrigin: row.agentOrigin },
+    delegationId: row.delegationId,
+    lastUsedAt: row.lastUsedAt,
   };
+}
+
+/** Records an accepted use on the token's delegation (lastUsedAt). */
+export async function recordTokenUse(grant: VerifiedAccessToken, clock: Clock = systemClock): Promise<void> {
+  const now = clock.now();
+  // "Last used" is shown to the member with minute precision: one write a minute per delegation, not one per read.
+  const lastUsed = grant.lastUsedAt;
+  if (lastUsed === null || now.getTime() - lastUsed.getTime() >= LAST_USED_RESOLUTION_MS || lastUsed.getTime() > now.getTime()) {
+    await inCommitBatch(LAST_USED_WRITES, { delegationId: grant.delegationId, at: now });
+  }
+}
+
+/** The token's grant (findValidAccessToken), its use recorded: for a caller with no binding of its own to check. */
+export async function verifyAccessToken(token: string, clock: Clock = systemClock): Promise<VerifiedAccessToken | null> {
+  const grant = await findValidAccessToken(token, clock);
+  if (grant) await recordTokenUse(grant, clock);
+  return grant;
 }
 
 /**

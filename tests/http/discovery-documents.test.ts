@@ -105,8 +105,9 @@ describe("/openapi.json", () => {
       "/metrics",
       "/readyz",
     ]);
-    expect(doc.paths["/api/v1/agent/account"]!.get!.security).toEqual([{ agentBearer: ["agent.account.read"] }]);
-    expect(doc.paths["/api/v1/agent/registrations"]!.get!.security).toEqual([{ agentBearer: ["agent.registrations.read"] }]);
+    // Issue 52: a Bearer token, or a DPoP-bound one with its proof.
+    expect(doc.paths["/api/v1/agent/account"]!.get!.security).toEqual([{ agentBearer: ["agent.account.read"] }, { agentDPoP: ["agent.account.read"] }]);
+    expect(doc.paths["/api/v1/agent/registrations"]!.get!.security).toEqual([{ agentBearer: ["agent.registrations.read"] }, { agentDPoP: ["agent.registrations.read"] }]);
     expect(Object.keys(doc.paths["/api/v1/agent/account"]!.get!.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403"]));
     expect(Object.keys(doc.paths["/api/v1/batch"]!.post!.responses)).toEqual(expect.arrayContaining(["200", "400", "413", "429"]));
   });

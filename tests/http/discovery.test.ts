@@ -27,6 +27,9 @@ describe("discovery (public mode)", () => {
       bearer_methods_supported: ["header"],
       resource_name: expect.any(String),
       resource_documentation: `${base}/auth.md`,
+      // Issue 52: DPoP-bound tokens are accepted, Bearer ones remain (RFC 9728 §2).
+      dpop_signing_alg_values_supported: ["ES256", "EdDSA", "Ed25519"],
+      dpop_bound_access_tokens_required: false,
     });
   });
 
@@ -44,6 +47,7 @@ describe("discovery (public mode)", () => {
       response_types_supported: [],
       service_documentation: `${base}/auth.md`,
       agent_identity_endpoint: `${base}/agent/identity`,
+      dpop_signing_alg_values_supported: ["ES256", "EdDSA", "Ed25519"],
     });
   });
 

@@ -5,7 +5,7 @@
 // read from the server that serves them (so they name its BASE_URL), which never serves their not-run markers.
 // Each curl call must answer what the text's `# →` comment says (status, members, header), else 2xx.
 // A block that cannot run here carries `<!-- not-run: why -->` on the line before its fence (DEVELOPING.md).
-import { execFile, spawnSync } from "node:child_process";
+import { execFile, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -113,6 +113,25 @@ interface HumanStep {
   run(base: string, previous: RecordedCall[]): Promise<void>;
 }
 
+/** What the member does in a browser: sign in, open the link, type the code, click Approve (over HTTP, as the browser would). */
+async function approveInBrowser(base: string, verificationUri: string, userCode: string, email: string): Promise<void> {
+  const cookie = await sessionCookie(base, email);
+  const page = await fetch(verificationUri, { headers: { Cookie: cookie }, signal: AbortSignal.timeout(20_000) });
+  const html = await page.text();
+  const formToken = /name="form_token" value="([^"]+)"/.exec(html)?.[1];
+  if (page.status !== 200 || !formToken) throw new Error(`the approval page answered ${page.status} without a form`);
+  const attemptToken = new URL(verificationUri).searchParams.get("claim_attempt_token") ?? "";
+  const decision = await fetch(`${base}/agent/authorize/decision`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie, "Sec-Fetch-Site": "same-origin", Origin: base },
+    body: new URLSearchParams({ claim_attempt_token: attemptToken, form_token: formToken, user_code: userCode, decision: "approve" }).toString(),
+    signal: AbortSignal.timeout(20_000),
+  });
+  await decision.arrayBuffer();
+  if (decision.status !== 303) throw new Error(`the approval answered ${decision.status}`);
+}
+
 const README_HUMAN_STEPS: HumanStep[] = [
   {
     before: /^# 5\. Poll again/m,
@@ -122,21 +141,7 @@ const README_HUMAN_STEPS: HumanStep[] = [
       if (!registration) throw new Error("no registration answer before the approval step");
       const reg = JSON.parse(registration.body) as { claim: { user_code: string; verification_uri: string; interval: number } };
       const email = /"login_hint":"([^"]+)"/.exec(registration.args)?.[1] ?? "ada@example.com";
-      const cookie = await sessionCookie(base, email);
-      const page = await fetch(reg.claim.verification_uri, { headers: { Cookie: cookie }, signal: AbortSignal.timeout(20_000) });
-      const html = await page.text();
-      const formToken = /name="form_token" value="([^"]+)"/.exec(html)?.[1];
-      if (page.status !== 200 || !formToken) throw new Error(`the approval page answered ${page.status} without a form`);
-      const attemptToken = new URL(reg.claim.verification_uri).searchParams.get("claim_attempt_token") ?? "";
-      const decision = await fetch(`${base}/agent/authorize/decision`, {
-        method: "POST",
-        redirect: "manual",
-        headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie, "Sec-Fetch-Site": "same-origin", Origin: base },
-        body: new URLSearchParams({ claim_attempt_token: attemptToken, form_token: formToken, user_code: reg.claim.user_code, decision: "approve" }).toString(),
-        signal: AbortSignal.timeout(20_000),
-      });
-      await decision.arrayBuffer();
-      if (decision.status !== 303) throw new Error(`the approval answered ${decision.status}`);
+      await approveInBrowser(base, reg.claim.verification_uri, reg.claim.user_code, email);
       // The block's first poll comes at least `interval` seconds after the last one, as its text says.
       await new Promise((resolve) => setTimeout(resolve, (reg.claim.interval + 0.5) * 1000));
     },
@@ -225,6 +230,41 @@ function runReadmeClient(base: string): Promise<{ code: number; stdout: string; 
   });
 }
 
+/** The TypeScript example of the DPoP page (issue 52), as the server serves it (its BASE_URL filled in). */
+function dpopExampleOf(page: string): string {
+  const match = /## A complete example with oauth4webapi[^\n]*\n[\s\S]*?```ts\n([\s\S]*?)\n```/.exec(page);
+  if (!match) throw new Error("the DPoP page has no TypeScript example under “A complete example with oauth4webapi”");
+  return match[1]!;
+}
+
+/**
+ * Runs a TypeScript file with tsx as a reader runs the DPoP example, playing the member: when the example prints the
+ * link and the code, the member approves in the browser (over HTTP), and the example's polls then succeed.
+ */
+function runInteractiveExample(file: string, base: string): Promise<{ code: number | null; stdout: string; stderr: string; approvals: number }> {
+  return new Promise((resolve) => {
+    const child = spawn(path.join(ROOT, "node_modules", ".bin", "tsx"), [file], { cwd: ROOT, env: childEnv({ BASE: base }) });
+    const killer = setTimeout(() => child.kill("SIGKILL"), 100_000);
+    let stdout = "";
+    let stderr = "";
+    let approvals = 0;
+    let approving: Promise<void> = Promise.resolve();
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+      const prompt = /Open (\S+) and type the code (\d{8})/.exec(stdout);
+      if (prompt && approvals === 0) {
+        approvals++;
+        approving = approveInBrowser(base, prompt[1]!, prompt[2]!, "ada@example.com").catch((error: unknown) => void (stderr += `approval failed: ${String(error)}\n`));
+      }
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("close", (code) => {
+      clearTimeout(killer);
+      void approving.then(() => resolve({ code, stdout, stderr, approvals }));
+    });
+  });
+}
+
 describe("the command blocks of README.md and of the published docs", () => {
   it("are each shell-labelled, and each block marked not-run says why", () => {
     const blocks = [
@@ -292,6 +332,24 @@ for (const front of FRONTS) {
       }
       expect(problems).toEqual([]);
       expect(ran).toBeGreaterThanOrEqual(25);
+    });
+
+    it("the DPoP page's oauth4webapi example runs as written: bound tokens from both grants, and a read with a proof", { timeout: 120_000 }, async () => {
+      const page = await (await fetch(`${server.baseUrl}/docs/dpop.md`, { signal: AbortSignal.timeout(20_000) })).text();
+      const dir = path.join(ROOT, ".tmp");
+      fs.mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, `docs-dpop-example-${front}-${process.pid}.mts`);
+      fs.writeFileSync(file, dpopExampleOf(page));
+      try {
+        const { code, stdout, stderr, approvals } = await runInteractiveExample(file, server.baseUrl);
+        expect(code, `${stderr}\n${stdout}`).toBe(0);
+        expect(approvals).toBe(1);
+        expect(stdout).toContain("token_type: dpop");
+        expect(stdout).toContain("email: 'ada@example.com'");
+        expect(stdout).toContain("exchanged token_type: dpop");
+      } finally {
+        fs.rmSync(file, { force: true });
+      }
     });
 
     it("README.md's example with the MCP SDK's client runs as pasted: saved as it says, run with its command, in a fresh folder", { timeout: 90_000 }, async () => {

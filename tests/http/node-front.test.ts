@@ -5,7 +5,9 @@
 // (rsc, next-router-…); the front does not, which shows who answered.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../support/server";
+import { athOf, newDpopKey, signProof, type DpopKey, type ProofClaims } from "../support/dpop";
 import {
+  approveAs,
   approvedTokens,
   CLAIM_GRANT,
   freshIp,
@@ -16,6 +18,7 @@ import {
   startAuthServer,
   useServerDatabase,
   type RawResponse,
+  type RegistrationJson,
   type TokenJson,
 } from "../support/agent-auth";
 
@@ -49,6 +52,8 @@ const COMPARED = [
   "referrer-policy",
   "x-frame-options",
   "content-security-policy",
+  // Issue 52: the nonce of a use_dpop_nonce answer (its value is the time slot's, compared as present or not).
+  "dpop-nonce",
 ] as const;
 
 /** Next's own Vary tokens (RSC routing and its compression) say nothing about our answer. */
@@ -86,7 +91,7 @@ function comparable(res: RawResponse, base: string): Comparable {
   const headers: Record<string, string | undefined> = {};
   for (const name of COMPARED) {
     const value = res.headers[name];
-    headers[name] = value === undefined ? undefined : mask(Array.isArray(value) ? value.join(", ") : value, base);
+    headers[name] = value === undefined ? undefined : name === "dpop-nonce" ? "nonce…" : mask(Array.isArray(value) ? value.join(", ") : value, base);
   }
   return { status: res.status, headers, vary: varyTokens(res).filter((t) => !NEXT_VARY.has(t)), body: mask(res.body, base) };
 }
@@ -249,6 +254,106 @@ describe("POST /oauth2/token", () => {
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe("POST");
     expect(varyTokens(res)).toContain("rsc");
+  });
+});
+
+describe("DPoP (issue 52): own-account reads and both grants", () => {
+  type Server = "front" | "next";
+  const baseOf = (server: Server) => (server === "front" ? front.baseUrl : next.baseUrl);
+  let key: DpopKey;
+  let other: DpopKey;
+  const bound: Partial<Record<Server, { claimToken: string; registrationId: string; accessToken: string; assertion: string }>> = {};
+  const plain: Partial<Record<Server, TokenJson>> = {};
+
+  beforeAll(async () => {
+    key = await newDpopKey("ES256");
+    other = await newDpopKey("EdDSA");
+    for (const s of servers()) {
+      const email = await newMember();
+      const registered = await fetch(`${s.base}/agent/identity`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": freshIp(), dpop: await signProof(key, { htm: "POST", htu: `${s.base}/agent/identity` }) },
+        body: JSON.stringify({ type: "service_auth", login_hint: email }),
+      });
+      const reg = (await registered.json()) as RegistrationJson;
+      await approveAs(reg, email);
+      const polled = await fetch(`${s.base}/oauth2/token`, {
+        method: "POST",
+        headers: { ...form, "x-forwarded-for": freshIp(), dpop: await signProof(key, { htm: "POST", htu: `${s.base}/oauth2/token` }) },
+        body: new URLSearchParams({ grant_type: CLAIM_GRANT, claim_token: reg.claim_token }).toString(),
+      });
+      const tokens = (await polled.json()) as TokenJson;
+      bound[s.name] = { claimToken: reg.claim_token, registrationId: reg.registration_id, accessToken: tokens.access_token, assertion: tokens.identity_assertion };
+      plain[s.name] = (await approvedTokens(s.base)).tokens;
+    }
+  });
+
+  /** Builds a case's headers for each server (a proof names its server's URL and is used once), then compares the answers. */
+  async function expectSame(name: string, method: string, path: string, headers: (server: Server) => Promise<Record<string, string>>, body?: (server: Server) => string) {
+    const built = { front: await headers("front"), next: await headers("next") };
+    return expectSameAnswer({ name, method, path, headersFor: (server) => built[server], ...(body ? { body } : {}) });
+  }
+
+  const account = "/api/v1/agent/account";
+  const proofFor =
+    (claims: (server: Server) => Partial<ProofClaims>, header?: Record<string, unknown>, by?: () => DpopKey) =>
+    (server: Server, method = "GET", path = account) =>
+      signProof(by?.() ?? key, { htm: method, htu: `${baseOf(server)}${path}`, ath: athOf(bound[server]!.accessToken), ...claims(server) }, header);
+  const dpopRead =
+    (proof = proofFor(() => ({}))) =>
+    async (server: Server) => ({ Authorization: `DPoP ${bound[server]!.accessToken}`, DPoP: await proof(server) });
+
+  it("own-account reads", async () => {
+    await expectSame("a DPoP read", "GET", account, dpopRead());
+    await expectSame("a DPoP HEAD", "HEAD", account, async (server) => ({ Authorization: `DPoP ${bound[server]!.accessToken}`, DPoP: await proofFor(() => ({}))(server, "HEAD") }));
+    await expectSame("a bound token sent as Bearer", "GET", account, async (server) => ({ Authorization: `Bearer ${bound[server]!.accessToken}` }));
+    await expectSame("no proof", "GET", account, async (server) => ({ Authorization: `DPoP ${bound[server]!.accessToken}` }));
+    await expectSame(
+      "another key's proof",
+      "GET",
+      account,
+      dpopRead(
+        proofFor(
+          () => ({}),
+          undefined,
+          () => other,
+        ),
+      ),
+    );
+    await expectSame("a stale iat (use_dpop_nonce)", "GET", account, dpopRead(proofFor(() => ({ iat: Math.floor(Date.now() / 1000) - 600 }))));
+    await expectSame("an ath of another token", "GET", account, dpopRead(proofFor(() => ({ ath: athOf("aca_other") }))));
+    await expectSame("two proofs", "GET", account, async (server) => ({
+      Authorization: `DPoP ${bound[server]!.accessToken}`,
+      DPoP: `${await proofFor(() => ({}))(server)}, ${await proofFor(() => ({}))(server)}`,
+    }));
+    await expectSame("the DPoP scheme with a Bearer token", "GET", account, async (server) => ({
+      Authorization: `DPoP ${plain[server]!.access_token}`,
+      DPoP: await signProof(key, { htm: "GET", htu: `${baseOf(server)}${account}`, ath: athOf(plain[server]!.access_token) }),
+    }));
+    await expectSame("a malformed DPoP credential", "GET", account, async () => ({ Authorization: "DPoP a b" }));
+  });
+
+  it("both grants", async () => {
+    const tokenProof =
+      (claims: Partial<ProofClaims> = {}) =>
+      async (server: Server) => ({
+        ...form,
+        DPoP: await signProof(key, { htm: "POST", htu: `${baseOf(server)}/oauth2/token`, ...claims }),
+      });
+    const poll = (server: Server) => new URLSearchParams({ grant_type: CLAIM_GRANT, claim_token: bound[server]!.claimToken }).toString();
+    const exchange = (server: Server) => new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion: bound[server]!.assertion, resource: `${baseOf(server)}/api` }).toString();
+    const { getDb } = await import("@/lib/db/prisma");
+    const allowPolls = () =>
+      getDb().claimAttempt.updateMany({ where: { registrationId: { in: [bound.front!.registrationId, bound.next!.registrationId] } }, data: { lastPolledAt: null } });
+    await allowPolls();
+    await expectSame("a bound poll without a proof", "POST", "/oauth2/token", async () => form, poll);
+    await expectSame("a proof for another URL", "POST", "/oauth2/token", tokenProof({ htu: "https://elsewhere.example/oauth2/token" }), poll);
+    await expectSame("a stale proof (use_dpop_nonce)", "POST", "/oauth2/token", tokenProof({ iat: 1 }), poll);
+    const polled = await expectSame("a bound poll with its proof", "POST", "/oauth2/token", tokenProof(), poll);
+    expect(JSON.parse(polled.body)).toMatchObject({ token_type: "DPoP" });
+    await expectSame("a bound assertion exchanged without a proof", "POST", "/oauth2/token", async () => form, exchange);
+    const exchanged = await expectSame("a bound assertion exchanged with its proof", "POST", "/oauth2/token", tokenProof(), exchange);
+    expect(JSON.parse(exchanged.body)).toMatchObject({ token_type: "DPoP" });
   });
 });
 

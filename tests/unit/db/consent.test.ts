@@ -88,7 +88,7 @@ describe("only verified agents (RFC 10027 §6.1.7)", () => {
     const clock = new ManualClock();
     const reg = await register(member, clock, { origin: ORIGIN });
     expect(await decide(reg, member, "approve", clock)).toEqual({ outcome: "approved" });
-    expect((await pollClaim(reg.claimToken, clock, ORIGIN)).ok).toBe(true);
+    expect((await pollClaim(reg.claimToken, clock, { signedBy: ORIGIN, dpopJkt: null })).ok).toBe(true);
   });
 });
 
@@ -118,7 +118,7 @@ describe("the confirmation code (RFC 10027 §6.1.16)", () => {
 
     expect(await pollClaim(reg.claimToken, clock)).toEqual({ ok: false, error: "confirmation_required" });
     clock.advance(5);
-    const tokens = await pollClaim(reg.claimToken, clock, null, `${code.slice(0, 3)} ${code.slice(3)}`);
+    const tokens = await pollClaim(reg.claimToken, clock, undefined, `${code.slice(0, 3)} ${code.slice(3)}`);
     if (!tokens.ok) throw new Error(`expected tokens, got ${tokens.error}`);
     expect(await verifyAccessToken(tokens.accessToken, clock)).not.toBeNull();
     expect(await attemptRow(reg.attempt.attemptId)).toMatchObject({ status: "approved", confirmationCodeHash: null, networkHash: null });
@@ -127,7 +127,7 @@ describe("the confirmation code (RFC 10027 §6.1.16)", () => {
     clock.advance(5);
     expect((await pollClaim(reg.claimToken, clock)).ok).toBe(true);
     clock.advance(5);
-    expect((await pollClaim(reg.claimToken, clock, null, "000000")).ok).toBe(true);
+    expect((await pollClaim(reg.claimToken, clock, undefined, "000000")).ok).toBe(true);
     expect((await events(reg.registrationId)).map((e) => e.type)).toEqual(["delegation.requested", "delegation.approved"]);
   });
 
@@ -135,13 +135,13 @@ describe("the confirmation code (RFC 10027 §6.1.16)", () => {
     const clock = new ManualClock();
     const { reg, code } = await confirming(clock);
     const wrong = code === "000000" ? "111111" : "000000";
-    expect(await pollClaim(reg.claimToken, clock, null, wrong)).toEqual({ ok: false, error: "wrong_confirmation_code", remainingTries: 2 });
+    expect(await pollClaim(reg.claimToken, clock, undefined, wrong)).toEqual({ ok: false, error: "wrong_confirmation_code", remainingTries: 2 });
     clock.advance(5);
-    expect(await pollClaim(reg.claimToken, clock, null, "not a code")).toEqual({ ok: false, error: "wrong_confirmation_code", remainingTries: 1 });
+    expect(await pollClaim(reg.claimToken, clock, undefined, "not a code")).toEqual({ ok: false, error: "wrong_confirmation_code", remainingTries: 1 });
     clock.advance(5);
-    expect(await pollClaim(reg.claimToken, clock, null, wrong)).toEqual({ ok: false, error: "confirmation_denied" });
+    expect(await pollClaim(reg.claimToken, clock, undefined, wrong)).toEqual({ ok: false, error: "confirmation_denied" });
     clock.advance(5);
-    expect(await pollClaim(reg.claimToken, clock, null, code)).toEqual({ ok: false, error: "access_denied" });
+    expect(await pollClaim(reg.claimToken, clock, undefined, code)).toEqual({ ok: false, error: "access_denied" });
     expect((await getDb().registration.findUniqueOrThrow({ where: { id: reg.registrationId } })).status).toBe("denied");
     const denied = (await events(reg.registrationId)).find((e) => e.type === "delegation.denied");
     expect(denied?.data.reason).toBe("too_many_wrong_confirmation_codes");
@@ -152,33 +152,33 @@ describe("the confirmation code (RFC 10027 §6.1.16)", () => {
     const { reg, code } = await confirming(clock);
     expect(await pollClaim(reg.claimToken, clock)).toEqual({ ok: false, error: "confirmation_required" });
     clock.advance(1);
-    expect(await pollClaim(reg.claimToken, clock, null, code)).toEqual({ ok: false, error: "slow_down", interval: 10 });
+    expect(await pollClaim(reg.claimToken, clock, undefined, code)).toEqual({ ok: false, error: "slow_down", interval: 10 });
     expect((await attemptRow(reg.attempt.attemptId)).status).toBe("confirming");
     clock.advance(10);
-    expect((await pollClaim(reg.claimToken, clock, null, code)).ok).toBe(true);
+    expect((await pollClaim(reg.claimToken, clock, undefined, code)).ok).toBe(true);
   });
 
   it("lives for the attempt's remaining time: then expired_token, and a refresh starts over", async () => {
     const clock = new ManualClock();
     const { member, reg, code } = await confirming(clock);
     clock.advance(600);
-    expect(await pollClaim(reg.claimToken, clock, null, code)).toEqual({ ok: false, error: "expired_token" });
+    expect(await pollClaim(reg.claimToken, clock, undefined, code)).toEqual({ ok: false, error: "expired_token" });
     const refreshed = await refreshClaim({ claimToken: reg.claimToken, email: member.email }, clock);
     expect(refreshed.ok).toBe(true);
     expect((await attemptRow(reg.attempt.attemptId)).status).toBe("closed");
     clock.advance(5);
-    expect(await pollClaim(reg.claimToken, clock, null, code)).toEqual({ ok: false, error: "authorization_pending" });
+    expect(await pollClaim(reg.claimToken, clock, undefined, code)).toEqual({ ok: false, error: "authorization_pending" });
   });
 
   it("the member can still deny or report while the agent has not confirmed", async () => {
     const clock = new ManualClock();
     const first = await confirming(clock);
     expect(await decide(first.reg, first.member, "deny", clock)).toEqual({ outcome: "denied" });
-    expect(await pollClaim(first.reg.claimToken, clock, null, first.code)).toEqual({ ok: false, error: "access_denied" });
+    expect(await pollClaim(first.reg.claimToken, clock, undefined, first.code)).toEqual({ ok: false, error: "access_denied" });
     const second = await confirming(clock);
     expect(await decide(second.reg, second.member, "approve", clock)).toEqual({ outcome: "already_decided" });
     expect(await decide(second.reg, second.member, "report", clock)).toEqual({ outcome: "reported" });
-    expect(await pollClaim(second.reg.claimToken, clock, null, second.code)).toEqual({ ok: false, error: "access_denied" });
+    expect(await pollClaim(second.reg.claimToken, clock, undefined, second.code)).toEqual({ ok: false, error: "access_denied" });
     // Still undecided until the agent confirmed: the report keeps the request's network hash.
     const report = await getDb().agentReport.findFirstOrThrow({ where: { registrationId: second.reg.registrationId } });
     expect(report.networkHash).toBe(await networkHash("203.0.113.61"));
@@ -203,7 +203,7 @@ describe("I didn't start this (RFC 10027 §6.1.6)", () => {
     const reg = await register(member, clock, { origin: ORIGIN, network });
     expect((await attemptRow(reg.attempt.attemptId)).networkHash).toBe(network);
     expect(await decide(reg, member, "report", clock)).toEqual({ outcome: "reported" });
-    expect(await pollClaim(reg.claimToken, clock, ORIGIN)).toEqual({ ok: false, error: "access_denied" });
+    expect(await pollClaim(reg.claimToken, clock, { signedBy: ORIGIN, dpopJkt: null })).toEqual({ ok: false, error: "access_denied" });
     // The decision erased the hash from the attempt; the report keeps it.
     expect((await attemptRow(reg.attempt.attemptId)).networkHash).toBeNull();
     const report = await getDb().agentReport.findFirstOrThrow({ where: { registrationId: reg.registrationId } });
@@ -236,7 +236,7 @@ describe("I didn't start this (RFC 10027 §6.1.6)", () => {
     const earlier = await newMember();
     const approved = await register(earlier, clock, { origin });
     await decide(approved, earlier, "approve", clock);
-    const poll = await pollClaim(approved.claimToken, clock, origin);
+    const poll = await pollClaim(approved.claimToken, clock, { signedBy: origin, dpopJkt: null });
     if (!poll.ok) throw new Error(poll.error);
     // One member reports twice: one reporter.
     const first = await newMember();

@@ -95,6 +95,7 @@ describe("registrations store", () => {
       claimExpiresAt: at("2026-03-02T10:00:00.000Z"),
       status: "pending",
       agentOrigin: null,
+      dpopJkt: null,
     });
     expect(await registrations.findRegistration(id)).toEqual(row);
     expect(await registrations.moveRegistration(id, "active", "denied", NOW)).toBe(0);
@@ -104,6 +105,21 @@ describe("registrations store", () => {
     expect((await registrations.findRegistration(id))?.status).toBe("cancelled");
     expect(await registrations.clientNamesOf([id, randomUUID()])).toEqual(new Map([[id, "Store Agent"]]));
     expect(await registrations.clientNamesOf([])).toEqual(new Map());
+  });
+
+  it("keeps a registration's DPoP key (issue 52)", async () => {
+    const hash = `h-${randomUUID()}`;
+    const jkt = "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I";
+    const id = await registrations.insertRegistration({
+      loginHint: "nobody@example.com",
+      clientName: null,
+      scope: "s",
+      claimTokenHash: hash,
+      claimExpiresAt: NOW,
+      now: NOW,
+      dpopJkt: jkt,
+    });
+    expect((await registrations.findRegistration(id))?.dpopJkt).toBe(jkt);
   });
 });
 
@@ -211,7 +227,26 @@ describe("delegations and access tokens stores", () => {
       lastUsedAt: NOW,
       registrationType: "service_auth",
       registrationStatus: "active",
+      dpopJkt: null,
+      agentOrigin: null,
     });
+    // Issue 52: a token's bindings are stored with it and read back with its grant.
+    const boundHash = `t-${randomUUID()}`;
+    const binding = { dpopJkt: "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I", agentOrigin: "https://agent.example" };
+    const boundId = await tokens.insertAccessToken({
+      tokenHash: boundHash,
+      registrationId,
+      delegationId,
+      memberId: member.id,
+      scope: "s",
+      resource: "r",
+      grant: "claim",
+      expiresAt,
+      now: NOW,
+      ...binding,
+    });
+    expect(await tokens.findTokenGrant(boundHash)).toMatchObject(binding);
+    expect(await tokens.revokeToken(boundId, NOW)).toBe(1);
     expect(await tokens.findTokenOwner(tokenHash)).toEqual({ id: tokenId, memberId: member.id, registrationId });
     expect(await tokens.revokeToken(tokenId, NOW)).toBe(1);
     expect(await tokens.revokeToken(tokenId, NOW)).toBe(0);
