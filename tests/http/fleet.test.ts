@@ -1,15 +1,16 @@
 // Issue 50: a fleet. Two `npm start` instances of this build on one PostgreSQL database, with the same BASE_URL and
 // one client alternating between them, first without Redis (the postgres store), then with a real redis-server
 // started here (the redis store), killed mid-test and started again. What was per instance before (README "Limits")
-// holds for the fleet: lookups and JWT-bearer exchanges are counted once, a signed registration replayed on the other
-// instance is refused, a revocation on one is seen on the other; with Redis gone both keep answering (never a 5xx),
-// /readyz says degraded and stays ready, one warn line per change; with Redis back the fleet counts together again.
+// holds for the fleet: lookups and JWT-bearer exchanges are counted once, a signed registration or a DPoP proof
+// (issue 52) replayed on the other instance is refused, a revocation on one is seen on the other; with Redis gone both
+// keep answering (never a 5xx), /readyz says degraded and stays ready, one warn line per change; with Redis back the fleet counts together again.
 //
 // PostgreSQL only: an SQLite file is one instance's database (npm test's PostgreSQL pass runs this file).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unsyncedCap } from "@/lib/shared-state/postgres";
 import { approvedTokens, freshIp, JWT_BEARER_GRANT, uniqueEmail, useServerDatabase } from "../support/agent-auth";
 import { freshDatabase, testProvider } from "../support/databases";
+import { newDpopKey, readTwiceWithOneProof, signProof } from "../support/dpop";
 import { startRedis, type TestRedis } from "../support/redis";
 import { freePort, startServer, type TestServer } from "../support/server";
 import { newAgentKey, signRequest, startDirectory, type AgentKey, type DirectoryServer } from "../support/web-bot-agent";
@@ -102,6 +103,33 @@ async function replayOnTheOther(fleet: Fleet): Promise<{ first: number; replay: 
   return { first: first.status, replay: { status: replay.status, error: ((await replay.json()) as { error: string }).error } };
 }
 
+/**
+ * Issue 52: a DPoP-bound token (a JWT-bearer exchange with a proof, on the first instance), then one read proof sent to
+ * the first instance and replayed byte for byte on the second: its jti is accepted once for the fleet.
+ */
+async function dpopReplayOnTheOther(fleet: Fleet): Promise<{ first: number; replay: { status: number; error: string; description: string } }> {
+  const { tokens } = await approvedTokens(fleet.instances[0].baseUrl);
+  const dpopKey = await newDpopKey("EdDSA");
+  const exchange = await fetch(`${fleet.instances[0].baseUrl}/oauth2/token`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-forwarded-for": freshIp(),
+      dpop: await signProof(dpopKey, { htm: "POST", htu: `${fleet.origin}/oauth2/token` }),
+    },
+    body: new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion: tokens.identity_assertion, resource: `${fleet.origin}/api` }).toString(),
+  });
+  const bound = (await exchange.json()) as { access_token: string; token_type: string };
+  expect(bound.token_type, JSON.stringify(bound)).toBe("DPoP");
+  // The proof names the shared BASE_URL and this token, so either instance alone would accept it.
+  const [first, replay] = await readTwiceWithOneProof(fleet.origin, [fleet.instances[0].baseUrl, fleet.instances[1].baseUrl], dpopKey, bound.access_token);
+  await first.arrayBuffer();
+  const body = (await replay.json()) as { error: string; error_description: string };
+  return { first: first.status, replay: { status: replay.status, error: body.error, description: body.error_description } };
+}
+
+const DPOP_REPLAY_REFUSED = { first: 200, replay: { status: 401, error: "invalid_dpop_proof", description: expect.stringMatching(/jti was already used/) } };
+
 /** A token revoked through one instance is refused by the other at once. */
 async function revokedEverywhere(fleet: Fleet): Promise<number[]> {
   const { tokens } = await approvedTokens(fleet.instances[0].baseUrl);
@@ -169,8 +197,9 @@ describe.skipIf(testProvider() !== "postgres")("a fleet of two instances on one 
       expect(exchanges).toBeLessThanOrEqual(EXCHANGES + 2 * unsyncedCap(EXCHANGES));
     });
 
-    it("refuses a signed registration replayed on the other instance, and sees a revocation on either", async () => {
+    it("refuses a signed registration and a DPoP proof replayed on the other instance, and sees a revocation on either", async () => {
       expect(await replayOnTheOther(fleet!)).toEqual({ first: 200, replay: { status: 401, error: "replayed_signature" } });
+      expect(await dpopReplayOnTheOther(fleet!)).toEqual(DPOP_REPLAY_REFUSED);
       expect(await revokedEverywhere(fleet!)).toEqual([200, 200, 401, 401]);
     });
 
@@ -198,6 +227,7 @@ describe.skipIf(testProvider() !== "postgres")("a fleet of two instances on one 
       expect(await servedLookups(fleet!, 2 * LOOKUPS)).toBe(LOOKUPS);
       expect(await servedExchanges(fleet!, 2 * EXCHANGES)).toBe(EXCHANGES);
       expect(await replayOnTheOther(fleet!)).toEqual({ first: 200, replay: { status: 401, error: "replayed_signature" } });
+      expect(await dpopReplayOnTheOther(fleet!)).toEqual(DPOP_REPLAY_REFUSED);
       expect(await revokedEverywhere(fleet!)).toEqual([200, 200, 401, 401]);
       for (const answer of await Promise.all(fleet!.instances.map(readiness))) expect(answer.body).toMatchObject({ checks: { shared_state: "ok" }, shared_state_store: "redis" });
     });
@@ -217,8 +247,9 @@ describe.skipIf(testProvider() !== "postgres")("a fleet of two instances on one 
       const alone = await servedLookups(fleet!, 3 * LOOKUPS);
       expect(alone).toBeGreaterThanOrEqual(LOOKUPS);
       expect(alone).toBeLessThanOrEqual(2 * LOOKUPS);
-      // Nonces fall back to PostgreSQL, which both instances share: a replay is still refused.
+      // Nonces and proof jtis fall back to PostgreSQL, which both instances share: a replay is still refused.
       expect(await replayOnTheOther(fleet!)).toEqual({ first: 200, replay: { status: 401, error: "replayed_signature" } });
+      expect(await dpopReplayOnTheOther(fleet!)).toEqual(DPOP_REPLAY_REFUSED);
 
       await redis.restart();
       const back = await untilShared(fleet!, "ok");
