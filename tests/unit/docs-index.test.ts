@@ -203,8 +203,10 @@ describe("the heap the index keeps", () => {
       expect(kept).toBeTruthy();
       return after - before;
     };
-    const theirHeap = heapKeptBy(() => miniSearchOf(sections));
-    const ourHeap = heapKeptBy(() => ourIndex(sections));
+    // The least of three builds each: the first one's heap also holds the code it compiled (bytecode, feedback).
+    const leastOfThree = (build: () => unknown): number => Math.min(heapKeptBy(build), heapKeptBy(build), heapKeptBy(build));
+    const theirHeap = leastOfThree(() => miniSearchOf(sections));
+    const ourHeap = leastOfThree(() => ourIndex(sections));
     expect(theirHeap).toBeGreaterThan(8_000_000);
     expect(ourHeap).toBeLessThan(theirHeap / 10);
   });
