@@ -90,6 +90,11 @@ export class BatchedCounters {
   private lastSyncAt = Number.NEGATIVE_INFINITY;
   /** The last sync failed: decide alone, with no cap, until one succeeds. */
   private alone = false;
+  /**
+   * The charges' clock minus this one's, at the last charge: the counts keep the time of the requests that make them
+   * (a request's injected clock, as the other stores do), while syncs are paced by this one. 0 in production.
+   */
+  private offsetMs = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -97,9 +102,10 @@ export class BatchedCounters {
     private readonly intervalMs = SYNC_INTERVAL_MS,
   ) {}
 
-  charge(charges: readonly CounterCharge[]): ChargeOutcome | Promise<ChargeOutcome> {
+  charge(charges: readonly CounterCharge[], nowMs: number = this.clock.now().getTime()): ChargeOutcome | Promise<ChargeOutcome> {
+    this.offsetMs = nowMs - this.clock.now().getTime();
     // Behind a waiter, wait too: requests are decided in the order they came.
-    const verdict = this.waiters.length > 0 ? "wait" : this.decide(charges, this.clock.now().getTime());
+    const verdict = this.waiters.length > 0 ? "wait" : this.decide(charges, nowMs);
     if (verdict !== "wait") return verdict;
     return new Promise<ChargeOutcome>((resolve) => {
       this.waiters.push({ charges, resolve });
@@ -177,9 +183,14 @@ export class BatchedCounters {
     return this.syncing;
   }
 
+  /** Now, in the charges' time. */
+  private now(): number {
+    return this.clock.now().getTime() + this.offsetMs;
+  }
+
   private async send(): Promise<void> {
-    const nowMs = this.clock.now().getTime();
-    this.lastSyncAt = nowMs;
+    this.lastSyncAt = this.clock.now().getTime();
+    const nowMs = this.now();
     const outgoing = [...this.tracked.values()].filter((entry) => entry.pending > 0).sort((a, b) => (a.rowKey < b.rowKey ? -1 : 1));
     if (outgoing.length === 0) return;
     for (const entry of outgoing) {
@@ -215,7 +226,7 @@ export class BatchedCounters {
   private settleWaiters(): void {
     const waiting = this.waiters;
     this.waiters = [];
-    const nowMs = this.clock.now().getTime();
+    const nowMs = this.now();
     for (const waiter of waiting) {
       const verdict = this.waiters.length > 0 ? "wait" : this.decide(waiter.charges, nowMs);
       if (verdict === "wait") this.waiters.push(waiter);
@@ -243,8 +254,8 @@ export class PostgresStore implements SharedStateStore {
     this.counters = new BatchedCounters(clock, (ok) => (ok ? this.tracker.recover() : this.tracker.degrade("a sync of the counts failed")));
   }
 
-  charge(charges: readonly CounterCharge[]): ChargeOutcome | Promise<ChargeOutcome> {
-    return this.counters.charge(charges);
+  charge(charges: readonly CounterCharge[], nowMs: number = this.clock.now().getTime()): ChargeOutcome | Promise<ChargeOutcome> {
+    return this.counters.charge(charges, nowMs);
   }
 
   async acceptOnce(claim: OnceClaim, nowMs: number): Promise<boolean> {
@@ -259,7 +270,7 @@ export class PostgresStore implements SharedStateStore {
 
   async acceptOnceAndCharge(claim: OnceClaim, charges: readonly CounterCharge[], nowMs: number): Promise<OnceAndChargeOutcome> {
     if (!(await this.acceptOnce(claim, nowMs))) return { accepted: false };
-    return { accepted: true, refused: await this.counters.charge(charges) };
+    return { accepted: true, refused: await this.counters.charge(charges, nowMs) };
   }
 
   condition() {

@@ -106,6 +106,21 @@ describe("the postgres store", () => {
   });
 });
 
+describe("every store counts in the time of the charges it is given (a request's injected clock)", () => {
+  it("a window ends when the charging clock says, not the store's own", async () => {
+    // The stores are made with the system clock, as the server makes its one; the requests bring a manual one.
+    for (const store of [new MemoryStore(), new PostgresStore()]) {
+      const requestClock = new ManualClock(Date.UTC(2026, 4, 1, 8, 0, 0));
+      const k = key();
+      expect(await store.charge([charge("test", k, 2, 2)], requestClock.now().getTime()), store.name).toBeNull();
+      expect(await store.charge([charge("test", k, 1, 2)], requestClock.now().getTime()), store.name).toEqual({ retryAfterSeconds: 60 });
+      requestClock.advance(60);
+      expect(await store.charge([charge("test", k, 2, 2)], requestClock.now().getTime()), store.name).toBeNull();
+      if (store instanceof PostgresStore) await store.stop();
+    }
+  });
+});
+
 describe("the configured store, through lib/shared-state's entry (memory on SQLite, postgres on PostgreSQL)", () => {
   it("takes any key once, full-range strings included, and never mistakes two keys for one (property)", async () => {
     const until = Math.floor(Date.now() / 1000) + 60;
