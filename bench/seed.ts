@@ -263,9 +263,8 @@ async function seedDelegations(
       createdAt: approvedAt,
     });
     delegations.push({ id: delegationId, registrationId, memberId, clientName, scope, status: "active", approvedAt });
-    const token = newSecret("aca_");
-    accessTokens.push(token);
-    tokens.push({
+    // One bearer token, and one bound to each DPoP key of the run.
+    const tokenRow = (token: string, dpopJkt: string | null) => ({
       id: randomUUID(),
       tokenHash: sha256(token),
       registrationId,
@@ -274,26 +273,17 @@ async function seedDelegations(
       scope,
       resource,
       grant: "claim",
-      dpopJkt: null,
+      dpopJkt,
       expiresAt: new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_SECONDS * 1000),
       createdAt: now,
     });
+    const token = newSecret("aca_");
+    accessTokens.push(token);
+    tokens.push(tokenRow(token, null));
     for (const alg of ["ES256", "Ed25519"] as const) {
       const bound = newSecret("aca_");
       dpopAccessTokens[alg].push(bound);
-      tokens.push({
-        id: randomUUID(),
-        tokenHash: sha256(bound),
-        registrationId,
-        delegationId,
-        memberId,
-        scope,
-        resource,
-        grant: "claim",
-        dpopJkt: dpopJkts[alg],
-        expiresAt: new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_SECONDS * 1000),
-        createdAt: now,
-      });
+      tokens.push(tokenRow(bound, dpopJkts[alg]));
     }
     assertionInputs.push({ memberId, registrationId, scope, clientName, jkt: null });
   }
