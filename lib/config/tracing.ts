@@ -84,14 +84,22 @@ export function tracingProblems(env: Readonly<Record<string, string | undefined>
   return malformedVariables(tracingSchema, env);
 }
 
+/** The OTEL_* variables, parsed; undefined when one is malformed (a start refuses that first). */
+function otlpVariables(env: Readonly<Record<string, string | undefined>>): z.infer<typeof tracingSchema> | undefined {
+  const parsed = tracingSchema.safeParse(presentVariables(env, Object.keys(tracingSchema.shape)));
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** A signal's own endpoint, else the base endpoint with the signal's path (OTLP/HTTP: /v1/traces, /v1/metrics). */
+function signalUrl(own: string | undefined, base: string | undefined, signal: "traces" | "metrics"): string | undefined {
+  return own ?? (base === undefined ? undefined : `${base.replace(/\/+$/, "")}/v1/${signal}`);
+}
+
 /** The tracing settings; off when neither endpoint is set, or when one is malformed (a start refuses that first). */
 export function tracingFrom(env: Readonly<Record<string, string | undefined>>): TracingConfig {
-  const parsed = tracingSchema.safeParse(presentVariables(env, Object.keys(tracingSchema.shape)));
-  if (!parsed.success) return { enabled: false };
-  const raw = parsed.data;
-  const base = raw.OTEL_EXPORTER_OTLP_ENDPOINT;
-  const tracesUrl = raw.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base === undefined ? undefined : `${base.replace(/\/+$/, "")}/v1/traces`);
-  if (tracesUrl === undefined) return { enabled: false };
+  const raw = otlpVariables(env);
+  const tracesUrl = raw && signalUrl(raw.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, raw.OTEL_EXPORTER_OTLP_ENDPOINT, "traces");
+  if (raw === undefined || tracesUrl === undefined) return { enabled: false };
   return {
     enabled: true,
     tracesUrl,
@@ -114,12 +122,9 @@ export type OtlpMetricsConfig =
 
 /** The metrics settings; off when neither endpoint is set, or when one is malformed (a start refuses that first). */
 export function otlpMetricsFrom(env: Readonly<Record<string, string | undefined>>): OtlpMetricsConfig {
-  const parsed = tracingSchema.safeParse(presentVariables(env, Object.keys(tracingSchema.shape)));
-  if (!parsed.success) return { enabled: false };
-  const raw = parsed.data;
-  const base = raw.OTEL_EXPORTER_OTLP_ENDPOINT;
-  const metricsUrl = raw.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT ?? (base === undefined ? undefined : `${base.replace(/\/+$/, "")}/v1/metrics`);
-  if (metricsUrl === undefined) return { enabled: false };
+  const raw = otlpVariables(env);
+  const metricsUrl = raw && signalUrl(raw.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, raw.OTEL_EXPORTER_OTLP_ENDPOINT, "metrics");
+  if (raw === undefined || metricsUrl === undefined) return { enabled: false };
   return {
     enabled: true,
     metricsUrl,

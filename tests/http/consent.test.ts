@@ -567,7 +567,7 @@ describe("hostile input on issue 53's surfaces (full-range strings, repeated fie
   /** A form body whose values may hold any UTF-16 code unit: lone surrogates become U+FFFD, as a browser sends them. */
   const formOf = (fields: [string, string][]) => fields.map(([name, value]) => `${encodeURIComponent(name)}=${new URLSearchParams({ v: value }).toString().slice(2)}`).join("&");
 
-  it("confirmation_code: any value is a clear 400 (never a 500, never an internal); a pending request ignores a well-formed one", { timeout: 240_000 }, async () => {
+  it("confirmation_code: every value is a clear 400 (never a 500, never an internal); a pending request ignores a well-formed one", { timeout: 240_000 }, async () => {
     const email = await newMember();
     const reg = await register(base, email);
     await fc.assert(
@@ -588,7 +588,7 @@ describe("hostile input on issue 53's surfaces (full-range strings, repeated fie
   });
 
   it(
-    "the settings form and the decision form: any field value is 303, 400 or 403 (never a 500), and only the member's own well-formed form changes anything",
+    "the settings form and the decision form: every field value is 303, 400 or 403 (never a 500), and only the member's own well-formed form changes anything",
     { timeout: 240_000 },
     async () => {
       const email = await newMember();
