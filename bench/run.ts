@@ -986,7 +986,10 @@ async function createPostgresDatabase(adminUrl: string, name: string): Promise<{
 // ---------------------------------------------------------------- --stores (issue 50)
 
 /** A redis-server of the run's, and the app's server three times more on its database: one per shared-state store. */
-async function startStoreServers(appEnv: NodeJS.ProcessEnv): Promise<{ targets: Record<StoreName, { origin: string; pid: number }>; redis: string }> {
+async function startStoreServers(
+  appEnv: NodeJS.ProcessEnv,
+  profile: (folder: string) => string[],
+): Promise<{ targets: Record<StoreName, { origin: string; pid: number }>; redis: string }> {
   const { startRedis } = await import("../tests/support/redis");
   const redis = await startRedis();
   process.on("exit", () => void redis.stop());
@@ -994,7 +997,7 @@ async function startStoreServers(appEnv: NodeJS.ProcessEnv): Promise<{ targets: 
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
     const env = { ...appEnv, SHARED_STATE: store, ...(store === "redis" ? { REDIS_URL: redis.url } : {}), PORT: String(port), HOSTNAME: "127.0.0.1" };
-    const command = serverCommand(env, []);
+    const command = serverCommand(env, profile(`store-${store}`));
     const child = await startProcess(`server (store ${store})`, command.command, command.args, command.env, () => answers(`${origin}/ask?query=ready`));
     return { origin, pid: child.pid! };
   };
@@ -1120,8 +1123,8 @@ async function main(): Promise<number> {
     const wantsMetricsServer = !options.smoke && all.some((scenario) => scenario.target === "app-metrics" && selected(scenario.name));
 
     log(`server on ${base}…`);
-    // With --cpu-prof the baselines are profiled too, each into a folder named after it, so the two sides of a ratio
-    // can be compared. (Node's default file names: each thread, e.g. tsx's loader or the checkpoint worker, writes its own.)
+    // With --cpu-prof the baselines (and --stores's servers, as store-memory, store-postgres, store-redis) are profiled
+    // too, each into a folder named after it, so the two sides of a ratio can be compared. (Node's default file names: each thread, e.g. tsx's loader or the checkpoint worker, writes its own.)
     const profile = (baseline?: string): string[] =>
       options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${baseline ? path.join(options.cpuProfDir, baseline) : options.cpuProfDir}`] : [];
     const server = serverCommand({ ...appEnv, PORT: String(port), HOSTNAME: "127.0.0.1" }, profile());
@@ -1174,7 +1177,7 @@ async function main(): Promise<number> {
       : null;
     // --stores: three more servers on the same database, one per store (a redis-server of the run's for the third), alike
     // in everything else (the app's other scenarios would leave its caches unlike theirs).
-    const storeServers = options.stores ? await startStoreServers(appEnv) : null;
+    const storeServers = options.stores ? await startStoreServers(appEnv, profile) : null;
     const targets: Record<Target, { origin: string; pid: number } | undefined> = {
       app: { origin: `http://127.0.0.1:${port}`, pid: app.pid! },
       "app-second": secondApp ? { origin: `http://127.0.0.1:${secondPort}`, pid: secondApp.child.pid! } : undefined,

@@ -1,17 +1,22 @@
 // The redis store (REDIS_URL; SHARED_STATE=redis): counters and once-keys for the whole fleet in Redis, through
 // node-redis (@redis/client, the official client; `rediss://` is TLS).
 //
-// One Lua script decides every request of an event-loop iteration in one round trip (CHARGE_SCRIPT): per request,
-// its once-key by SET NX PX, then, only when that key was new, its counters all or none (GET of each; INCRBY and
-// PEXPIRE of each when all have room; the refusal's wait is the longest PTTL of the full ones). Not
+// Group commit: one round of script calls in flight at a time, one call (CHARGE_SCRIPT) for up to 256 requests; the
+// requests that arrive while a round is in flight ride together in the next, sent as soon as it is answered. Idle, a
+// request goes at the end of its event-loop iteration (no added wait); under load, rounds grow with the load, and
+// each round trip (a write that wakes Redis, its reply that wakes this process) is shared by more requests. The
+// script decides its requests in order, each atomically: its once-key by SET NX PX, then, only when that key was new,
+// its counters all or none (GET of each; INCRBY and PEXPIRE of each when all have room; the refusal's wait is the
+// longest PTTL of the full ones). Not
 // rate-limiter-flexible: its limiters consume one key each, and "every budget of this request, or none" (an MCP
 // lookup spends the surface's budget and the lookups budget) would be a consume followed by a reward on refusal,
 // where a concurrent request can see the half-spent state; one script is atomic. Its fixed windows start with their
 // first unit, as this service's memory windows always have, and Retry-After is the window's PTTL.
 //
-// Faults never stop a request. Each call has a deadline (SHARED_STATE_DEADLINE_MS, tens of milliseconds). A request
-// whose call failed or missed it is decided by this instance's fallback: counters in its memory, once-keys in
-// PostgreSQL (or memory with SQLite). Redis unreachable, or several calls in a row past their deadline, make the
+// Faults never stop a request. Each request has a deadline (SHARED_STATE_DEADLINE_MS, tens of milliseconds) from its
+// arrival: its call gets what is left of it after the wait for the round before. A request whose call failed or
+// missed it is decided by this instance's fallback: counters in its memory, once-keys in PostgreSQL (or memory with
+// SQLite). Redis unreachable, or several calls in a row past their deadline, make the
 // store degraded (one warn line, a gauge, /readyz `shared_state: degraded`): requests then go straight to the
 // fallback while a probe pings Redis every second; when it answers, what the fallback counted and accepted meanwhile
 // is written to Redis (so a nonce accepted during the outage stays refused), and Redis is used again, no restart.
@@ -72,7 +77,7 @@ while a <= #ARGV do
 end
 return out`;
 
-/** Requests decided by one script call at most (a larger iteration makes several calls, sent together). */
+/** Requests decided by one script call at most (a larger round makes several calls, sent together). */
 const REQUESTS_PER_CALL = 256;
 /** Calls in a row past their deadline that make the store degraded (one late call is answered by the fallback alone). */
 const LATE_CALLS_TO_DEGRADE = 3;
@@ -132,6 +137,9 @@ function within<T>(work: Promise<T>, ms: number): Promise<T> {
   });
 }
 
+/** A verdict of the script as a charge's outcome: > 0 is a refusal, in ms to wait. */
+const refusalOf = (verdict: number): ChargeOutcome => (verdict > 0 ? { retryAfterSeconds: Math.max(1, Math.ceil(verdict / 1000)) } : null);
+
 const describe = (error: unknown): string => (error instanceof Deadline ? error.message : error instanceof Error ? error.message.slice(0, 200) : "unknown error");
 
 export class RedisStore implements SharedStateStore {
@@ -140,8 +148,12 @@ export class RedisStore implements SharedStateStore {
   private readonly tracker: ConditionTracker;
   private readonly client;
   private readonly now: () => number;
-  private batch: Request[] = [];
-  private flushScheduled = false;
+  /** Requests that arrived since the round in flight was sent: they ride in the next round. */
+  private waiting: Request[] = [];
+  /** When the oldest waiting request arrived (performance.now()). */
+  private waitingSince = 0;
+  private roundScheduled = false;
+  private roundInFlight = false;
   private sha: string | undefined;
   private lateCalls = 0;
   private probe: NodeJS.Timeout | undefined;
@@ -183,18 +195,18 @@ export class RedisStore implements SharedStateStore {
 
   charge(charges: readonly CounterCharge[], nowMs: number): MaybePromise<ChargeOutcome> {
     if (this.tracker.condition === "degraded") return this.fallbackCharge(charges, nowMs);
-    return this.enqueue(undefined, charges, nowMs).then((verdict) => (verdict > 0 ? { retryAfterSeconds: Math.max(1, Math.ceil(verdict / 1000)) } : null));
+    return new Promise((resolve) => this.enqueue({ once: undefined, charges, nowMs, resolve: (verdict) => resolve(refusalOf(verdict)) }));
   }
 
   acceptOnce(claim: OnceClaim, nowMs: number): MaybePromise<boolean> {
     if (this.tracker.condition === "degraded") return this.fallbackOnce(claim, nowMs);
-    return this.enqueue(claim, [], nowMs).then((verdict) => verdict === 0);
+    return new Promise((resolve) => this.enqueue({ once: claim, charges: [], nowMs, resolve: (verdict) => resolve(verdict === 0) }));
   }
 
   acceptOnceAndCharge(claim: OnceClaim, charges: readonly CounterCharge[], nowMs: number): MaybePromise<OnceAndChargeOutcome> {
     if (this.tracker.condition === "degraded") return this.fallbackBoth(claim, charges, nowMs);
-    return this.enqueue(claim, charges, nowMs).then((verdict) =>
-      verdict < 0 ? { accepted: false } : { accepted: true, refused: verdict > 0 ? { retryAfterSeconds: Math.max(1, Math.ceil(verdict / 1000)) } : null },
+    return new Promise((resolve) =>
+      this.enqueue({ once: claim, charges, nowMs, resolve: (verdict) => resolve(verdict < 0 ? { accepted: false } : { accepted: true, refused: refusalOf(verdict) }) }),
     );
   }
 
@@ -215,32 +227,48 @@ export class RedisStore implements SharedStateStore {
     await this.client.close().catch(() => undefined);
   }
 
-  // ---------------------------------------------------------------- one round trip per event-loop iteration
+  // ---------------------------------------------------------------- group commit: one round in flight, the next gathering
 
-  private enqueue(once: OnceClaim | undefined, charges: readonly CounterCharge[], nowMs: number): Promise<number> {
-    return new Promise<number>((resolve) => {
-      this.batch.push({ once, charges, nowMs, resolve });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        // After the poll phase: every request this iteration read rides in the same call.
-        setImmediate(() => this.flush());
-      }
-    });
+  private enqueue(request: Request): void {
+    if (this.waiting.length === 0) this.waitingSince = performance.now();
+    this.waiting.push(request);
+    this.scheduleRound();
   }
 
-  private flush(): void {
-    this.flushScheduled = false;
-    const requests = this.batch;
-    this.batch = [];
-    for (let start = 0; start < requests.length; start += REQUESTS_PER_CALL) void this.decide(requests.slice(start, start + REQUESTS_PER_CALL));
+  /**
+   * Sends the waiting requests after this iteration's poll phase (every request it read rides along), unless a round
+   * is in flight: then they go when it ends. That adds no wait: on the client's one connection Redis answers in order,
+   * so a call sent now would be answered after the one in flight anyway.
+   */
+  private scheduleRound(): void {
+    if (this.roundScheduled || this.roundInFlight || this.waiting.length === 0) return;
+    this.roundScheduled = true;
+    setImmediate(this.sendRound);
   }
 
-  private async decide(requests: Request[]): Promise<void> {
+  private readonly sendRound = (): void => {
+    this.roundScheduled = false;
+    const requests = this.waiting;
+    this.waiting = [];
+    // Each request's deadline counts from its arrival: the time the oldest waited for the round before is taken off.
+    const deadlineMs = Math.max(0, this.waitingSince + this.options.deadlineMs - performance.now());
+    const calls: Promise<void>[] = [];
+    for (let start = 0; start < requests.length; start += REQUESTS_PER_CALL) calls.push(this.decide(requests.slice(start, start + REQUESTS_PER_CALL), deadlineMs));
+    this.roundInFlight = true;
+    void Promise.all(calls).then(this.endRound);
+  };
+
+  private readonly endRound = (): void => {
+    this.roundInFlight = false;
+    this.scheduleRound();
+  };
+
+  private async decide(requests: Request[], deadlineMs: number): Promise<void> {
     let verdicts: number[];
     try {
       // The first requests of a process wait for its first connection, within the same deadline.
       const run = this.everReady ? this.runScript(1, requests) : this.connected.then(() => this.runScript(1, requests));
-      verdicts = await within(run, this.options.deadlineMs);
+      verdicts = await within(run, deadlineMs);
       this.lateCalls = 0;
     } catch (error) {
       this.noteFailure(error);

@@ -10,7 +10,7 @@ import { serviceMetrics } from "@/lib/observability/metrics";
 import { MemoryStore } from "@/lib/shared-state/memory";
 import { acceptOnceInDatabase, counterRowKey, deleteEndedSharedState, PostgresStore, SYNC_INTERVAL_MS, unsyncedCap } from "@/lib/shared-state/postgres";
 import { PROBE_INTERVAL_MS, RedisStore } from "@/lib/shared-state/redis";
-import { acceptOnce, chargeCounters, type CounterCharge, type OnceClaim } from "@/lib/shared-state";
+import { acceptOnce, chargeCounters, type ChargeOutcome, type CounterCharge, type MaybePromise, type OnceClaim } from "@/lib/shared-state";
 import { startRedis, type TestRedis } from "../../support/redis";
 
 const lines: string[] = [];
@@ -166,6 +166,68 @@ describe("the redis store", () => {
       expect(burst.map((outcome) => outcome === null)).toEqual([true, true, true, true, true, false, false, false, false, false, false, false]);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
+  it("sends one call at a time: requests arriving while it is in flight ride together in the next, decided in their order, all or none each", async () => {
+    // A deadline far above Redis's pause below: this is about how requests group, not about late calls (next test).
+    const store = new RedisStore({ url: redis.url, deadlineMs: 2000, fallbackOnce: () => true, fallbackOnceName: "memory" });
+    await store.start();
+    try {
+      const [k, other] = [key(), key()];
+      const now = Date.now();
+      expect(await store.charge([charge("burst", other, 1, 100)], now)).toBeNull();
+      await redis.command("CONFIG", "RESETSTAT");
+      // Redis holds every command for 300 ms: the first call stays in flight while six more requests arrive, each in a
+      // later turn of the event loop. The fourth of them also charges `other`; k is full by then, so it is refused as
+      // a whole and `other` is not counted.
+      await redis.command("CLIENT", "PAUSE", "300", "ALL");
+      const answers: MaybePromise<ChargeOutcome>[] = [store.charge([charge("burst", k, 1, 3)], now)];
+      for (let i = 0; i < 6; i++) {
+        await new Promise((resolve) => setImmediate(resolve));
+        answers.push(store.charge(i === 2 ? [charge("burst", other, 1, 100), charge("burst", k, 1, 3)] : [charge("burst", k, 1, 3)], now));
+      }
+      const outcomes = await Promise.all(answers);
+      expect(outcomes.map((outcome) => outcome === null)).toEqual([true, true, true, false, false, false, false]);
+      expect(await redis.command("GET", `{agent-gate}:c:burst:${other}`)).toBe("$1\r\n1");
+      // Two script calls for seven requests in seven turns of the loop: the first, and the six that waited for it.
+      expect(await redis.command("INFO", "commandstats")).toMatch(/cmdstat_evalsha:calls=2,/);
+      expect(store.condition()).toBe("ok");
+    } finally {
+      await store.stop();
+    }
+  });
+
+  it("holds every request to the deadline counted from its arrival, one that waited for the call in flight too", async () => {
+    const deadlineMs = 300;
+    const store = new RedisStore({ url: redis.url, deadlineMs, fallbackOnce: () => true, fallbackOnceName: "memory" });
+    await store.start();
+    try {
+      const now = Date.now();
+      expect(await store.charge([charge("ask", key(), 1, 5)], now)).toBeNull();
+      await redis.command("CLIENT", "PAUSE", "1200", "ALL");
+      const timed = async (k: string): Promise<{ outcome: ChargeOutcome; waited: number }> => {
+        const at = performance.now();
+        const outcome = await store.charge([charge("ask", k, 1, 5)], now);
+        return { outcome, waited: performance.now() - at };
+      };
+      const first = timed(key());
+      await sleep(20);
+      // Arrives while the first call is in flight: it is sent when that call has missed its deadline, with what is left
+      // of its own (not a whole deadline more).
+      const second = timed(key());
+      const [a, b] = await Promise.all([first, second]);
+      expect([a.outcome, b.outcome]).toEqual([null, null]);
+      expect(a.waited).toBeLessThan(deadlineMs + 150);
+      expect(b.waited).toBeLessThan(deadlineMs + 150);
+      // Two late calls in a row do not make the store degraded (three do).
+      expect(store.condition()).toBe("ok");
+      // Redis answers again once the pause ends; the store uses it again.
+      expect(await redis.command("PING")).toBe("+PONG");
+      expect(await store.charge([charge("ask", key(), 1, 5)], Date.now())).toBeNull();
+      expect(store.condition()).toBe("ok");
+    } finally {
+      await store.stop();
     }
   });
 
