@@ -21,12 +21,35 @@ interface Tally {
 const tally: Tally = { passed: 0, failed: 0, skipped: 0 };
 const failures: string[] = [];
 
+/** The machine's busy and total CPU time so far, in /proc/stat's ticks (100 a second on Linux; undefined elsewhere). */
+function machineCpu(): { busy: number; total: number } | undefined {
+  try {
+    const [user, nice, system, idle, iowait, irq, softirq] = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const busy = user! + nice! + system! + irq! + softirq!;
+    return { busy, total: busy + idle! + iowait! };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * How busy the machine's cores were during a step (issue 51 item 8: CI's time is bounded by its CPU work when they are
+ * all busy, by its waits when they are not), as "CPU 94 % busy, 1,003 core-s".
+ */
+function cpuUse(before: ReturnType<typeof machineCpu>): string {
+  const after = machineCpu();
+  if (!before || !after || after.total <= before.total) return "";
+  const busy = after.busy - before.busy;
+  return `, CPU ${Math.round((100 * busy) / (after.total - before.total))} % busy, ${Math.round(busy / 100).toLocaleString("en-US")} core-s`;
+}
+
 function step(title: string, command: string, args: string[], env: NodeJS.ProcessEnv = baseEnv): boolean {
   console.log(`\n=== ${title}: ${command} ${args.join(" ")}`);
   const started = Date.now();
+  const cpu = machineCpu();
   const result = spawnSync(command, args, { stdio: "inherit", env });
   const ok = result.status === 0;
-  console.log(`=== ${title}: ${ok ? "ok" : `FAILED (exit ${result.status ?? result.signal})`} in ${Math.round((Date.now() - started) / 1000)} s`);
+  console.log(`=== ${title}: ${ok ? "ok" : `FAILED (exit ${result.status ?? result.signal})`} in ${Math.round((Date.now() - started) / 1000)} s${cpuUse(cpu)}`);
   if (!ok) failures.push(title);
   return ok;
 }
