@@ -1124,7 +1124,8 @@ async function main(): Promise<number> {
 
     log(`server on ${base}…`);
     // With --cpu-prof the baselines (and --stores's servers, as store-memory, store-postgres, store-redis) are profiled
-    // too, each into a folder named after it, so the two sides of a ratio can be compared. (Node's default file names: each thread, e.g. tsx's loader or the checkpoint worker, writes its own.)
+    // too, each into a folder named after it, so the two sides of a ratio can be compared. (Node's default file names:
+    // each thread, e.g. tsx's loader or the checkpoint worker, writes its own.)
     const profile = (baseline?: string): string[] =>
       options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${baseline ? path.join(options.cpuProfDir, baseline) : options.cpuProfDir}`] : [];
     const server = serverCommand({ ...appEnv, PORT: String(port), HOSTNAME: "127.0.0.1" }, profile());

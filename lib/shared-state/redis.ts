@@ -7,19 +7,19 @@
 // each round trip (a write that wakes Redis, its reply that wakes this process) is shared by more requests. The
 // script decides its requests in order, each atomically: its once-key by SET NX PX, then, only when that key was new,
 // its counters all or none (GET of each; INCRBY and PEXPIRE of each when all have room; the refusal's wait is the
-// longest PTTL of the full ones). Not
-// rate-limiter-flexible: its limiters consume one key each, and "every budget of this request, or none" (an MCP
-// lookup spends the surface's budget and the lookups budget) would be a consume followed by a reward on refusal,
-// where a concurrent request can see the half-spent state; one script is atomic. Its fixed windows start with their
-// first unit, as this service's memory windows always have, and Retry-After is the window's PTTL.
+// longest PTTL of the full ones). Not rate-limiter-flexible: its limiters consume one key each, and "every budget of
+// this request, or none" (an MCP lookup spends the surface's budget and the lookups budget) would be a consume
+// followed by a reward on refusal, where a concurrent request can see the half-spent state; one script is atomic. Its
+// fixed windows start with their first unit, as this service's memory windows always have, and Retry-After is the
+// window's PTTL.
 //
 // Faults never stop a request. Each request has a deadline (SHARED_STATE_DEADLINE_MS, tens of milliseconds) from its
 // arrival: its call gets what is left of it after the wait for the round before. A request whose call failed or
 // missed it is decided by this instance's fallback: counters in its memory, once-keys in PostgreSQL (or memory with
-// SQLite). Redis unreachable, or several calls in a row past their deadline, make the
-// store degraded (one warn line, a gauge, /readyz `shared_state: degraded`): requests then go straight to the
-// fallback while a probe pings Redis every second; when it answers, what the fallback counted and accepted meanwhile
-// is written to Redis (so a nonce accepted during the outage stays refused), and Redis is used again, no restart.
+// SQLite). Redis unreachable, or several calls in a row past their deadline, make the store degraded (one warn line,
+// a gauge, /readyz `shared_state: degraded`): requests then go straight to the fallback while a probe pings Redis
+// every second; when it answers, what the fallback counted and accepted meanwhile is written to Redis (so a nonce
+// accepted during the outage stays refused), and Redis is used again, no restart.
 import { createClient } from "@redis/client";
 import { logger } from "@/lib/observability/log";
 import { recordSharedStateFallback } from "@/lib/observability/metrics";
