@@ -19,7 +19,8 @@
 // SQLite). Redis unreachable, or several calls in a row past their deadline, make the store degraded (one warn line,
 // a gauge, /readyz `shared_state: degraded`): requests then go straight to the fallback while a probe pings Redis
 // every second; when it answers, what the fallback counted and accepted meanwhile is written to Redis (so a nonce
-// accepted during the outage stays refused), and Redis is used again, no restart.
+// accepted during the outage stays refused; a late call Redis carried out after all is not written twice), and Redis
+// is used again, no restart.
 import { createClient } from "@redis/client";
 import { logger } from "@/lib/observability/log";
 import { recordSharedStateFallback } from "@/lib/observability/metrics";
@@ -105,6 +106,13 @@ export interface RedisStoreOptions {
   now?: () => number;
 }
 
+/** What the fallback counted or accepted, to be written to Redis when it is back. */
+interface JournalEntry {
+  charge?: CounterCharge;
+  once?: OnceClaim;
+  nowMs: number;
+}
+
 class Deadline extends Error {}
 
 /** `work`, or a Deadline rejection once `ms` have passed and a further turn of the loop has not brought its answer. */
@@ -158,7 +166,7 @@ export class RedisStore implements SharedStateStore {
   private lateCalls = 0;
   private probe: NodeJS.Timeout | undefined;
   private probing = false;
-  private journal: { charge?: CounterCharge; once?: OnceClaim; nowMs: number }[] = [];
+  private journal: JournalEntry[] = [];
   private stopped = false;
   /** The first connection, opened when the store is made (on Vercel with the first request; under npm start at start). */
   private readonly connected: Promise<void>;
@@ -264,18 +272,43 @@ export class RedisStore implements SharedStateStore {
   };
 
   private async decide(requests: Request[], deadlineMs: number): Promise<void> {
+    // The first requests of a process wait for its first connection, within the same deadline.
+    const run = this.everReady ? this.runScript(1, requests) : this.connected.then(() => this.runScript(1, requests));
     let verdicts: number[];
     try {
-      // The first requests of a process wait for its first connection, within the same deadline.
-      const run = this.everReady ? this.runScript(1, requests) : this.connected.then(() => this.runScript(1, requests));
       verdicts = await within(run, deadlineMs);
       this.lateCalls = 0;
     } catch (error) {
       this.noteFailure(error);
-      for (const request of requests) void this.answerFromFallback(request);
+      const keep = error instanceof Deadline ? this.keepIfFails(run) : this.remember;
+      for (const request of requests) void this.answerFromFallback(request, keep);
       return;
     }
     requests.forEach((request, i) => request.resolve(Number(verdicts[i] ?? 0)));
+  }
+
+  /**
+   * Where a late call's fallback entries go. A call past its deadline is still carried out when Redis answers it later
+   * (the first connection was slow, Redis was paused): what it counted and accepted is in Redis then, and writing the
+   * fallback's entries back too would count those requests twice. They are kept for the write-back only if the call
+   * fails. Commands on one connection are answered in order, so a late call has settled before a probe on the same
+   * connection succeeds; one on a connection that closed is rejected.
+   */
+  private keepIfFails(run: Promise<unknown>): (entry: JournalEntry) => void {
+    let held: JournalEntry[] | null = [];
+    let failed = false;
+    run.then(
+      () => void (held = null),
+      () => {
+        failed = true;
+        for (const entry of held ?? []) this.remember(entry);
+        held = null;
+      },
+    );
+    return (entry) => {
+      if (failed) this.remember(entry);
+      else held?.push(entry);
+    };
   }
 
   private async runScript(mode: 1 | 2, requests: readonly { once?: OnceClaim; charges: readonly CounterCharge[]; nowMs: number }[]): Promise<number[]> {
@@ -313,20 +346,20 @@ export class RedisStore implements SharedStateStore {
 
   // ---------------------------------------------------------------- the fallback
 
-  private async answerFromFallback(request: Request): Promise<void> {
-    if (request.once && !(await this.fallbackOnce(request.once, request.nowMs))) return request.resolve(-1);
-    const refused = this.fallbackCharge(request.charges, request.nowMs);
+  private async answerFromFallback(request: Request, keep: (entry: JournalEntry) => void): Promise<void> {
+    if (request.once && !(await this.fallbackOnce(request.once, request.nowMs, keep))) return request.resolve(-1);
+    const refused = this.fallbackCharge(request.charges, request.nowMs, keep);
     request.resolve(refused ? refused.retryAfterSeconds * 1000 : 0);
   }
 
-  private fallbackCharge(charges: readonly CounterCharge[], nowMs: number): ChargeOutcome {
+  private fallbackCharge(charges: readonly CounterCharge[], nowMs: number, keep = this.remember): ChargeOutcome {
     recordSharedStateFallback(this.name, "charge");
     const refused = this.counters.charge(charges, nowMs);
-    if (!refused) for (const charge of charges) if (charge.cost > 0) this.remember({ charge, nowMs });
+    if (!refused) for (const charge of charges) if (charge.cost > 0) keep({ charge, nowMs });
     return refused;
   }
 
-  private async fallbackOnce(claim: OnceClaim, nowMs: number): Promise<boolean> {
+  private async fallbackOnce(claim: OnceClaim, nowMs: number, keep = this.remember): Promise<boolean> {
     recordSharedStateFallback(this.name, "once");
     let accepted: boolean;
     try {
@@ -335,7 +368,7 @@ export class RedisStore implements SharedStateStore {
       // The database is down too: this instance's memory still refuses its own replays.
       accepted = this.counters.acceptOnce(claim, nowMs);
     }
-    if (accepted) this.remember({ once: claim, nowMs });
+    if (accepted) keep({ once: claim, nowMs });
     return accepted;
   }
 
@@ -344,10 +377,11 @@ export class RedisStore implements SharedStateStore {
     return { accepted: true, refused: this.fallbackCharge(charges, nowMs) };
   }
 
-  private remember(entry: { charge?: CounterCharge; once?: OnceClaim; nowMs: number }): void {
+  /** Keeps an entry for the write-back. */
+  private readonly remember = (entry: JournalEntry): void => {
     if (this.journal.length >= MAX_JOURNAL) this.journal.shift();
     this.journal.push(entry);
-  }
+  };
 
   // ---------------------------------------------------------------- recovery
 

@@ -218,8 +218,9 @@ describe("the redis store", () => {
       const second = timed(key());
       const [a, b] = await Promise.all([first, second]);
       expect([a.outcome, b.outcome]).toEqual([null, null]);
-      expect(a.waited).toBeLessThan(deadlineMs + 150);
-      expect(b.waited).toBeLessThan(deadlineMs + 150);
+      // Redis answers after 1,200 ms: a bound well below it, with room for a busy machine's late timers.
+      expect(a.waited).toBeLessThan(deadlineMs + 400);
+      expect(b.waited).toBeLessThan(deadlineMs + 400);
       // Two late calls in a row do not make the store degraded (three do).
       expect(store.condition()).toBe("ok");
       // Redis answers again once the pause ends; the store uses it again.
@@ -232,12 +233,35 @@ describe("the redis store", () => {
   });
 
   it("connects on first use where nothing started it (a serverless instance): the first request waits for the connection", async () => {
-    const store = storeFor();
+    // A deadline far above a connection's time on a busy machine (CI's cores are all busy): this is about the first
+    // request waiting for the connection and then going to Redis, not about a connection slower than the deadline.
+    const store = new RedisStore({ url: redis.url, deadlineMs: 2000, fallbackOnce: () => true, fallbackOnceName: "memory" });
     try {
       const k = key();
       expect(await store.charge([charge("ask", k, 1, 5)], Date.now())).toBeNull();
       expect(await redis.command("GET", `{agent-gate}:c:ask:${k}`)).toBe("$1\r\n1");
       expect(store.condition()).toBe("ok");
+    } finally {
+      await store.stop();
+    }
+  });
+
+  it("a first request whose connection outlasts its deadline is answered by the fallback, and still counted in Redis once", async () => {
+    // Redis holds every command (the connection's handshake too) for 1 s: far past the first request's 50 ms.
+    await redis.command("CLIENT", "PAUSE", "1000", "ALL");
+    const store = storeFor();
+    try {
+      const k = key();
+      const started = performance.now();
+      expect(await store.charge([charge("ask", k, 1, 5)], Date.now())).toBeNull();
+      expect(performance.now() - started).toBeLessThan(800);
+      // The call went on: Redis carries it out when the pause ends, so the fleet's count has the request, once.
+      await sleep(1200 - (performance.now() - started));
+      expect(await redis.command("GET", `{agent-gate}:c:ask:${k}`)).toBe("$1\r\n1");
+      // One late call does not make the store degraded; the next request goes to Redis.
+      expect(store.condition()).toBe("ok");
+      expect(await store.charge([charge("ask", k, 1, 5)], Date.now())).toBeNull();
+      expect(await redis.command("GET", `{agent-gate}:c:ask:${k}`)).toBe("$1\r\n2");
     } finally {
       await store.stop();
     }
@@ -299,10 +323,13 @@ describe("the redis store", () => {
       await redis.command("CLIENT", "PAUSE", "1500", "ALL");
       const started = performance.now();
       for (let i = 0; i < 3; i++) expect(await store.charge([charge("ask", paused, 1, 3)], Date.now())).toBeNull();
-      expect(performance.now() - started).toBeLessThan(3 * 50 + 400);
+      // Well below the 1,500 ms pause, with room for a busy machine's late timers.
+      expect(performance.now() - started).toBeLessThan(3 * 50 + 750);
       expect(store.condition()).toBe("degraded");
       await until(() => store.condition() === "ok");
       expect(store.condition()).toBe("ok");
+      // Redis carried out the three late calls once the pause ended: they are counted there once, not written back again.
+      expect(await redis.command("GET", `{agent-gate}:c:ask:${paused}`)).toBe("$1\r\n3");
       // One warn line per change of state, never one per request.
       expect(stateLines().map((entry) => entry.condition)).toEqual(["degraded", "ok", "degraded", "ok"]);
       for (const line of lines.filter((l) => l.includes('"type":"shared_state"'))) expect(line).toContain('"level":"warn"');
