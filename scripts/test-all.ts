@@ -20,6 +20,8 @@ interface Tally {
 }
 const tally: Tally = { passed: 0, failed: 0, skipped: 0 };
 const failures: string[] = [];
+/** Each failed test's name and first error line, printed again at the end: CI's log keeps only its tail. */
+const failedTests: string[] = [];
 
 /** The machine's busy and total CPU time so far, in /proc/stat's ticks (100 a second on Linux; undefined elsewhere). */
 function machineCpu(): { busy: number; total: number } | undefined {
@@ -78,20 +80,73 @@ function backgroundSteps(steps: { title: string; command: string }[]): { finish:
   };
 }
 
-function countVitest(file: string): void {
+function firstLine(message: string | undefined): string {
+  return (message ?? "")
+    .replace(/\x1b\[[0-9;]*m/g, "")
+    .trim()
+    .split("\n")[0]!
+    .slice(0, 300);
+}
+
+interface VitestReport {
+  numPassedTests: number;
+  numFailedTests: number;
+  numPendingTests: number;
+  numTodoTests: number;
+  testResults: { name: string; status: string; message?: string; assertionResults: { fullName: string; status: string; failureMessages: string[] }[] }[];
+}
+
+function countVitest(file: string, label: string): void {
   if (!fs.existsSync(file)) return;
-  const report = JSON.parse(fs.readFileSync(file, "utf8")) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number };
+  const report = JSON.parse(fs.readFileSync(file, "utf8")) as VitestReport;
   tally.passed += report.numPassedTests;
   tally.failed += report.numFailedTests;
   tally.skipped += report.numPendingTests + report.numTodoTests;
+  for (const result of report.testResults) {
+    const where = path.relative(ROOT, result.name);
+    const failed = result.assertionResults.filter((test) => test.status === "failed");
+    for (const test of failed) failedTests.push(`[${label}] ${where} > ${test.fullName}: ${firstLine(test.failureMessages[0])}`);
+    // A file that failed outside any test (its hooks, its imports) has a message and no failed test.
+    if (result.status === "failed" && !failed.length) failedTests.push(`[${label}] ${where}: ${firstLine(result.message)}`);
+  }
 }
 
-function countPlaywright(file: string): void {
+interface PlaywrightSuite {
+  title: string;
+  file?: string;
+  specs?: { title: string; ok: boolean; tests: { results: { status: string; error?: { message?: string } }[] }[] }[];
+  suites?: PlaywrightSuite[];
+}
+
+function failedSpecs(suite: PlaywrightSuite, label: string, trail: string[]): void {
+  const here = suite.title ? [...trail, suite.title] : trail;
+  for (const spec of suite.specs ?? []) {
+    if (spec.ok) continue;
+    const error = spec.tests.flatMap((test) => test.results).find((result) => result.error)?.error?.message;
+    failedTests.push(`[${label}] ${[...here, spec.title].join(" > ")}: ${firstLine(error)}`);
+  }
+  for (const child of suite.suites ?? []) failedSpecs(child, label, here);
+}
+
+function countPlaywright(file: string, label: string): void {
   if (!fs.existsSync(file)) return;
-  const report = JSON.parse(fs.readFileSync(file, "utf8")) as { stats: { expected: number; unexpected: number; flaky: number; skipped: number } };
+  const report = JSON.parse(fs.readFileSync(file, "utf8")) as { stats: { expected: number; unexpected: number; flaky: number; skipped: number }; suites?: PlaywrightSuite[] };
   tally.passed += report.stats.expected + report.stats.flaky;
   tally.failed += report.stats.unexpected;
   tally.skipped += report.stats.skipped;
+  for (const suite of report.suites ?? []) failedSpecs(suite, label, []);
+}
+
+/** Printed last, and kept in .tmp/summary-<pass>.txt for .ci/run to print again after both passes. */
+function printSummary(pass: string): void {
+  const lines = [
+    `=== ${pass}`,
+    ...(failedTests.length ? ["Failed tests:", ...failedTests.map((line) => `  ${line}`)] : []),
+    `Failed steps: ${failures.length ? failures.join(", ") : "none"}`,
+    `tests: ${tally.passed} passed, ${tally.failed} failed, ${tally.skipped} skipped`,
+  ];
+  console.log(`\n${lines.join("\n")}`);
+  fs.writeFileSync(path.join(TMP, `summary-${pass.replace(/\W+/g, "-")}.txt`), `${lines.join("\n")}\n`);
 }
 
 /**
@@ -107,14 +162,14 @@ function vitestSteps(label: string, paths: string[], report: string, env: NodeJS
   fs.rmSync(overloadReport, { force: true });
   const excluded = ALONE_TESTS.flatMap((file) => ["--exclude", file]);
   step(`vitest (${label})`, "npx", ["vitest", "run", ...paths, ...excluded, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`], env);
-  countVitest(report);
+  countVitest(report, label);
   step(
     `vitest overload and fairness (${label})`,
     "npx",
     ["vitest", "run", ...ALONE_TESTS, "--no-file-parallelism", "--reporter=default", "--reporter=json", `--outputFile.json=${overloadReport}`],
     env,
   );
-  countVitest(overloadReport);
+  countVitest(overloadReport, label);
 }
 
 /**
@@ -131,7 +186,7 @@ function playwrightStep(provider: "sqlite" | "postgres", env: NodeJS.ProcessEnv)
     ...env,
     PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport,
   });
-  countPlaywright(playwrightReport);
+  countPlaywright(playwrightReport, `playwright ${provider}`);
 }
 
 function vitestOn(provider: "sqlite" | "postgres", env: NodeJS.ProcessEnv): void {
@@ -161,8 +216,7 @@ if (process.env.TEST_SCOPE === "runtime") {
   if (step("build", "npm", ["run", "build"])) {
     vitestSteps(`sqlite, Node ${process.version}`, [], path.join(TMP, "vitest-runtime.json"), baseEnv);
   }
-  console.log(`\nFailed steps: ${failures.length ? failures.join(", ") : "none"}`);
-  console.log(`tests: ${tally.passed} passed, ${tally.failed} failed, ${tally.skipped} skipped`);
+  printSummary(`runtime pass, Node ${process.version}`);
   process.exit(failures.length || tally.failed ? 1 : 0);
 }
 
@@ -202,8 +256,7 @@ async function main(): Promise<number> {
     }
   }
 
-  console.log(`\nFailed steps: ${failures.length ? failures.join(", ") : "none"}`);
-  console.log(`tests: ${tally.passed} passed, ${tally.failed} failed, ${tally.skipped} skipped`);
+  printSummary(`npm test, Node ${process.version}`);
   return failures.length || tally.failed ? 1 : 0;
 }
 
