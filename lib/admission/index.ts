@@ -11,6 +11,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AdmissionLane, type LaneBounds } from "./lane";
 import { HeapPressure } from "./heap";
+import { runHoldingSlot, Slot } from "./slot";
 import type { TurnQueue } from "./turn-queue";
 
 export const WORK_CLASSES = ["account", "token", "pages", "public", "general"] as const;
@@ -163,8 +164,8 @@ export class Admission {
 
   /**
    * Runs `handle` for the request now or on its lane's turn, or answers it with a refusal. The lane's slot is
-   * given back when the answer is finished or the connection closes, whichever comes first. `handle` learns whether
-   * the request has had its pacer turn (then it needs no other).
+   * given back when the answer is finished or the connection closes, whichever comes first, and while the request
+   * waits on the shared store. `handle` learns whether the request has had its pacer turn (then it needs no other).
    */
   admit(req: IncomingMessage, res: ServerResponse, ticket: AdmissionTicket, handle: (hadTurn: boolean) => void): void {
     const { workClass, caller } = ticket;
@@ -173,12 +174,14 @@ export class Admission {
     if (this.heapRefuses(workClass)) return this.shed(req, res, workClass, "heap");
     const lane = req.url?.startsWith(REWRITE_TARGET_PREFIX) ? this.rewrites : this.lanes[workClass];
     const start = (): void => {
-      res.once("close", () => lane.leave(caller));
-      if (!this.pacer || !PACED.has(workClass)) return handle(false);
+      // The request runs holding its slot; it gives the slot back while it waits on the shared store (./slot.ts).
+      const slot = new Slot(lane, caller);
+      res.once("close", () => slot.release());
+      if (!this.pacer || !PACED.has(workClass)) return runHoldingSlot(slot, () => handle(false));
       this.pacer.run(
         () => {
           // A client that left while its job waited: its connection's close has given the slot back already.
-          if (!gone()) handle(true);
+          if (!gone()) runHoldingSlot(slot, () => handle(true));
         },
         // Its slot is held while it waits for a turn: waiting as long again as its lane's queue allows is refused too.
         {

@@ -18,6 +18,7 @@
 //
 // What stays per process is not here: admission shares, the probes budget, caches of public data.
 import { createHash } from "node:crypto";
+import { offSlot } from "@/lib/admission/slot";
 import { systemClock, type Clock } from "@/lib/clock";
 import { getConfig } from "@/lib/config";
 import { processSingleton } from "@/lib/registry";
@@ -79,9 +80,17 @@ export function sharedStateStore(): SharedStateStore {
   return shared.store;
 }
 
+/**
+ * A remote store's answer, awaited with the request's admission slot given back (lib/admission/slot.ts): the slot runs
+ * other work while this request waits on the network. The memory store's answers are there at once.
+ */
+function awaited<T>(answer: MaybePromise<T>): MaybePromise<T> {
+  return answer instanceof Promise ? offSlot(answer) : answer;
+}
+
 /** Spends every charge or none; null when counted, else how long to wait. Synchronous with the memory store. */
 export function chargeCounters(charges: readonly CounterCharge[], clock: Clock = systemClock): MaybePromise<ChargeOutcome> {
-  return sharedStateStore().charge(storedCharges(charges), clock.now().getTime());
+  return awaited(sharedStateStore().charge(storedCharges(charges), clock.now().getTime()));
 }
 
 /**
@@ -90,12 +99,12 @@ export function chargeCounters(charges: readonly CounterCharge[], clock: Clock =
  * signature window, a DPoP proof's accepted age) plus the clock skew you forgive: after it, the claim's expiry refuses.
  */
 export async function acceptOnce(scope: string, key: string, untilEpochSeconds: number, clock: Clock = systemClock): Promise<boolean> {
-  return sharedStateStore().acceptOnce(storedClaim({ scope, key, untilEpochSeconds }), clock.now().getTime());
+  return awaited(sharedStateStore().acceptOnce(storedClaim({ scope, key, untilEpochSeconds }), clock.now().getTime()));
 }
 
 /** acceptOnce, then (only when the key was new) chargeCounters, in one round trip to the store. */
 export async function acceptOnceAndCharge(claim: OnceClaim, charges: readonly CounterCharge[], clock: Clock = systemClock): Promise<OnceAndChargeOutcome> {
-  return sharedStateStore().acceptOnceAndCharge(storedClaim(claim), storedCharges(charges), clock.now().getTime());
+  return awaited(sharedStateStore().acceptOnceAndCharge(storedClaim(claim), storedCharges(charges), clock.now().getTime()));
 }
 
 /** What /readyz reports: the store and whether it answers (degraded: this instance answers from its fallback). */

@@ -3,7 +3,10 @@
 // on a real redis-server started here, killed and paused mid-test.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AdmissionLane } from "@/lib/admission/lane";
+import { runHoldingSlot, Slot } from "@/lib/admission/slot";
 import { ManualClock } from "@/lib/clock";
+import { getConfig } from "@/lib/config";
 import { query } from "@/lib/db";
 import { createLogger, setLogger } from "@/lib/observability/log";
 import { serviceMetrics } from "@/lib/observability/metrics";
@@ -134,6 +137,28 @@ describe("the configured store, through lib/shared-state's entry (memory on SQLi
       }),
       { numRuns: 60 },
     );
+  });
+
+  it("gives the request's admission slot back while a remote store answers, and holds it again for the result", async () => {
+    const lane = new AdmissionLane({ inFlight: 1, queue: 4, maxWaitMs: 1000 });
+    lane.enter(
+      () => undefined,
+      () => undefined,
+      () => false,
+    );
+    const slot = new Slot(lane, "");
+    let slotsHeldDuringTheWait = -1;
+    const accepted = await runHoldingSlot(slot, () => {
+      const answer = acceptOnce(`slot-${++unique}`, key(), Math.floor(Date.now() / 1000) + 60);
+      slotsHeldDuringTheWait = lane.inFlight;
+      return answer;
+    });
+    expect(accepted).toBe(true);
+    // PostgreSQL's once-key is a statement: the slot runs other work meanwhile. The memory store answers at once.
+    expect(slotsHeldDuringTheWait).toBe(getConfig().sharedState.store === "memory" ? 1 : 0);
+    expect(lane.inFlight).toBe(1);
+    slot.release();
+    expect(lane.inFlight + lane.suspended).toBe(0);
   });
 });
 
