@@ -2,9 +2,9 @@
 // request in the context of its Slot; lib/shared-state wraps a wait on a remote store (Redis, PostgreSQL) in
 // `offSlot`, so the slot runs another request meanwhile, and is taken again (before any waiter) when the store answers.
 // Without it, a lane of 16 slots whose requests all wait on Redis runs nothing while they wait: the bench measured the
-// redis store at 53–59 % of the memory store's /ask throughput with the slots held, 97 % with as many slots as
-// connections (bench/README.md, "Shared state"). Outside admission (Vercel, `next start`, unit tests) nothing holds a
-// slot and `offSlot` is the wait itself.
+// redis store at 53–64 % of the memory store's /ask throughput with the slots held, 84–136 % with them given back
+// (bench/README.md, "Shared state"). Outside admission (Vercel, `next start`, unit tests) nothing holds a slot and
+// `offSlot` is the wait itself.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { processSingleton } from "@/lib/registry";
 import type { AdmissionLane } from "./lane";
