@@ -1,15 +1,10 @@
 // A request waiting on the fleet's shared store gives its admission slot back meanwhile (lib/admission/slot.ts,
 // lib/admission/lane.ts suspend/resume): the slot runs the next waiter, the request takes a slot again before any
 // waiter when its store answers, and the lane's bounds (and each caller's share) hold whatever the waits. Without
-// it a lane whose slots all wait on Redis runs nothing (issue 50 item 8).
-import { EventEmitter } from "node:events";
-import type { IncomingMessage, ServerResponse } from "node:http";
+// it a lane whose slots all wait on Redis runs nothing (issue 50 item 8). Admission with it: tests/unit/admission.test.ts.
 import { describe, expect, it } from "vitest";
-import { Admission, WORK_CLASSES, type AdmissionBounds } from "@/lib/admission";
-import { HeapPressure } from "@/lib/admission/heap";
 import { AdmissionLane } from "@/lib/admission/lane";
 import { offSlot, runHoldingSlot, Slot } from "@/lib/admission/slot";
-import { TurnQueue } from "@/lib/admission/turn-queue";
 
 function laneOf(inFlight: number, queue: number, share?: { inFlight: number; queue: number }): AdmissionLane {
   return new AdmissionLane({ inFlight, queue, maxWaitMs: 1000, ...(share ? { share } : {}) }, () => 0);
@@ -196,50 +191,5 @@ describe("a slot, through offSlot", () => {
     store.resolve("late");
     await expect(answer).resolves.toBe("late");
     expect(lane.inFlight).toBe(1);
-  });
-});
-
-function exchange(url: string): { req: IncomingMessage; res: ServerResponse; finish(): void } {
-  const socket = { destroyed: false };
-  const req = Object.assign(new EventEmitter(), { url, method: "GET", destroyed: false, socket, headers: {} }) as unknown as IncomingMessage;
-  const res = Object.assign(new EventEmitter(), { writableEnded: false }) as unknown as ServerResponse;
-  return {
-    req,
-    res,
-    finish: () => {
-      (res as unknown as { writableEnded: boolean }).writableEnded = true;
-      res.emit("close");
-    },
-  };
-}
-
-describe("admission with requests that wait on the shared store", () => {
-  it("runs the next request while the first waits, and finishes both within the bounds", async () => {
-    const bounds = Object.fromEntries(WORK_CLASSES.map((c) => [c, { inFlight: 1, queue: 4, maxWaitMs: 1000 }])) as AdmissionBounds;
-    const heap = new HeapPressure(() => ({ used: 0, limit: 1000 }));
-    const admission = new Admission({ bounds, heapShedShare: 0.8, refuse: () => undefined, heap, pacer: new TurnQueue((callback) => callback()) });
-    const stores = [deferred<string>(), deferred<string>()];
-    const log: string[] = [];
-    const requests = ["/ask?query=a", "/ask?query=b"].map((url, i) => {
-      const x = exchange(url);
-      admission.admit(x.req, x.res, { workClass: "public", caller: `caller-${i}` }, () => {
-        log.push(`start ${i}`);
-        void offSlot(stores[i]!.promise).then((answer) => {
-          log.push(`${answer} ${i}`);
-          x.finish();
-        });
-      });
-      return x;
-    });
-    // Without the slot given back, the second would wait in the queue until the first is answered.
-    expect(log).toEqual(["start 0", "start 1"]);
-    expect(admission.state().public).toEqual({ inFlight: 0, queued: 0 });
-    stores[1]!.resolve("counted");
-    stores[0]!.resolve("counted");
-    await flush();
-    await flush();
-    expect(log).toEqual(["start 0", "start 1", "counted 1", "counted 0"]);
-    expect(admission.state().public).toEqual({ inFlight: 0, queued: 0 });
-    expect(requests.length).toBe(2);
   });
 });

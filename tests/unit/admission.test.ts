@@ -8,6 +8,7 @@ import { Admission, admissionBounds, WORK_CLASSES, type AdmissionBounds, type Ad
 import { resolveRoute, routeOfTarget } from "@/lib/routes";
 import { HeapPressure } from "@/lib/admission/heap";
 import { AdmissionLane } from "@/lib/admission/lane";
+import { offSlot } from "@/lib/admission/slot";
 import { TurnQueue } from "@/lib/admission/turn-queue";
 
 function lane(inFlight: number, queue: number, maxWaitMs = 1000) {
@@ -612,5 +613,34 @@ describe("the pacer", () => {
     expect(pending()).toBe(1);
     iteration();
     expect(ran).toEqual(["next"]);
+  });
+});
+
+describe("admission with requests that wait on the shared store", () => {
+  it("runs the next request while the first waits, and finishes both within the bounds", async () => {
+    const { admission } = admissionWith({ public: { inFlight: 1, queue: 4, maxWaitMs: 1000 } });
+    const answers: ((answer: string) => void)[] = [];
+    const stores = [0, 1].map(() => ({ promise: new Promise<string>((resolve) => answers.push(resolve)) }));
+    const log: string[] = [];
+    const requests = ["/ask?query=a", "/ask?query=b"].map((url, i) => {
+      const x = exchange(url);
+      admission.admit(x.req, x.res, { workClass: "public", caller: `caller-${i}` }, () => {
+        log.push(`start ${i}`);
+        void offSlot(stores[i]!.promise).then((answer) => {
+          log.push(`${answer} ${i}`);
+          x.finish();
+        });
+      });
+      return x;
+    });
+    // Without the slot given back, the second would wait in the queue until the first is answered.
+    expect(log).toEqual(["start 0", "start 1"]);
+    expect(admission.state().public).toEqual({ inFlight: 0, queued: 0 });
+    answers[1]!("counted");
+    answers[0]!("counted");
+    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toEqual(["start 0", "start 1", "counted 1", "counted 0"]);
+    expect(admission.state().public).toEqual({ inFlight: 0, queued: 0 });
+    expect(requests.length).toBe(2);
   });
 });
