@@ -1,12 +1,29 @@
+import fs from "node:fs";
 import { defineConfig } from "vitest/config";
 
 // An ES module (.mts), so Vite need not load ESM syntax as CommonJS (it warns about that since Vitest 5).
 // Two kinds of tests: tests/unit (logic; those under tests/unit/db use a throwaway database) and
 // tests/http (against a real `next start`). Playwright specs live in tests/e2e and are not run here.
+
+/**
+ * Logic files that set process-wide state other files must not see: the server entry's mark (lib/http/server-entry.ts)
+ * and OpenTelemetry's global propagator.
+ */
+const PROCESS_STATE = ["agent-identity-listener", "proxy-body-check", "request-channel", "tracing"].map((name) => `tests/unit/${name}.test.ts`);
+
+/** Logic files that mock modules or reset the module registry: a mock must meet modules loaded for its own file. */
+const MOCKING = fs
+  .readdirSync("tests/unit", { recursive: true, encoding: "utf8" })
+  .filter((file) => file.endsWith(".test.ts"))
+  .map((file) => `tests/unit/${file}`)
+  .filter((file) => /\bvi\.(mock|doMock|resetModules|stubGlobal|stubEnv)\(/.test(fs.readFileSync(file, "utf8")));
+
+const ISOLATED_LOGIC = [...PROCESS_STATE, ...MOCKING];
+
 export default defineConfig({
   resolve: { alias: { "@": import.meta.dirname } },
   test: {
-    include: ["tests/unit/**/*.test.ts", "tests/http/**/*.test.ts"],
+    // Once, for both projects: the template database and the shared server.
     globalSetup: ["tests/support/global-setup.ts"],
     setupFiles: ["tests/support/unit-db.ts"],
     testTimeout: 30_000,
@@ -15,5 +32,11 @@ export default defineConfig({
     maxWorkers: 2,
     reporters: ["default"],
     env: { NEXT_TELEMETRY_DISABLED: "1" },
+    projects: [
+      // Issue 51 item 8: the other logic files share their worker's loaded modules (setupFiles still run before each
+      // file, and start its configuration afresh): loading lib/ again for each of about a hundred files took half their time.
+      { test: { name: "logic", include: ["tests/unit/**/*.test.ts"], exclude: ISOLATED_LOGIC, isolate: false } },
+      { test: { name: "isolated", include: ["tests/http/**/*.test.ts", ...ISOLATED_LOGIC] } },
+    ],
   },
 });

@@ -4,8 +4,19 @@ import { configFrom, installConfig, type AppConfig } from "@/lib/config";
 
 type Variables = Record<string, string | undefined>;
 
+const FILE_DEFAULTS: Variables = { BASE_URL: "http://localhost:3000" };
+
 /** This test file's variables: the local default BASE_URL, its database (./unit-db.ts) and what the file sets for all its cases. */
-const fileVariables: Variables = { BASE_URL: "http://localhost:3000" };
+let fileVariables: Variables = { ...FILE_DEFAULTS };
+
+/**
+ * Starts a test file's configuration from the defaults again (./unit-db.ts, before each file): logic files share their
+ * worker's modules (vitest.config.mts), this one among them, so a file never inherits the variables of the one before.
+ */
+export function startFileConfig(): AppConfig {
+  fileVariables = { ...FILE_DEFAULTS };
+  return useTestConfig();
+}
 
 /** Adds variables to this file's configuration (kept for its later cases) and installs it. */
 export function configureFile(variables: Variables): AppConfig {
