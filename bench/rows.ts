@@ -1,6 +1,6 @@
 // A scenario's row in the bench's table, from one run or from several (bench/run.ts --rounds: a scenario compared
 // with a bare server alternates with it, and each side's row combines its runs).
-import type { LoadResult } from "./load";
+import type { LoadResult } from "./load.mjs";
 
 /** One run of a scenario. */
 export interface Round {

@@ -1,6 +1,6 @@
 // bench/rows.ts: a scenario's row from its runs (bench/run.ts --rounds alternates a scenario with its bare baseline).
 import { describe, expect, it } from "vitest";
-import type { LoadResult } from "../../bench/load";
+import type { LoadResult } from "../../bench/load.mjs";
 import { rowOf, type Round } from "../../bench/rows";
 
 function round(requestsPerSecond: number, p50: number, p99: number, extra: Partial<Round> & { errors?: number; sheds?: number; samples?: string[] } = {}): Round {
