@@ -35,7 +35,9 @@ export default defineConfig({
     projects: [
       // Issue 51 item 8: the other logic files share their worker's loaded modules (setupFiles still run before each
       // file, and start its configuration afresh): loading lib/ again for each of about a hundred files took half their time.
-      { test: { name: "logic", include: ["tests/unit/**/*.test.ts"], exclude: ISOLATED_LOGIC, isolate: false } },
+      {
+        test: { name: "logic", include: ["tests/unit/**/*.test.ts"], exclude: ISOLATED_LOGIC, isolate: false, setupFiles: ["tests/support/close-connections.ts"] },
+      },
       { test: { name: "isolated", include: ["tests/http/**/*.test.ts", ...ISOLATED_LOGIC] } },
     ],
   },

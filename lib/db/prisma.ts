@@ -7,7 +7,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { getConfig } from "@/lib/config";
 import { PrismaClient as PostgresClient } from "@/lib/generated/postgres/client";
 import { PrismaClient as SqliteClient } from "@/lib/generated/sqlite/client";
-import { perUrl } from "./per-url";
+import { perUrl, takePerUrl } from "./per-url";
 import { assertOutsideTransaction } from "./sql";
 import { sqliteFilePath } from "./sqlite-path";
 
@@ -35,4 +35,9 @@ export function createDb(url: string): Db {
 /** The inspection client of this process (one per DATABASE_URL). */
 export function getDb(): Db {
   return perUrl("agentGatePrisma", getConfig().databaseUrl, createDb);
+}
+
+/** Disconnects the inspection client (a test file done with its database); the next getDb() opens a new one. */
+export async function closeDb(): Promise<void> {
+  await takePerUrl<Db>("agentGatePrisma")?.$disconnect();
 }
