@@ -3,7 +3,7 @@
 // this" through the real decision form with its webhooks (verified with svix) and the automatic block, the operator
 // commands, AGENT_SIGNATURE_REQUIRED, the settings form, and the proof that the verified-only setting is no
 // membership oracle: its registration and poll answers are byte for byte those of any pending request.
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decisionFormBinding } from "@/lib/approval";
@@ -347,13 +347,19 @@ describe("no membership oracle (RFC 10027 ยง6.1.7 without telling who is a membe
   });
 });
 
-function agentsCli(...args: string[]): { code: number | null; out: string; err: string } {
-  const result = spawnSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/agents.ts", ...args], {
-    cwd: ROOT,
-    env: childEnv({ DATABASE_URL: server.databaseUrl }),
-    encoding: "utf8",
+/**
+ * The operator's command (scripts/agents.ts) on the server's database. Not spawnSync: a child that holds this process's
+ * event loop for seconds lets fetch reuse a keep-alive connection the server closed meanwhile ("other side closed").
+ */
+function agentsCli(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ["node_modules/tsx/dist/cli.mjs", "scripts/agents.ts", ...args],
+      { cwd: ROOT, env: childEnv({ DATABASE_URL: server.databaseUrl }), encoding: "utf8" },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, out: stdout, err: stderr }),
+    );
   });
-  return { code: result.status, out: result.stdout, err: result.stderr };
 }
 
 describe("I didn't start this, the operator's commands and blocking (RFC 10027 ยง6.1.6)", () => {
@@ -417,23 +423,23 @@ describe("I didn't start this, the operator's commands and blocking (RFC 10027 ย
     expect(cancelled!.payload.data).toMatchObject({ reason: "agent_blocked", revoked_tokens: 1 });
     expect(receiver.rejected).toEqual([]);
 
-    const listing = agentsCli("reports");
+    const listing = await agentsCli("reports");
     expect(listing.code, listing.err).toBe(0);
     expect(listing.out).toMatch(new RegExp(`^  ${origin.replace(/[.:/]/g, "\\$&")}  3 reports from 3 members, last \\S+  \\[blocked by reports \\S+\\]$`, "m"));
     expect(listing.out).toContain("By network (keyed hash of the requesting address or IPv6 /64):");
-    const json = JSON.parse(agentsCli("reports", "--json", "--days", "1").out) as {
+    const json = JSON.parse((await agentsCli("reports", "--json", "--days", "1")).out) as {
       byOrigin: { key: string; reports: number; members: number }[];
       byNetwork: { reports: number }[];
     };
     expect(json.byOrigin.find((g) => g.key === origin)).toMatchObject({ reports: 3, members: 3 });
     expect(json.byNetwork.reduce((sum, g) => sum + g.reports, 0)).toBeGreaterThanOrEqual(3);
 
-    const lifted = agentsCli("block", "--origin", origin, "--unblock");
+    const lifted = await agentsCli("block", "--origin", origin, "--unblock");
     expect(lifted.code, lifted.err).toBe(0);
     expect(lifted.out).toContain(`Unblocked ${origin}`);
     const second = await approvedVictim();
 
-    const blocked = agentsCli("block", "--origin", `${origin}/`);
+    const blocked = await agentsCli("block", "--origin", `${origin}/`);
     expect(blocked.code, blocked.err).toBe(0);
     expect(blocked.out.trim()).toBe(`Blocked ${origin}: 1 active delegation cancelled, 1 access token revoked; its new registrations get 403 agent_blocked.`);
     expect((await readAccount(second.token)).status).toBe(401);
@@ -441,8 +447,8 @@ describe("I didn't start this, the operator's commands and blocking (RFC 10027 ย
     // The command's process wrote the event; the server's loop delivers it.
     const [byOperator] = await receiver.waitFor(about(second.reg.registration_id, "delegation.cancelled"));
     expect(byOperator!.payload.data.reason).toBe("agent_blocked");
-    expect(agentsCli("block", "--origin", origin).out.trim()).toBe(`${origin} was already blocked: 0 active delegations cancelled, 0 access tokens revoked.`);
-    expect(agentsCli("block", "--origin", origin, "--unblock").code).toBe(0);
+    expect((await agentsCli("block", "--origin", origin)).out.trim()).toBe(`${origin} was already blocked: 0 active delegations cancelled, 0 access tokens revoked.`);
+    expect((await agentsCli("block", "--origin", origin, "--unblock")).code).toBe(0);
   }, 180_000);
 
   it("the commands refuse bad input with one line and exit code 2, and change nothing", async () => {
@@ -458,7 +464,7 @@ describe("I didn't start this, the operator's commands and blocking (RFC 10027 ย
     ];
     const before = await getDb().blockedAgentOrigin.findMany({ orderBy: { origin: "asc" } });
     for (const [args, message] of cases) {
-      const result = agentsCli(...args);
+      const result = await agentsCli(...args);
       expect(result.code, args.join(" ")).toBe(2);
       expect(result.err).toContain(message);
       expect(result.err.trim().split("\n")).toHaveLength(1);
