@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import path from "node:path";
 import { defineConfig } from "vitest/config";
 
 // An ES module (.mts), so Vite need not load ESM syntax as CommonJS (it warns about that since Vitest 5).
@@ -13,10 +14,10 @@ const PROCESS_STATE = ["agent-identity-listener", "proxy-body-check", "request-c
 
 /** Logic files that mock modules or reset the module registry: a mock must meet modules loaded for its own file. */
 const MOCKING = fs
-  .readdirSync("tests/unit", { recursive: true, encoding: "utf8" })
+  .readdirSync(path.join(import.meta.dirname, "tests/unit"), { recursive: true, encoding: "utf8" })
   .filter((file) => file.endsWith(".test.ts"))
   .map((file) => `tests/unit/${file}`)
-  .filter((file) => /\bvi\.(mock|doMock|resetModules|stubGlobal|stubEnv)\(/.test(fs.readFileSync(file, "utf8")));
+  .filter((file) => /\bvi\.(mock|doMock|resetModules|stubGlobal|stubEnv)\(/.test(fs.readFileSync(path.join(import.meta.dirname, file), "utf8")));
 
 const ISOLATED_LOGIC = [...PROCESS_STATE, ...MOCKING];
 
