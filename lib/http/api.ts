@@ -3,6 +3,15 @@
 // and in the node:http front (lib/front), which skips Next's per-request pipeline under `next start`.
 import type { BodyResult } from "./body";
 import { readBodyText } from "./body";
+import { startedByServerEntry } from "./server-entry";
+
+/**
+ * Header with the request target exactly as node:http received it, stamped by server.ts's request listener
+ * (lib/server/request-listener.ts) over any client-sent copy. Next rebuilds request.url from the query it parsed,
+ * and that parse loses a `__proto__` parameter: the own-account routes' "no query" rule would then differ from the
+ * front's. Read only when server.ts started the process; elsewhere the header is the client's.
+ */
+export const TARGET_HEADER = "x-agent-gate-target";
 
 /** Header lookup by case-insensitive name (a web Headers object fits). */
 export interface HeaderReader {
@@ -44,9 +53,10 @@ export function pathOf(target: string | undefined): string {
 }
 
 export function fromWebRequest(request: Request): ApiRequest {
+  const stamped = startedByServerEntry() ? request.headers.get(TARGET_HEADER) : null;
   return {
     method: request.method,
-    target: targetOf(request.url),
+    target: stamped ?? targetOf(request.url),
     headers: request.headers,
     readBody: (limit) => readBodyText(request, limit),
   };

@@ -2,7 +2,8 @@
 // 1. Stamp each request with its socket address (PEER_HEADER), replacing any client-sent copy. A route
 //    handler under Next sees only headers, and Next copies a client-sent X-Forwarded-For verbatim, so
 //    TRUSTED_PROXY=none really means "the socket address" only thanks to this stamp. Its caller key is derived
-//    once and stamped too (CALLER_HEADER), for the shares here and the budgets and log line after.
+//    once and stamped too (CALLER_HEADER), for the shares here and the budgets and log line after, and so is the
+//    target as received (TARGET_HEADER: Next's request.url loses a `__proto__` query parameter).
 // 2. Look up its route (lib/routes, handed in).
 // 3. Wait for its whole body (./body-gate.ts): until then it holds no slot of any class.
 // 4. A signed request whose agent's key directory is cached is verified once (issue 44; lib/agent-identity, handed
@@ -16,7 +17,7 @@
 //    keeps admitting new connections; a request whose client has left meanwhile is skipped.
 import type http from "node:http";
 import type { AdmissionTicket, WorkClass } from "@/lib/admission";
-import { pathOf } from "@/lib/http/api";
+import { pathOf, TARGET_HEADER } from "@/lib/http/api";
 import { AGENT_HEADER, CALLER_HEADER, PEER_HEADER } from "@/lib/http/client-ip";
 import { markServerEntry } from "@/lib/http/server-entry";
 import { errorLog } from "@/lib/observability/log";
@@ -122,6 +123,7 @@ export function requestListener(next: NextHandler, options: RequestListenerOptio
   };
   return (req, res) => {
     req.headers[PEER_HEADER] = req.socket?.remoteAddress ?? "unknown";
+    req.headers[TARGET_HEADER] = req.url ?? "/";
     // Derived once, before anything reads it; a client-sent copy is replaced (empty: callerKey derives it itself).
     const caller = callerOf?.(req) ?? "";
     req.headers[CALLER_HEADER] = caller;

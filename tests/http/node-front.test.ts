@@ -157,6 +157,9 @@ describe("own-account routes", () => {
       // Next drops a bare "?" before the route file sees it; the front must answer alike (issue 13).
       { name: "a bare ?", method: "GET", path: `${path}?`, headersFor: bearer(tokens) },
       { name: "a bare ? without a credential", method: "GET", path: `${path}?` },
+      // Next's query parse drops a `__proto__` parameter (plain or percent-encoded): the route still sees it (fast-check found it).
+      { name: "a __proto__ parameter", method: "GET", path: `${path}?__proto__`, headersFor: bearer(tokens) },
+      { name: "an encoded __proto__ parameter without a credential", method: "GET", path: `${path}?%5F%5Fproto%5F%5F=1` },
       { name: "a body on GET", method: "GET", path, headersFor: bearer(tokens), body: "x" },
       { name: "narrower scope", method: "GET", path, headersFor: bearer(narrow) },
     ];
@@ -166,6 +169,11 @@ describe("own-account routes", () => {
       });
     }
   }
+
+  it("a __proto__ parameter is a query like any other: 400 invalid_request from both", async () => {
+    const answer = await expectSameAnswer({ name: "__proto__", method: "GET", path: "/api/v1/agent/account?__proto__" });
+    expect(answer.status).toBe(400);
+  });
 
   it("the front's HEAD announces the length of the GET's body", async () => {
     const headers = bearer(tokens)("front");
