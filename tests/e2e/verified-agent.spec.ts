@@ -1,13 +1,11 @@
 // Issue 44: the approval page for a registration signed with Cloudflare's web-bot-auth signer ("Verified: sent by
 // <host>", above the name the agent gave itself, marked as such; then the dashboard and activity log) and for an
 // unsigned one (today's warning), all checked with axe-core's WCAG 2.1 A and AA rules.
-import { AxeBuilder } from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { newAgentKey, signRequest, startDirectory, type DirectoryServer } from "../support/web-bot-agent";
 import { registerAgent, type Registration } from "./agent";
 import { baseUrl, expect, signIn, test } from "./fixtures";
-
-const WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
+import { axeViolations } from "./support/axe";
 
 let directory: DirectoryServer | undefined;
 test.afterAll(async () => {
@@ -16,8 +14,7 @@ test.afterAll(async () => {
 
 async function expectNoViolations(page: Page): Promise<void> {
   await page.waitForLoadState("networkidle");
-  const { violations } = await new AxeBuilder({ page }).withTags(WCAG_21_AA).analyze();
-  expect(violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+  expect((await axeViolations(page)).map((v) => `${v.id}: ${v.help}`)).toEqual([]);
 }
 
 test("a signed registration: the member sees who sent it, verified, above the self-given name", async ({ page }) => {
