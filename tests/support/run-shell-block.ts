@@ -27,7 +27,7 @@ const PRELUDE = String.raw`
 set -euo pipefail
 curl() {
   local n
-  n=$(( $(cat "$__CALLS/n") + 1 ))
+  n=$(( $(<"$__CALLS/n") + 1 ))
   echo "$n" > "$__CALLS/n"
   printf '%s\n' "$*" > "$__CALLS/$n.args"
   local rc=0
@@ -42,9 +42,12 @@ curl() {
 const EPILOGUE = String.raw`
 __status=$?
 : > "$__CALLS/vars"
+# Bash builtins only: a grep per variable was thousands of processes a test run.
+declare -A __before=()
+while IFS= read -r __v; do __before[$__v]=1; done < "$__CALLS/before"
 for __v in $(compgen -v); do
   case "$__v" in __*|BASH*|FUNCNAME|PIPESTATUS|LINENO|RANDOM|SECONDS|_|OPTIND|OPTARG|COLUMNS|LINES|HISTCMD|EPOCH*|SRANDOM|PPID|UID|EUID|SHELLOPTS|GROUPS|DIRSTACK|HOSTNAME|HOSTTYPE|IFS|MACHTYPE|OSTYPE|PS4|SHLVL|PWD|OLDPWD|HOME|PATH|BASE) continue;; esac
-  if ! grep -qx "$__v" "$__CALLS/before"; then declare -p "$__v" >> "$__CALLS/vars"; fi
+  if [[ ! -v __before[$__v] ]]; then declare -p "$__v" >> "$__CALLS/vars"; fi
 done
 exit $__status
 `;
