@@ -13,11 +13,11 @@ import { defineConfig } from "vitest/config";
 const PROCESS_STATE = ["agent-identity-listener", "proxy-body-check", "request-channel", "tracing", "docs-index"].map((name) => `tests/unit/${name}.test.ts`);
 
 /** Logic files that mock modules or reset the module registry: a mock must meet modules loaded for its own file. */
+const UNIT_DIR = path.join(import.meta.dirname, "tests/unit");
 const MOCKING = fs
-  .readdirSync(path.join(import.meta.dirname, "tests/unit"), { recursive: true, encoding: "utf8" })
-  .filter((file) => file.endsWith(".test.ts"))
-  .map((file) => `tests/unit/${file}`)
-  .filter((file) => /\bvi\.(mock|doMock|resetModules|stubGlobal|stubEnv)\(/.test(fs.readFileSync(path.join(import.meta.dirname, file), "utf8")));
+  .readdirSync(UNIT_DIR, { recursive: true, encoding: "utf8" })
+  .filter((file) => file.endsWith(".test.ts") && /\bvi\.(mock|doMock|resetModules|stubGlobal|stubEnv)\(/.test(fs.readFileSync(path.join(UNIT_DIR, file), "utf8")))
+  .map((file) => `tests/unit/${file}`);
 
 const ISOLATED_LOGIC = [...PROCESS_STATE, ...MOCKING];
 

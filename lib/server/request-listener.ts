@@ -2,8 +2,7 @@
 // 1. Stamp each request with its socket address (PEER_HEADER), replacing any client-sent copy. A route
 //    handler under Next sees only headers, and Next copies a client-sent X-Forwarded-For verbatim, so
 //    TRUSTED_PROXY=none really means "the socket address" only thanks to this stamp. Its caller key is derived
-//    once and stamped too (CALLER_HEADER), for the shares here and the budgets and log line after, and so is the
-//    target as received (TARGET_HEADER: Next's request.url loses a `__proto__` query parameter).
+//    once and stamped too (CALLER_HEADER), for the shares here and the budgets and log line after.
 // 2. Look up its route (lib/routes, handed in).
 // 3. Wait for its whole body (./body-gate.ts): until then it holds no slot of any class.
 // 4. A signed request whose agent's key directory is cached is verified once (issue 44; lib/agent-identity, handed
@@ -14,7 +13,8 @@
 // 6. Answer an unknown file under /_next/static/ with a bare 404, and let the node:http front (lib/server/front) answer
 //    the paths it serves.
 // 7. Hand every other request to Next one per event-loop turn (lib/server/turns), so a saturated server
-//    keeps admitting new connections; a request whose client has left meanwhile is skipped.
+//    keeps admitting new connections; a request whose client has left meanwhile is skipped. It is stamped with its
+//    target as received (TARGET_HEADER: Next's request.url loses a `__proto__` query parameter).
 import type http from "node:http";
 import type { AdmissionTicket, WorkClass } from "@/lib/admission";
 import { pathOf, TARGET_HEADER } from "@/lib/http/api";
@@ -89,6 +89,8 @@ function abandoned(req: http.IncomingMessage): boolean {
 
 /** Runs `next`; a failure it does not answer itself ends the connection (never an internal message to the client). */
 function handOver(next: NextHandler, req: http.IncomingMessage, res: http.ServerResponse, responseHeaders: RequestListenerOptions["responseHeaders"]): void {
+  // Only what Next answers needs the target as received (the front reads req.url itself).
+  req.headers[TARGET_HEADER] = req.url ?? "/";
   const requestId = requestIdOf(req);
   if (requestId !== undefined) res.setHeader("X-Request-Id", requestId);
   if (responseHeaders) for (const [name, value] of responseHeaders) res.setHeader(name, value);
@@ -123,7 +125,6 @@ export function requestListener(next: NextHandler, options: RequestListenerOptio
   };
   return (req, res) => {
     req.headers[PEER_HEADER] = req.socket?.remoteAddress ?? "unknown";
-    req.headers[TARGET_HEADER] = req.url ?? "/";
     // Derived once, before anything reads it; a client-sent copy is replaced (empty: callerKey derives it itself).
     const caller = callerOf?.(req) ?? "";
     req.headers[CALLER_HEADER] = caller;
