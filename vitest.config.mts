@@ -10,7 +10,7 @@ import { defineConfig } from "vitest/config";
  * Logic files that set process-wide state other files must not see (the server entry's mark, lib/http/server-entry.ts;
  * OpenTelemetry's global propagator), or that measure the process's heap, which other files' garbage would distort.
  */
-const PROCESS_STATE = ["agent-identity-listener", "proxy-body-check", "request-channel", "tracing", "docs-index"].map((name) => `tests/unit/${name}.test.ts`);
+const PROCESS_STATE = ["agent-identity-listener", "proxy-body-check", "request-channel", "tracing", "docs-index-heap"].map((name) => `tests/unit/${name}.test.ts`);
 
 /** Logic files that mock modules or reset the module registry: a mock must meet modules loaded for its own file. */
 const UNIT_DIR = path.join(import.meta.dirname, "tests/unit");

@@ -1,13 +1,12 @@
 // The docs search's own inverted index (lib/docs/inverted-index) against MiniSearch 7.2, the library it
 // replaces: the same sections, the same scores, the same matched terms for any question, on the project's
-// corpus, on the bench's 500 documents and on random corpora of hostile strings; and the heap it keeps.
+// corpus, on the bench's 500 documents and on random corpora of hostile strings. The heap it keeps:
+// tests/unit/docs-index-heap.test.ts.
 import fc from "fast-check";
 import MiniSearch from "minisearch";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import v8 from "node:v8";
-import vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import { benchDocuments, prng } from "@/bench/documents";
 import { miniSearchOf, type Section } from "@/bench/minisearch";
@@ -182,32 +181,5 @@ describe("terms within an edit distance", () => {
       }),
       { numRuns: 2000 },
     );
-  });
-});
-
-describe("the heap the index keeps", () => {
-  it("is a small fraction of MiniSearch's for the bench's 500 documents (its postings live in array buffers)", () => {
-    v8.setFlagsFromString("--expose-gc");
-    const collect = vm.runInNewContext("gc") as () => void;
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-corpus-"));
-    for (const [file, markdown] of benchDocuments(500, prng(20261121))) fs.writeFileSync(path.join(dir, file), markdown);
-    const sections = sectionsOf(loadCorpus(dir));
-    const heapKeptBy = (build: () => unknown): number => {
-      collect();
-      collect();
-      const before = process.memoryUsage().heapUsed;
-      const kept = build();
-      collect();
-      collect();
-      const after = process.memoryUsage().heapUsed;
-      expect(kept).toBeTruthy();
-      return after - before;
-    };
-    // The least of three builds each: the first one's heap also holds the code it compiled (bytecode, feedback).
-    const leastOfThree = (build: () => unknown): number => Math.min(heapKeptBy(build), heapKeptBy(build), heapKeptBy(build));
-    const theirHeap = leastOfThree(() => miniSearchOf(sections));
-    const ourHeap = leastOfThree(() => ourIndex(sections));
-    expect(theirHeap).toBeGreaterThan(8_000_000);
-    expect(ourHeap).toBeLessThan(theirHeap / 10);
   });
 });
