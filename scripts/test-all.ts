@@ -5,6 +5,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { TEMPLATES_READY } from "../tests/support/databases";
 import { ROOT } from "./lib";
 
 process.chdir(ROOT);
@@ -76,6 +77,22 @@ function backgroundSteps(steps: { title: string; command: string }[], env: NodeJ
         console.log(`=== ${title}: ${code === "0" ? "ok" : `FAILED (exit ${code})`} in ${seconds} s`);
         if (code !== "0") failures.push(title);
       });
+    },
+  };
+}
+
+/**
+ * The run's template databases (migrated, demo-seeded: tests/support/prepare-templates.ts), built beside the build,
+ * which takes one core while they mostly wait on the database and Prisma's CLI. Once they are ready, every later step
+ * copies them (TEMPLATES_READY in baseEnv) instead of building its own; if they fail, each step builds its own.
+ */
+function templatesBeside(providers: string[], env: NodeJS.ProcessEnv): { finish: () => Promise<void> } {
+  const title = "template databases";
+  const templates = backgroundSteps([{ title, command: `npx tsx tests/support/prepare-templates.ts ${providers.join(" ")}` }], env);
+  return {
+    finish: async () => {
+      await templates.finish();
+      if (!failures.includes(title)) baseEnv[TEMPLATES_READY] = providers.join(",");
     },
   };
 }
@@ -243,24 +260,28 @@ function localPostgres(): string | undefined {
 // TEST_SCOPE=runtime: the second pass under another Node version (.ci/node26): the build, the native addon,
 // the server and every Vitest test (logic and HTTP) on SQLite; the browser, the bench harness and the
 // PostgreSQL pass depend on no Node-version-specific code of ours and run once, under the first runtime.
-if (process.env.TEST_SCOPE === "runtime") {
+async function runtimePass(): Promise<number> {
   console.log(`\n=== runtime pass under Node ${process.version}`);
-  if (step("build", "npm", ["run", "build"])) {
+  const templates = templatesBeside(["sqlite"], baseEnv);
+  const built = step("build", "npm", ["run", "build"]);
+  await templates.finish();
+  if (built) {
     vitestSteps(`sqlite, Node ${process.version}`, { paths: [], excluded: [], alone: ALONE_TESTS }, path.join(TMP, "vitest-runtime.json"), baseEnv);
   }
   printSummary(`runtime pass, Node ${process.version}`);
-  process.exit(failures.length || tally.failed ? 1 : 0);
-}
-
-// The shared-state tests (tests/unit/db/shared-state.test.ts, tests/http/fleet.test.ts) start a real Redis.
-if (spawnSync("sh", ["-c", "command -v redis-server || test -x /usr/bin/redis-server"], { stdio: "ignore" }).status !== 0) {
-  console.error("\nNo redis-server: install Debian's redis-server package (see README); the shared-state tests start it themselves.");
-  failures.push("redis-server unavailable");
+  return failures.length || tally.failed ? 1 : 0;
 }
 
 async function main(): Promise<number> {
-  const built = step("build", "npm", ["run", "build"]);
+  // The shared-state tests (tests/unit/db/shared-state.test.ts, tests/http/fleet.test.ts) start a real Redis.
+  if (spawnSync("sh", ["-c", "command -v redis-server || test -x /usr/bin/redis-server"], { stdio: "ignore" }).status !== 0) {
+    console.error("\nNo redis-server: install Debian's redis-server package (see README); the shared-state tests start it themselves.");
+    failures.push("redis-server unavailable");
+  }
   const pgUrl = localPostgres();
+  const templates = templatesBeside(pgUrl ? ["sqlite", "postgres"] : ["sqlite"], pgUrl ? { ...baseEnv, TEST_POSTGRES_URL: pgUrl } : baseEnv);
+  const built = step("build", "npm", ["run", "build"]);
+  await templates.finish();
   const skipPostgres = !pgUrl && process.env.TEST_SKIP_POSTGRES === "1";
   if (!pgUrl && !skipPostgres) {
     console.error("\nNo PostgreSQL server: install Debian's postgresql package (see README) or set TEST_POSTGRES_URL.");
@@ -308,4 +329,4 @@ async function main(): Promise<number> {
   return failures.length || tally.failed ? 1 : 0;
 }
 
-void main().then((code) => process.exit(code));
+void (process.env.TEST_SCOPE === "runtime" ? runtimePass() : main()).then((code) => process.exit(code));

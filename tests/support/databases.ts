@@ -68,6 +68,15 @@ export async function prepareTemplate(provider: Provider = testProvider()): Prom
   runScript(["tsx", "scripts/seed.ts"], url);
 }
 
+/** Providers whose template npm test built for this run (tests/support/prepare-templates.ts), comma-separated. */
+export const TEMPLATES_READY = "TEST_TEMPLATES_READY";
+
+/** Builds the template unless npm test built it for this run already (then each run only copies it). */
+export async function ensureTemplate(provider: Provider = testProvider()): Promise<void> {
+  if ((process.env[TEMPLATES_READY] ?? "").split(",").includes(provider)) return;
+  await prepareTemplate(provider);
+}
+
 /** A fresh database copied from the template; returns its DATABASE_URL. */
 export async function freshDatabase(label: string, provider: Provider = testProvider()): Promise<string> {
   const id = `${label

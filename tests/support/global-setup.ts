@@ -1,7 +1,7 @@
 // Vitest global setup: one template database, and one shared production server (dist/server.mjs) (public release mode)
 // that HTTP tests reach through inject("baseUrl").
 import type { TestProject } from "vitest/node";
-import { prepareTemplate } from "./databases";
+import { ensureTemplate } from "./databases";
 import { startServer, type TestServer } from "./server";
 
 let server: TestServer | undefined;
@@ -27,7 +27,7 @@ export const SHARED_SERVER_BUDGETS: Record<string, string> = {
 };
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  await prepareTemplate();
+  await ensureTemplate();
   server = await startServer({ label: "shared", env: SHARED_SERVER_BUDGETS });
   project.provide("baseUrl", server.baseUrl);
   project.provide("databaseUrl", server.databaseUrl);
