@@ -128,6 +128,24 @@ function countVitest(file: string, label: string): void {
   }
 }
 
+/** The test files a Vitest report ran, relative to the root. */
+function filesRun(file: string): string[] {
+  if (!fs.existsSync(file)) return [];
+  return (JSON.parse(fs.readFileSync(file, "utf8")) as VitestReport).testResults.map((result) => path.relative(ROOT, result.name));
+}
+
+/**
+ * Each test runs once per pass (issue 51 item 8): a file in both providers' reports is a filter that no longer does what
+ * it says (a Vitest project's own `exclude` once replaced the command line's, and tests/unit/db ran on both).
+ */
+function checkOncePerPass(sqliteReport: string, postgresReport: string): void {
+  const onPostgres = new Set(filesRun(postgresReport));
+  const twice = filesRun(sqliteReport).filter((file) => onPostgres.has(file));
+  if (twice.length === 0) return;
+  console.error(`\n=== each test once per pass: FAILED, ${twice.length} files ran on both databases:\n  ${twice.join("\n  ")}`);
+  failures.push("each test once per pass");
+}
+
 interface PlaywrightSuite {
   title: string;
   file?: string;
@@ -314,6 +332,7 @@ async function main(): Promise<number> {
         path.join(TMP, "vitest-postgres.json"),
         postgresEnv,
       );
+      checkOncePerPass(path.join(TMP, "vitest-sqlite.json"), path.join(TMP, "vitest-postgres.json"));
       // Issue 51 item 8: the browser flows mostly wait out poll intervals (about 70 % of the CPU busy), so the bench
       // smoke and the drift check, which assert no timing, run beside them; overload and fairness stay alone.
       const beside = backgroundSteps([benchSmoke, { title: "schema drift (both providers)", command: "npx tsx scripts/check-drift.ts" }], { ...baseEnv, TEST_POSTGRES_URL: pgUrl });
